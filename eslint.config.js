@@ -1,0 +1,28 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'reports/', '.stryker-tmp/', 'coverage/', 'bin/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['scripts/**', 'test/**', 'src/cli/output.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+);

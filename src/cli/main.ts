@@ -1,0 +1,48 @@
+import { Command, CommanderError } from 'commander';
+import { ExitCode, isHandoffError } from '../errors.js';
+import { commands } from './commands/index.js';
+
+/**
+ * The only place that prints errors and sets the exit code. Expected stops are
+ * HandoffErrors and print one line; anything else is a bug and says so.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = new Command('deploy')
+    .description('zero-downtime rolling deploys behind a load balancer')
+    .exitOverride()
+    .showHelpAfterError(false)
+    .configureOutput({
+      writeErr: (s) => process.stderr.write(s),
+      writeOut: (s) => process.stdout.write(s),
+    });
+  for (const register of commands) register(program);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.ok;
+  } catch (error) {
+    return report(error);
+  }
+}
+
+function report(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // commander already printed its message; --help and --version are not errors
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
+      return ExitCode.ok;
+    if (error.code === 'commander.help') return ExitCode.ok;
+    return ExitCode.usage;
+  }
+  if (isHandoffError(error)) {
+    process.stderr.write(`deploy: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`deploy: internal error (a bug in handoff, please report it):\n${detail}\n`);
+  return ExitCode.failed;
+}
+
+const invokedDirectly =
+  process.argv[1] !== undefined && /(?:main\.ts|deploy(?:\.m?js)?)$/.test(process.argv[1]);
+if (invokedDirectly) {
+  process.exitCode = await main(process.argv.slice(2));
+}

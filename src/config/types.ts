@@ -1,0 +1,159 @@
+/**
+ * The normalized, frozen configuration every command works from.
+ * All durations are milliseconds; all keys are camelCase; nothing optional is
+ * left undefined where a default exists.
+ */
+
+export type Duration = number; // milliseconds
+
+export interface SshConfig {
+  readonly user: string;
+  readonly port: number;
+  /** absolute path, `~` expanded; undefined = use ssh-agent */
+  readonly identityFile?: string;
+  /** absolute path, `~` expanded */
+  readonly knownHosts: string;
+  /** `[user@]host[:port]` of a bastion */
+  readonly proxyJump?: string;
+  readonly connectTimeout: Duration;
+}
+
+export interface HostConfig {
+  readonly name: string;
+  readonly address: string;
+  /** the balancer's name for this host (instance id, IP, or HAProxy server name) */
+  readonly target: string;
+  /** per-host SSH port; falls back to ssh.port */
+  readonly sshPort?: number;
+}
+
+/** Health-check settings of the balancer, as the timing model takes them. */
+export interface HealthCheckSettings {
+  readonly interval: Duration;
+  readonly timeout: Duration;
+  readonly unhealthyThreshold: number;
+  readonly healthyThreshold: number;
+  readonly deregistrationDelay?: Duration;
+  readonly slowStart?: Duration;
+  readonly idleTimeout?: Duration;
+}
+
+interface BalancerBase {
+  /**
+   * Health-check settings written in deploy.yml. Required for `static`; for the
+   * live kinds they are the desired settings (`deploy infra apply`) and the
+   * fallback of `deploy check` without `--live`.
+   */
+  readonly healthCheck?: HealthCheckSettings;
+}
+
+export interface AlbBalancerConfig extends BalancerBase {
+  readonly kind: 'alb';
+  readonly targetGroupArn: string;
+  readonly region: string;
+}
+
+export interface HaproxyBalancerConfig extends BalancerBase {
+  readonly kind: 'haproxy';
+  /** unix socket path or `tcp://host:port` */
+  readonly socket: string;
+  readonly backend: string;
+}
+
+export interface StaticBalancerConfig extends BalancerBase {
+  readonly kind: 'static';
+  readonly healthCheck: HealthCheckSettings;
+}
+
+export type BalancerConfig = AlbBalancerConfig | HaproxyBalancerConfig | StaticBalancerConfig;
+
+export interface DrainConfig {
+  readonly method: 'health' | 'deregister';
+  readonly overlap: Duration;
+  readonly maxRequest: Duration;
+  readonly stopTimeout: Duration;
+}
+
+export type Batch =
+  | { readonly kind: 'count'; readonly count: number }
+  | { readonly kind: 'percent'; readonly percent: number };
+
+export interface RolloutConfig {
+  readonly batch: Batch;
+  readonly minHealthy: number;
+  readonly verifySuccesses: number;
+  readonly verifyTimeout: Duration;
+  readonly rollback: boolean;
+  /** warning bound for the time a host needs to get back in rotation */
+  readonly maxTimeBack: Duration;
+}
+
+export interface HostPaths {
+  readonly root: string;
+  readonly lock: string;
+  readonly state: string;
+  readonly agent: string;
+}
+
+export type RuntimeConfig =
+  { readonly kind: 'compose'; readonly composeFile: string } | { readonly kind: 'command' };
+
+export type CheckConfig =
+  | {
+      readonly kind: 'http';
+      readonly url: string;
+      readonly timeout: Duration;
+      readonly expectStatus: number;
+    }
+  | {
+      readonly kind: 'tcp';
+      readonly host: string;
+      readonly port: number;
+      readonly timeout: Duration;
+    }
+  | {
+      readonly kind: 'heartbeat';
+      /** relative to host.state, or absolute */
+      readonly dir: string;
+      readonly maxAge: Duration;
+      readonly expected: number;
+    }
+  | { readonly kind: 'runtime'; readonly timeout: Duration };
+
+/** A shell command of the `command` runtime: run as `sh -c <command>` with RELEASE set. */
+export type ShellCommand = string;
+
+export interface ServiceConfig {
+  readonly name: string;
+  readonly check: CheckConfig;
+  /** the service's HTTP keep-alive timeout, when it serves behind the balancer */
+  readonly keepAliveTimeout?: Duration;
+  /** command runtime only */
+  readonly start?: ShellCommand;
+  readonly stop?: ShellCommand;
+  readonly status?: ShellCommand;
+}
+
+export interface WatchdogConfig {
+  readonly every: Duration;
+  readonly failuresBeforeRestart: number;
+  readonly successesBeforeHealthy: number;
+  readonly startPeriod: Duration;
+  readonly maxRestarts: number;
+  readonly restartWindow: Duration;
+}
+
+export interface Config {
+  /** the file it was read from */
+  readonly source: string;
+  readonly service: string;
+  readonly ssh: SshConfig;
+  readonly hosts: readonly HostConfig[];
+  readonly balancer: BalancerConfig;
+  readonly drain: DrainConfig;
+  readonly rollout: RolloutConfig;
+  readonly host: HostPaths;
+  readonly runtime: RuntimeConfig;
+  readonly services: readonly ServiceConfig[];
+  readonly watchdog: WatchdogConfig;
+}

@@ -1,0 +1,108 @@
+/**
+ * Typed errors. Everything below `cli/` throws one of these for an expected stop;
+ * `cli/main.ts` is the only place that turns them into a message and an exit code.
+ * Anything else that reaches main is a bug and is reported as one.
+ */
+
+export const ExitCode = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  blocked: 3,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export class HandoffError extends Error {
+  readonly exitCode: ExitCode;
+  constructor(message: string, exitCode: ExitCode, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+  }
+}
+
+/** Bad flags, environment or arguments: exit 2. */
+export class UsageError extends HandoffError {
+  constructor(message: string) {
+    super(message, ExitCode.usage);
+  }
+}
+
+/** One problem in a config file, with where it is. */
+export interface ConfigProblem {
+  /** key path such as `hosts[1].address`, or '' for the document */
+  readonly path: string;
+  readonly message: string;
+  /** `file:line:column` when known */
+  readonly location?: string;
+}
+
+export function formatProblem(p: ConfigProblem): string {
+  const where = p.location ? ` (${p.location})` : '';
+  return p.path ? `${p.path}: ${p.message}${where}` : `${p.message}${where}`;
+}
+
+/** Bad config: every problem at once, one line each. Exit 2. */
+export class ConfigError extends HandoffError {
+  readonly problems: readonly ConfigProblem[];
+  constructor(problems: readonly ConfigProblem[]) {
+    super(problems.map(formatProblem).join('\n'), ExitCode.usage);
+    this.problems = problems;
+  }
+}
+
+/** The operation ran and failed (deploy, verify, an invariant): exit 1. */
+export class OperationError extends HandoffError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.failed, options);
+  }
+}
+
+/** One or more invariants between the timing numbers are broken: exit 1. */
+export class InvariantError extends HandoffError {
+  readonly ids: readonly string[];
+  constructor(ids: readonly string[], message: string) {
+    super(message, ExitCode.failed);
+    this.ids = ids;
+  }
+}
+
+/** Refused before anything changed (lock held, capacity guard, preflight): exit 3. */
+export class BlockedError extends HandoffError {
+  constructor(message: string) {
+    super(message, ExitCode.blocked);
+  }
+}
+
+/** Who holds a lock, as recorded beside it by the holder. */
+export interface LockHolder {
+  readonly what: string;
+  readonly pid: number;
+  readonly since: string;
+  readonly message?: string;
+  readonly host?: string;
+}
+
+export class LockHeldError extends BlockedError {
+  readonly holder: LockHolder | undefined;
+  constructor(lockPath: string, holder: LockHolder | undefined) {
+    const who = holder
+      ? `${holder.what} (pid ${holder.pid}${holder.host ? ` on ${holder.host}` : ''}) since ${holder.since}${holder.message ? `: ${holder.message}` : ''}`
+      : 'an unknown holder';
+    super(`lock ${lockPath} is held by ${who}; wait for it to finish or run 'deploy lock status'`);
+    this.holder = holder;
+  }
+}
+
+/** A host could not be reached or answered something we cannot use: exit 3. */
+export class HostUnreachableError extends BlockedError {
+  readonly host: string;
+  constructor(host: string, detail: string) {
+    super(`${host}: ${detail}`);
+    this.host = host;
+  }
+}
+
+export function isHandoffError(e: unknown): e is HandoffError {
+  return e instanceof HandoffError;
+}
