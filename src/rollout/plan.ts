@@ -1,11 +1,6 @@
 import type { Batch, HostConfig } from '../config/types.js';
 import { UsageError } from '../errors.js';
-
-/** How many hosts one wave drains at once: a percentage rounds down, but never below one. */
-export function batchSize(batch: Batch, hosts: number): number {
-  if (batch.kind === 'count') return Math.max(1, Math.min(batch.count, hosts));
-  return Math.max(1, Math.min(hosts, Math.floor((hosts * batch.percent) / 100)));
-}
+import { batchSize } from '../timing/bounds.js';
 
 /** Parse `--batch N|P%` the same way deploy.yml's rollout.batch is read. */
 export function parseBatchFlag(value: string): Batch {

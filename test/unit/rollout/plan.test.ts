@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batchSize, parseBatchFlag, planRollout, selectHosts } from '../../../src/rollout/plan.js';
+import { parseBatchFlag, planRollout, selectHosts } from '../../../src/rollout/plan.js';
 import { UsageError } from '../../../src/errors.js';
 
 const hosts = ['web-1', 'web-2', 'web-3', 'web-4', 'web-5'].map((name, i) => ({
@@ -7,18 +7,6 @@ const hosts = ['web-1', 'web-2', 'web-3', 'web-4', 'web-5'].map((name, i) => ({
   address: `10.0.0.${i + 1}`,
   target: `i-${i}`,
 }));
-
-describe('batchSize', () => {
-  it('caps a count at the fleet size', () => {
-    expect(batchSize({ kind: 'count', count: 9 }, 5)).toBe(5);
-  });
-  it('rounds a percentage down', () => {
-    expect(batchSize({ kind: 'percent', percent: 50 }, 5)).toBe(2);
-  });
-  it('never makes a wave of zero hosts', () => {
-    expect(batchSize({ kind: 'percent', percent: 10 }, 5)).toBe(1);
-  });
-});
 
 describe('parseBatchFlag', () => {
   it('reads a count', () => {

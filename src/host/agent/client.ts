@@ -1,0 +1,214 @@
+import { ExitCode, HandoffError, LockHeldError, type LockHolder } from '../../errors.js';
+import type { Log } from '../../log.js';
+import type { RemoteProcess, Transport } from '../../remote/transport.js';
+import type { HostAgent } from './host-agent.js';
+import { decodeLine, type AgentOp, type AgentResultLine } from './protocol.js';
+import type {
+  AuditEntry,
+  HelloData,
+  HostStatus,
+  SwitchResult,
+  VerifyOptions,
+  VerifyReport,
+} from './types.js';
+
+/** The agent answered with a failure; carries the exit code it asked for. */
+export class AgentError extends HandoffError {
+  readonly host: string;
+  readonly code: string;
+  constructor(host: string, code: string, message: string, exit: number) {
+    const known = Object.values(ExitCode) as number[];
+    super(`${host}: ${message}`, (known.includes(exit) ? exit : ExitCode.failed) as ExitCode);
+    this.host = host;
+    this.code = code;
+  }
+}
+
+export interface AgentPaths {
+  /** host.agent: the agent lives at <agent>/bin/deploy */
+  readonly agent: string;
+  /** the host config published by `deploy setup` */
+  readonly hostConfig: string;
+}
+
+export interface HeldLock {
+  /** release the lock and wait until the agent confirms */
+  release(): Promise<void>;
+  /** append a line to the host's audit.jsonl through the holding agent, at once */
+  audit(entry: AuditEntry): void;
+  /** resolves if the agent (or the SSH connection) goes away while we hold it */
+  readonly lost: Promise<void>;
+}
+
+/** Orchestrator side of `deploy host …`: one method per operation, over any Transport. */
+export class AgentClient implements HostAgent {
+  constructor(
+    private readonly transport: Transport,
+    private readonly paths: AgentPaths,
+    private readonly log: Log,
+  ) {}
+
+  get host(): string {
+    return this.transport.host;
+  }
+
+  hello(): Promise<HelloData> {
+    return this.call<HelloData>('hello', [], { timeoutMs: 15_000 });
+  }
+
+  status(): Promise<HostStatus> {
+    return this.call<HostStatus>('status', [], { timeoutMs: 15_000 });
+  }
+
+  async publish(release: string): Promise<void> {
+    await this.call('publish', ['--release', release]);
+  }
+
+  async drain(by: string, leaseMs: number, release: string): Promise<void> {
+    await this.call('drain', ['--by', by, '--lease-ms', String(leaseMs), '--release', release]);
+  }
+
+  async undrain(): Promise<void> {
+    await this.call('undrain');
+  }
+
+  async stop(): Promise<void> {
+    await this.call('stop');
+  }
+
+  switchTo(release: string): Promise<SwitchResult> {
+    return this.call<SwitchResult>('switch', ['--release', release]);
+  }
+
+  async start(): Promise<void> {
+    await this.call('start');
+  }
+
+  verify(options: VerifyOptions): Promise<VerifyReport> {
+    const args = [
+      '--successes',
+      String(options.successes),
+      '--timeout-ms',
+      String(options.timeoutMs),
+    ];
+    if (options.allowDraining) args.push('--allow-draining');
+    return this.call<VerifyReport>('verify', args, { timeoutMs: options.timeoutMs + 30_000 });
+  }
+
+  argv(op: AgentOp, args: readonly string[] = []): string[] {
+    return [
+      `${this.paths.agent}/bin/deploy`,
+      'host',
+      op,
+      '--config',
+      this.paths.hostConfig,
+      ...args,
+    ];
+  }
+
+  async call<T>(
+    op: AgentOp,
+    args: readonly string[] = [],
+    options: { stdin?: string; timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<T> {
+    const r = await this.transport.exec(this.argv(op, args), options);
+    let result: AgentResultLine | undefined;
+    for (const text of r.stdout.split('\n')) {
+      const line = decodeLine(text);
+      if (line?.type === 'event') {
+        this.log.emit({
+          level: line.level,
+          event: line.event,
+          message: line.message,
+          host: this.host,
+          fields: line.fields,
+        });
+      } else if (line?.type === 'result') {
+        result = line;
+      }
+    }
+    if (!result) throw this.noProtocol(op, r.code, r.stderr);
+    if (!result.ok)
+      throw new AgentError(this.host, result.error.code, result.error.message, result.error.exit);
+    return result.data as T;
+  }
+
+  /**
+   * Take the host lock through a long-lived `lock-hold`: the agent holds it until
+   * we release it or stdin closes, so a dropped SSH session releases it too.
+   */
+  async holdLock(what: string, message: string): Promise<HeldLock> {
+    const proc = this.transport.spawn(
+      this.argv('lock-hold', ['--what', what, '--message', message]),
+    );
+    const lines = proc.lines[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await lines.next();
+      if (next.done) {
+        const code = await proc.exited;
+        throw this.noProtocol('lock-hold', code, '');
+      }
+      const line = decodeLine(next.value);
+      if (line?.type === 'locked') return this.held(proc, lines);
+      if (line?.type === 'result' && !line.ok) {
+        proc.end();
+        if (line.error.code === 'lock-held') {
+          const holder = (line.error as { holder?: LockHolder }).holder;
+          throw new LockHeldError(`${this.host}:lock`, holder);
+        }
+        throw new AgentError(this.host, line.error.code, line.error.message, line.error.exit);
+      }
+    }
+  }
+
+  private held(proc: RemoteProcess, lines: AsyncIterator<string>): HeldLock {
+    let releasing = false;
+    const lost = new Promise<void>((resolve) => {
+      void proc.exited.then(() => {
+        if (releasing) return;
+        this.log.emit({
+          level: 'error',
+          event: 'lock.lost',
+          message: 'the host lock holder went away',
+          host: this.host,
+        });
+        resolve();
+      });
+    });
+    // keep draining stdout so the remote side never blocks on a full pipe
+    void (async () => {
+      for (let n = await lines.next(); !n.done; n = await lines.next()) {
+        /* only the exit matters now */
+      }
+    })().catch(() => undefined);
+    return {
+      lost,
+      audit: (entry) => proc.write(`${JSON.stringify({ audit: entry })}\n`),
+      release: async () => {
+        releasing = true;
+        proc.write('release\n');
+        proc.end();
+        await proc.exited;
+      },
+    };
+  }
+
+  private noProtocol(op: AgentOp, code: number, stderr: string): HandoffError {
+    const path = `${this.paths.agent}/bin/deploy`;
+    if (code === 127 || /not found|No such file/i.test(stderr)) {
+      return new AgentError(
+        this.host,
+        'no-agent',
+        `no handoff agent at ${path}; run 'deploy setup --hosts ${this.host}'`,
+        ExitCode.blocked,
+      );
+    }
+    const hint = stderr.trim().split('\n')[0]?.slice(0, 200) ?? '';
+    return new AgentError(
+      this.host,
+      'garbage',
+      `'deploy host ${op}' answered no handoff protocol result (exit ${code}${hint ? `: ${hint}` : ''}); run 'deploy setup --hosts ${this.host}'`,
+      ExitCode.blocked,
+    );
+  }
+}

@@ -1,0 +1,21 @@
+import type { HeldLock } from './client.js';
+import type { HelloData, HostStatus, SwitchResult, VerifyOptions, VerifyReport } from './types.js';
+
+/**
+ * What the orchestrator asks of one host. AgentClient implements it over a
+ * Transport; unit tests of the rollout pass a scripted fake.
+ */
+export interface HostAgent {
+  readonly host: string;
+  hello(): Promise<HelloData>;
+  status(): Promise<HostStatus>;
+  /** write the release directory (files + .env) without touching what runs */
+  publish(release: string): Promise<void>;
+  holdLock(what: string, message: string): Promise<HeldLock>;
+  drain(by: string, leaseMs: number, release: string): Promise<void>;
+  undrain(): Promise<void>;
+  stop(): Promise<void>;
+  switchTo(release: string): Promise<SwitchResult>;
+  start(): Promise<void>;
+  verify(options: VerifyOptions): Promise<VerifyReport>;
+}

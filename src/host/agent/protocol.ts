@@ -1,0 +1,83 @@
+/**
+ * The `deploy host …` agent protocol: the orchestrator runs the agent over SSH,
+ * the agent answers JSON lines on stdout — events while it works, exactly one
+ * `result` line at the end — and exits non-zero on failure.
+ */
+import type { Level } from '../../log.js';
+
+/** Bump when a line's shape or an operation's meaning changes. */
+export const PROTOCOL = 1;
+
+export type AgentOp =
+  | 'hello'
+  | 'lock-hold'
+  | 'drain'
+  | 'undrain'
+  | 'publish'
+  | 'switch'
+  | 'start'
+  | 'stop'
+  | 'verify'
+  | 'status'
+  | 'audit';
+
+export interface AgentEventLine {
+  readonly type: 'event';
+  readonly level: Level;
+  readonly event: string;
+  readonly message: string;
+  readonly fields?: Record<string, unknown>;
+}
+
+export interface AgentErrorInfo {
+  /** a short machine code: lock-held, bad-request, failed, … */
+  readonly code: string;
+  readonly message: string;
+  /** the exit code the orchestrator should end with if it gives up on this */
+  readonly exit: number;
+}
+
+export type AgentResultLine =
+  | { readonly type: 'result'; readonly ok: true; readonly data: unknown }
+  | { readonly type: 'result'; readonly ok: false; readonly error: AgentErrorInfo };
+
+/** `lock-hold` says this once it holds the lock; it then waits for stdin to close. */
+export interface AgentLockedLine {
+  readonly type: 'locked';
+  readonly holder: Record<string, unknown>;
+}
+
+export type AgentLine = AgentEventLine | AgentResultLine | AgentLockedLine;
+
+export function encodeLine(line: AgentLine): string {
+  return `${JSON.stringify(line)}\n`;
+}
+
+/** One line of agent output; undefined for anything that is not a protocol line. */
+export function decodeLine(text: string): AgentLine | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(trimmed);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const type = (value as { type?: unknown }).type;
+  if (type === 'event' || type === 'locked') return value as AgentLine;
+  if (type === 'result' && typeof (value as { ok?: unknown }).ok === 'boolean') {
+    const r = value as AgentResultLine;
+    if (!r.ok && (typeof r.error !== 'object' || r.error === null)) return undefined;
+    return r;
+  }
+  return undefined;
+}
+
+export interface HelloData {
+  readonly version: string;
+  readonly protocol: number;
+  /** sha256 of the agent file itself: the orchestrator compares it with its own bundle */
+  readonly sha256: string;
+  readonly node: string;
+}

@@ -1,0 +1,47 @@
+import type { HostConfig } from '../config/types.js';
+import type { HostAgent } from '../host/agent/host-agent.js';
+import type { VerifyReport } from '../host/agent/types.js';
+import type { RolloutDeps } from './types.js';
+
+/** Drain and undrain by the configured method; the marker is written either way. */
+export interface HostActions {
+  drain(): Promise<void>;
+  undrain(): Promise<void>;
+}
+
+export function hostActions(
+  deps: RolloutDeps,
+  host: HostConfig,
+  agent: HostAgent,
+  release: string,
+  leaseMs: number,
+): HostActions {
+  const deregister = deps.config.drain.method === 'deregister';
+  return {
+    async drain() {
+      // the marker also tells the watchdog and an operator that this is planned
+      await agent.drain(deps.who, leaseMs, release);
+      if (deregister) await deps.balancer.deregister(host.target);
+    },
+    async undrain() {
+      if (deregister) await deps.balancer.register(host.target);
+      await agent.undrain();
+    },
+  };
+}
+
+/** `gateway ✗ status-500, worker ✓` — what an operator needs, never a response body. */
+export function summarizeVerify(report: VerifyReport): string {
+  return report.services
+    .map(
+      (s) =>
+        `${s.name} ${s.ok ? '✓' : '✗'}${s.ok ? '' : ` ${s.code}`}${s.draining ? ' (draining)' : ''}`,
+    )
+    .join(', ');
+}
+
+/** How long the drain marker is good for if the orchestrator dies: the whole worst-case window, twice. */
+export function drainLease(deps: RolloutDeps, awaitOut: number, awaitIn: number): number {
+  const { drain, rollout } = deps.config;
+  return 2 * (awaitOut + drain.overlap + drain.stopTimeout + rollout.verifyTimeout * 2 + awaitIn);
+}

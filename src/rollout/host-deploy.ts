@@ -1,0 +1,167 @@
+import type { HostConfig } from '../config/types.js';
+import { HandoffError, OperationError } from '../errors.js';
+import type { HeldLock } from '../host/agent/client.js';
+import type { HostAgent } from '../host/agent/host-agent.js';
+import type { SwitchResult } from '../host/agent/types.js';
+import { hostActions, summarizeVerify, type HostActions } from './host-actions.js';
+import { formatMs, type Describe, type StepRecorder } from './recorder.js';
+import { recover } from './recover.js';
+import { awaitRotation, describeState } from './rotation.js';
+import type { HostOutcome, RolloutDeps, StepName } from './types.js';
+
+export interface Bounds {
+  readonly awaitOut: number;
+  readonly awaitIn: number;
+  readonly interval: number;
+}
+
+export interface HostRun {
+  readonly deps: RolloutDeps;
+  readonly host: HostConfig;
+  readonly agent: HostAgent;
+  readonly release: string;
+  readonly rollback: boolean;
+  readonly bounds: Bounds;
+  readonly rec: StepRecorder;
+  readonly leaseMs: number;
+}
+
+/** Where a host stands while it is being deployed: what recovery has to undo. */
+export interface HostProgress {
+  step: StepName;
+  lock?: HeldLock;
+  drained: boolean;
+  stopped: boolean;
+  switched?: SwitchResult;
+  /** undrained after the new release started: the balancer may route to it */
+  exposed: boolean;
+  lockLost: boolean;
+}
+
+/** The drain handshake for one host, from lock to unlock. Never throws: failures become the outcome. */
+export async function deployHost(run: HostRun): Promise<HostOutcome> {
+  const { deps, host, agent, rec } = run;
+  const actions = hostActions(deps, host, agent, run.release, run.leaseMs);
+  const progress: HostProgress = {
+    step: 'lock',
+    drained: false,
+    stopped: false,
+    exposed: false,
+    lockLost: false,
+  };
+  const controller = new AbortController();
+  const forward = (): void => controller.abort(deps.signal.reason);
+  deps.signal.addEventListener('abort', forward, { once: true });
+  try {
+    await handshake(run, actions, progress, controller);
+    return { host: host.name, result: 'deployed', steps: rec.steps, leftDrained: false };
+  } catch (error) {
+    return await recover(run, actions, progress, error);
+  } finally {
+    deps.signal.removeEventListener('abort', forward);
+    await unlock(run, progress);
+  }
+}
+
+async function handshake(
+  run: HostRun,
+  actions: HostActions,
+  p: HostProgress,
+  controller: AbortController,
+): Promise<void> {
+  const { deps, host, agent, rec, bounds } = run;
+  const { clock, config, balancer } = deps;
+  const signal = controller.signal;
+  const step = async <T>(
+    name: StepName,
+    fn: () => Promise<T>,
+    describe?: Describe<T>,
+  ): Promise<T> => {
+    signal.throwIfAborted();
+    p.step = name;
+    return rec.step(name, fn, describe);
+  };
+
+  p.lock = await step('lock', () =>
+    agent.holdLock('rollout', `release ${run.release} by ${deps.who}`),
+  );
+  const held = p.lock;
+  rec.audit = (entry) => held.audit(entry);
+  void p.lock.lost.then(() => {
+    p.lockLost = true;
+    controller.abort(
+      new OperationError(
+        `${host.name}: the connection holding the host lock dropped during ${p.step}`,
+      ),
+    );
+  });
+
+  p.drained = true; // set first: a drain that half-happened still needs its undrain
+  await step('drain', () => actions.drain());
+  const out = await step(
+    'await-out',
+    () =>
+      awaitRotation(balancer, host.target, false, bounds.awaitOut, bounds.interval, clock, signal),
+    (w) => ({ ok: w.met, bound_ms: bounds.awaitOut }),
+  );
+  if (!out.met) {
+    throw new OperationError(
+      `${host.name}: target ${host.target} still ${describeState(out.last)} ${formatMs(bounds.awaitOut)} after the drain (the timing model's bound); is the balancer checking the health endpoint that reads the drain marker?`,
+    );
+  }
+  await step('overlap', () => clock.sleep(config.drain.overlap, signal));
+  p.stopped = true;
+  await step('stop', () => agent.stop());
+  p.switched = await step('switch', () => agent.switchTo(run.release));
+  await step('start', () => agent.start());
+  const verifyOptions = {
+    successes: 1,
+    timeoutMs: config.rollout.verifyTimeout,
+    allowDraining: true,
+  };
+  const verified = await step('verify', () => agent.verify(verifyOptions));
+  if (!verified.ok)
+    throw new OperationError(
+      `${host.name}: release ${run.release} failed verify: ${summarizeVerify(verified)}`,
+    );
+  await step('undrain', () => actions.undrain());
+  p.drained = false;
+  p.exposed = true;
+  const back = await step(
+    'await-in',
+    () =>
+      awaitRotation(balancer, host.target, true, bounds.awaitIn, bounds.interval, clock, signal),
+    (w) => ({ ok: w.met, bound_ms: bounds.awaitIn }),
+  );
+  if (!back.met) {
+    throw new OperationError(
+      `${host.name}: the balancer never put ${host.target} back in rotation within ${formatMs(bounds.awaitIn)} (last: ${describeState(back.last)}): release ${run.release} fails the balancer's health check`,
+    );
+  }
+  const confirmOptions = {
+    successes: config.rollout.verifySuccesses,
+    timeoutMs: config.rollout.verifyTimeout,
+    allowDraining: false,
+  };
+  const confirmed = await step('confirm', () => agent.verify(confirmOptions));
+  if (!confirmed.ok)
+    throw new OperationError(
+      `${host.name}: release ${run.release} failed to confirm: ${summarizeVerify(confirmed)}`,
+    );
+}
+
+async function unlock(run: HostRun, p: HostProgress): Promise<void> {
+  if (!p.lock || p.lockLost) return;
+  try {
+    await run.rec.step('unlock', () => p.lock!.release());
+  } catch (error) {
+    const message =
+      error instanceof HandoffError || error instanceof Error ? error.message : String(error);
+    run.deps.log.emit({
+      level: 'error',
+      event: 'unlock',
+      message: `could not release the host lock cleanly: ${message}`,
+      host: run.host.name,
+    });
+  }
+}

@@ -1,0 +1,88 @@
+import type { Clock } from '../clock.js';
+import type { AuditEntry } from '../host/agent/types.js';
+import type { Log } from '../log.js';
+import type { StepName, StepRecord } from './types.js';
+
+/**
+ * Times every step of one host, emits it as an event, and appends it to the
+ * host's audit log through the lock holder as soon as it ends.
+ */
+export type Describe<T> = (value: T) => { ok?: boolean; detail?: string; bound_ms?: number };
+
+export class StepRecorder {
+  readonly steps: StepRecord[] = [];
+  audit: ((entry: AuditEntry) => void) | undefined;
+
+  constructor(
+    private readonly host: string,
+    private readonly release: string,
+    private readonly who: string,
+    private readonly clock: Clock,
+    private readonly log: Log,
+    private readonly startedAt: number,
+  ) {}
+
+  async step<T>(step: StepName, run: () => Promise<T>, describe?: Describe<T>): Promise<T> {
+    const start = this.clock.now();
+    this.log.emit({
+      level: 'debug',
+      event: 'step.start',
+      message: `${step}…`,
+      host: this.host,
+      fields: { step },
+    });
+    try {
+      const value = await run();
+      const extra = describe?.(value) ?? {};
+      this.record(step, start, extra.ok ?? true, extra.detail, extra.bound_ms);
+      return value;
+    } catch (error) {
+      this.record(step, start, false, error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+  }
+
+  private record(
+    step: StepName,
+    start: number,
+    ok: boolean,
+    detail?: string,
+    bound_ms?: number,
+  ): void {
+    const duration_ms = this.clock.now() - start;
+    const rec: StepRecord = {
+      step,
+      offset_ms: start - this.startedAt,
+      duration_ms,
+      ok,
+      ...(detail === undefined ? {} : { detail }),
+      ...(bound_ms === undefined ? {} : { bound_ms }),
+    };
+    this.steps.push(rec);
+    const took = formatMs(duration_ms);
+    this.log.emit({
+      level: ok ? 'info' : 'error',
+      event: 'step',
+      message: `${step} ${ok ? '✓' : '✗'} ${took}${detail ? ` — ${detail}` : ''}`,
+      host: this.host,
+      fields: { ...rec },
+    });
+    this.audit?.({
+      release: this.release,
+      step,
+      start: new Date(start).toISOString(),
+      duration_ms,
+      result: ok ? 'ok' : 'failed',
+      who: this.who,
+      ...(detail === undefined ? {} : { detail }),
+    });
+  }
+}
+
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
+  const m = Math.floor(ms / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return s ? `${m}m${s}s` : `${m}m`;
+}

@@ -1,0 +1,93 @@
+import { OperationError } from '../errors.js';
+import type { HostActions } from './host-actions.js';
+import { summarizeVerify } from './host-actions.js';
+import type { HostProgress, HostRun } from './host-deploy.js';
+import { awaitRotation } from './rotation.js';
+
+export interface RollbackResult {
+  readonly ok: boolean;
+  readonly release: string;
+  readonly detail: string;
+}
+
+/** A rollback gets its own time budget: the Ctrl-C that may have caused it must not cut it short. */
+function rollbackSignal(run: HostRun): AbortSignal {
+  const { config } = run.deps;
+  const budget =
+    run.bounds.awaitOut +
+    config.drain.overlap +
+    config.drain.stopTimeout +
+    config.rollout.verifyTimeout +
+    run.bounds.awaitIn +
+    60_000;
+  return AbortSignal.timeout(budget);
+}
+
+/**
+ * Switch a host back to the release it ran before, with the same handshake:
+ * if the new release was exposed to the balancer, take it out and let it drain
+ * before stopping; undrain only when the old release verifies.
+ */
+export async function rollbackHost(
+  run: HostRun,
+  actions: HostActions,
+  p: HostProgress,
+): Promise<RollbackResult> {
+  const { deps, host, agent, rec, bounds } = run;
+  const { clock, config, balancer } = deps;
+  const signal = rollbackSignal(run);
+  const previous = p.switched ? p.switched.previous : undefined;
+  const release = previous ?? p.switched?.current ?? 'the running release';
+  try {
+    return await rec.step(
+      'rollback',
+      async () => {
+        if (p.switched && previous === null) {
+          throw new OperationError('no previous release on the host to roll back to');
+        }
+        if (!p.drained) {
+          await actions.drain();
+          p.drained = true;
+        }
+        if (p.exposed) {
+          await awaitRotation(
+            balancer,
+            host.target,
+            false,
+            bounds.awaitOut,
+            bounds.interval,
+            clock,
+            signal,
+          );
+          await clock.sleep(config.drain.overlap, signal);
+        }
+        await agent.stop();
+        if (previous) await agent.switchTo(previous);
+        await agent.start();
+        const verified = await agent.verify({
+          successes: 1,
+          timeoutMs: config.rollout.verifyTimeout,
+          allowDraining: true,
+        });
+        if (!verified.ok) return { ok: false, release, detail: summarizeVerify(verified) };
+        await actions.undrain();
+        p.drained = false;
+        const back = await awaitRotation(
+          balancer,
+          host.target,
+          true,
+          bounds.awaitIn,
+          bounds.interval,
+          clock,
+          signal,
+        );
+        return back.met
+          ? { ok: true, release, detail: 'back in rotation' }
+          : { ok: true, release, detail: 'undrained, not yet back in rotation' };
+      },
+      (r) => ({ ok: r.ok, detail: `${release}: ${r.detail}` }),
+    );
+  } catch (error) {
+    return { ok: false, release, detail: error instanceof Error ? error.message : String(error) };
+  }
+}

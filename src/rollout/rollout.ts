@@ -1,0 +1,155 @@
+import type { HostConfig } from '../config/types.js';
+import { BlockedError, HandoffError, UsageError } from '../errors.js';
+import { awaitInBound, awaitOutBound } from '../timing/index.js';
+import { checkCapacity } from './capacity.js';
+import { deployHost, type Bounds } from './host-deploy.js';
+import { drainLease } from './host-actions.js';
+import { planRollout, selectHosts, type Plan } from './plan.js';
+import { preflight, targets, type Preflight } from './preflight.js';
+import { StepRecorder } from './recorder.js';
+import { repairLeftover } from './repair.js';
+import type { HostOutcome, RolloutDeps, RolloutOptions, RolloutResult } from './types.js';
+
+const RELEASE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export interface RolloutRun {
+  readonly plan: Plan;
+  readonly preflight: Preflight;
+  /** resolves when the rollout ends; never rejects for a host failure (see `result.ok`) */
+  readonly done: Promise<RolloutResult>;
+}
+
+/** The sha256 of the agent bundle this orchestrator installs, or undefined to skip the check. */
+export type AgentIdentity = string | undefined;
+
+export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
+  if (!RELEASE_ID.test(options.release)) {
+    throw new UsageError(
+      `--release ${JSON.stringify(options.release)}: use letters, digits, '.', '_' and '-' (at most 128)`,
+    );
+  }
+  const hosts = selectHosts(deps.config.hosts, options.hosts);
+  return planRollout(options.release, hosts, options.batch ?? deps.config.rollout.batch);
+}
+
+/**
+ * Preflight, then one wave at a time: every host of a wave runs the drain
+ * handshake concurrently; the next wave's release is published while this one
+ * deploys. The first failing wave ends the rollout; later hosts stay untouched.
+ */
+export async function rollout(
+  deps: RolloutDeps,
+  options: RolloutOptions,
+  agentIdentity: AgentIdentity,
+): Promise<RolloutResult> {
+  const plan = makePlan(deps, options);
+  const pre = await preflight(deps, plan, agentIdentity);
+  const startedAt = deps.clock.now();
+  const bounds: Bounds = {
+    // a check that started inside the bound may still be answering: allow its timeout
+    awaitOut: awaitOutBound(pre.settings, deps.config.drain) + pre.settings.timeout,
+    awaitIn: awaitInBound(pre.settings) + pre.settings.timeout,
+    interval: pre.settings.interval,
+  };
+  if (options.dryRun)
+    return {
+      ok: true,
+      release: plan.release,
+      hosts: [],
+      notReached: plan.waves.flat().map((h) => h.name),
+      elapsed_ms: 0,
+    };
+
+  for (const host of plan.waves.flat()) {
+    const status = pre.statuses.get(host.name);
+    const agent = pre.agents.get(host.name);
+    if (status && agent) await repairLeftover(deps, agent, status, host.target, bounds);
+  }
+
+  const recorders = new Map<string, StepRecorder>();
+  const recorder = (host: HostConfig): StepRecorder => {
+    let r = recorders.get(host.name);
+    if (!r) {
+      r = new StepRecorder(host.name, plan.release, deps.who, deps.clock, deps.log, startedAt);
+      recorders.set(host.name, r);
+    }
+    return r;
+  };
+  const agentOf = (host: HostConfig) => {
+    const a = pre.agents.get(host.name);
+    if (!a) throw new BlockedError(`${host.name}: not reachable in preflight`);
+    return a;
+  };
+  const prepare = (wave: readonly HostConfig[]) =>
+    Promise.allSettled(
+      wave.map((h) => recorder(h).step('prepare', () => agentOf(h).publish(plan.release))),
+    );
+
+  const outcomes: HostOutcome[] = [];
+  let next = plan.waves[0] ? prepare(plan.waves[0]) : Promise.resolve([]);
+  let waveIndex = 0;
+  for (; waveIndex < plan.waves.length; waveIndex += 1) {
+    const wave = plan.waves[waveIndex] ?? [];
+    const prepared = await next;
+    const failedPrepare = prepared.flatMap((r, i) =>
+      r.status === 'rejected' ? [[wave[i]?.name, r.reason] as const] : [],
+    );
+    if (failedPrepare.length > 0) {
+      const [name, reason] = failedPrepare[0] ?? [];
+      throw new HandoffError(
+        `${name}: prepare failed, nothing drained: ${reason instanceof Error ? reason.message : String(reason)}`,
+        1,
+      );
+    }
+    if (deps.signal.aborted) break;
+    const later = plan.waves[waveIndex + 1];
+    next = later ? prepare(later) : Promise.resolve([]);
+    await guardCapacity(deps, wave);
+    const leaseMs = drainLease(deps, bounds.awaitOut, bounds.awaitIn);
+    const results = await Promise.all(
+      wave.map((host) =>
+        deployHost({
+          deps,
+          host,
+          agent: agentOf(host),
+          release: plan.release,
+          rollback: options.rollback,
+          bounds,
+          rec: recorder(host),
+          leaseMs,
+        }),
+      ),
+    );
+    outcomes.push(...results);
+    if (results.some((r) => r.result !== 'deployed') || deps.signal.aborted) {
+      waveIndex += 1;
+      break;
+    }
+  }
+  await next.catch(() => undefined);
+  const notReached = plan.waves
+    .slice(waveIndex)
+    .flat()
+    .map((h) => h.name);
+  const ok =
+    outcomes.length === plan.waves.flat().length && outcomes.every((o) => o.result === 'deployed');
+  return {
+    ok,
+    release: plan.release,
+    hosts: outcomes,
+    notReached,
+    elapsed_ms: deps.clock.now() - startedAt,
+  };
+}
+
+/** Right before a wave drains: the balancer's current view, not the preflight's. */
+async function guardCapacity(deps: RolloutDeps, wave: readonly HostConfig[]): Promise<void> {
+  const all = deps.config.hosts.map((h) => h.target);
+  const states = await deps.balancer.states(all);
+  const verdict = checkCapacity(targets(wave), all, states, deps.config.rollout.minHealthy);
+  if (!verdict.ok)
+    throw new BlockedError(
+      `capacity guard before ${wave.map((h) => h.name).join(', ')}: ${verdict.message}`,
+    );
+  deps.log.emit({ level: 'debug', event: 'capacity', message: verdict.message });
+}

@@ -1,0 +1,48 @@
+import type { Balancer, TargetState } from '../balancer/balancer.js';
+import type { Clock } from '../clock.js';
+import { pollUntil } from './poll.js';
+
+export interface RotationWait {
+  readonly met: boolean;
+  readonly elapsed: number;
+  readonly last: TargetState | undefined;
+}
+
+/**
+ * Poll often enough to see the change within a fraction of one health-check
+ * interval, but not so often that an ALB API rate limit bites.
+ */
+export function pollEvery(interval: number): number {
+  return Math.max(100, Math.min(Math.floor(interval / 4), 2000));
+}
+
+/**
+ * Wait until the balancer reports the target in (or out of) rotation, within
+ * `bound`. A balancer that cannot tell (static) is waited out for the whole
+ * worst-case bound: the model's numbers are then the only evidence we have.
+ */
+export async function awaitRotation(
+  balancer: Balancer,
+  target: string,
+  want: boolean,
+  bound: number,
+  interval: number,
+  clock: Clock,
+  signal: AbortSignal,
+): Promise<RotationWait> {
+  if (balancer.kind === 'static') {
+    await clock.sleep(bound, signal);
+    return { met: true, elapsed: bound, last: undefined };
+  }
+  const r = await pollUntil(
+    async () => (await balancer.states([target])).get(target),
+    (s) => s?.inRotation === want,
+    { clock, every: pollEvery(interval), within: bound, signal },
+  );
+  return { met: r.met, elapsed: r.elapsed, last: r.value };
+}
+
+export function describeState(s: TargetState | undefined): string {
+  if (!s) return 'unknown to the balancer';
+  return `${s.state}${s.reason ? ` (${s.reason})` : ''}`;
+}

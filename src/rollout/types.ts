@@ -1,0 +1,74 @@
+import type { Balancer } from '../balancer/balancer.js';
+import type { Clock } from '../clock.js';
+import type { Batch, Config, HostConfig } from '../config/types.js';
+import type { HostAgent } from '../host/agent/host-agent.js';
+import type { Log } from '../log.js';
+
+export interface RolloutDeps {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly log: Log;
+  /** aborts on Ctrl-C / SIGTERM */
+  readonly signal: AbortSignal;
+  readonly balancer: Balancer;
+  agent(host: HostConfig): Promise<HostAgent>;
+  /** who is deploying: user@machine, for the drain marker and the audit */
+  readonly who: string;
+}
+
+export interface RolloutOptions {
+  readonly release: string;
+  readonly hosts?: readonly string[];
+  readonly batch?: Batch;
+  readonly dryRun: boolean;
+  readonly rollback: boolean;
+}
+
+export type StepName =
+  | 'prepare'
+  | 'lock'
+  | 'drain'
+  | 'await-out'
+  | 'overlap'
+  | 'stop'
+  | 'switch'
+  | 'start'
+  | 'verify'
+  | 'undrain'
+  | 'await-in'
+  | 'confirm'
+  | 'unlock'
+  | 'rollback';
+
+export interface StepRecord {
+  readonly step: StepName;
+  /** ms since the rollout started */
+  readonly offset_ms: number;
+  readonly duration_ms: number;
+  readonly ok: boolean;
+  readonly detail?: string;
+  /** for balancer waits: the bound the step was held to */
+  readonly bound_ms?: number;
+}
+
+export type HostResult = 'deployed' | 'rolled-back' | 'failed' | 'interrupted';
+
+export interface HostOutcome {
+  readonly host: string;
+  readonly result: HostResult;
+  readonly steps: readonly StepRecord[];
+  /** the step that failed or was interrupted */
+  readonly stoppedAt?: StepName;
+  readonly error?: string;
+  /** the host is left drained (out of rotation) and needs an operator */
+  readonly leftDrained: boolean;
+}
+
+export interface RolloutResult {
+  readonly ok: boolean;
+  readonly release: string;
+  readonly hosts: readonly HostOutcome[];
+  /** hosts of the plan that were never touched */
+  readonly notReached: readonly string[];
+  readonly elapsed_ms: number;
+}

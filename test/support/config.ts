@@ -1,0 +1,56 @@
+import type { Config } from '../../src/config/types.js';
+
+/** A normalized Config built by hand, for unit tests that must not depend on the loader. */
+export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
+  return {
+    source: 'test.yml',
+    service: 'api',
+    ssh: { user: 'deploy', port: 22, knownHosts: '/dev/null', connectTimeout: 10_000 },
+    hosts: Array.from({ length: hosts }, (_, i) => ({
+      name: `web-${i + 1}`,
+      address: `127.0.10.${i + 1}`,
+      target: `web-${i + 1}`,
+    })),
+    balancer: {
+      kind: 'haproxy',
+      socket: '/run/haproxy.sock',
+      backend: 'be_api',
+    },
+    drain: { method: 'health', overlap: 15_000, maxRequest: 30_000, stopTimeout: 60_000 },
+    rollout: {
+      batch: { kind: 'count', count: 1 },
+      minHealthy: 1,
+      verifySuccesses: 2,
+      verifyTimeout: 120_000,
+      rollback: true,
+      maxTimeBack: 60_000,
+    },
+    host: {
+      root: '/srv/handoff/api',
+      lock: '/var/lock/handoff/api',
+      state: '/run/handoff/api',
+      agent: '/opt/handoff',
+    },
+    runtime: { kind: 'command' },
+    services: [
+      {
+        name: 'app',
+        check: {
+          kind: 'http',
+          url: 'http://127.0.0.1:8080/health',
+          timeout: 2000,
+          expectStatus: 200,
+        },
+      },
+    ],
+    watchdog: {
+      every: 60_000,
+      failuresBeforeRestart: 4,
+      successesBeforeHealthy: 2,
+      startPeriod: 60_000,
+      maxRestarts: 3,
+      restartWindow: 1_800_000,
+    },
+    ...overrides,
+  };
+}

@@ -1,0 +1,174 @@
+import type { Balancer, TargetState } from '../../src/balancer/balancer.js';
+import type { HealthCheckSettings } from '../../src/config/types.js';
+import type { HeldLock } from '../../src/host/agent/client.js';
+import type { HostAgent } from '../../src/host/agent/host-agent.js';
+import type { AuditEntry, HostStatus, VerifyReport } from '../../src/host/agent/types.js';
+import type { FakeClock } from './fake-clock.js';
+
+export const settings: HealthCheckSettings = {
+  interval: 5000,
+  timeout: 2000,
+  unhealthyThreshold: 2,
+  healthyThreshold: 2,
+};
+
+/** One simulated host: what runs, whether it is drained, and every call made to it. */
+export class FakeHost implements HostAgent {
+  calls: string[] = [];
+  audit: AuditEntry[] = [];
+  release: string | null;
+  previous: string | null = null;
+  running = true;
+  drained = false;
+  drainedAt = 0;
+  undrainedAt = 0;
+  locked = false;
+  /** releases whose services fail their checks */
+  bad = new Set<string>();
+  /** make a call throw: op name → error */
+  failOn = new Map<string, Error>();
+  /** run a hook when an op is called (e.g. abort the rollout) */
+  onCall: ((op: string) => void) | undefined;
+
+  constructor(
+    readonly host: string,
+    private readonly clock: FakeClock,
+    release: string | null = 'r1',
+  ) {
+    this.release = release;
+  }
+
+  private op(name: string): void {
+    this.calls.push(name);
+    this.onCall?.(name);
+    const error = this.failOn.get(name);
+    if (error) throw error;
+  }
+
+  get healthy(): boolean {
+    return this.running && this.release !== null && !this.bad.has(this.release);
+  }
+
+  hello() {
+    this.op('hello');
+    return Promise.resolve({ version: '0.1.0', protocol: 1, sha256: 'abc', node: 'v20' });
+  }
+  status(): Promise<HostStatus> {
+    this.op('status');
+    return Promise.resolve({
+      host: this.host,
+      release: this.release,
+      previous: this.previous,
+      releases: [],
+      lock: { locked: this.locked },
+      draining: this.drained ? { by: 'someone', since: 'then', until: 'later' } : null,
+      watchdog: null,
+    });
+  }
+  publish(release: string) {
+    this.op(`publish ${release}`);
+    return Promise.resolve();
+  }
+  holdLock(): Promise<HeldLock> {
+    this.op('lock');
+    this.locked = true;
+    return Promise.resolve({
+      release: () => {
+        this.op('unlock');
+        this.locked = false;
+        return Promise.resolve();
+      },
+      audit: (entry: AuditEntry) => void this.audit.push(entry),
+      lost: new Promise<void>(() => undefined),
+    });
+  }
+  drain() {
+    this.op('drain');
+    if (!this.drained) this.drainedAt = this.clock.now();
+    this.drained = true;
+    return Promise.resolve();
+  }
+  undrain() {
+    this.op('undrain');
+    this.drained = false;
+    this.undrainedAt = this.clock.now();
+    return Promise.resolve();
+  }
+  stop() {
+    this.op('stop');
+    this.running = false;
+    return Promise.resolve();
+  }
+  switchTo(release: string) {
+    this.op(`switch ${release}`);
+    const previous = this.release;
+    this.previous = previous;
+    this.release = release;
+    return Promise.resolve({ previous, current: release });
+  }
+  start() {
+    this.op('start');
+    this.running = true;
+    return Promise.resolve();
+  }
+  verify(options: { allowDraining: boolean }): Promise<VerifyReport> {
+    this.op(options.allowDraining ? 'verify' : 'confirm');
+    const ok = this.healthy;
+    return Promise.resolve({
+      ok,
+      elapsed_ms: 1,
+      services: [
+        { name: 'app', ok, code: ok ? 'ok' : 'status-500', latency_ms: 1, passes: ok ? 1 : 0 },
+      ],
+    });
+  }
+}
+
+/**
+ * A balancer that follows the fake hosts with the health-check arithmetic: a
+ * drained host goes out after interval × unhealthy_threshold, a healthy
+ * undrained one comes back after interval × healthy_threshold.
+ */
+export class FakeBalancer implements Balancer {
+  readonly kind = 'haproxy' as const;
+  deregistered: string[] = [];
+  /** sampled number of targets out of rotation, for batch assertions */
+  maxOut = 0;
+  constructor(
+    private readonly hosts: Map<string, FakeHost>,
+    private readonly clock: FakeClock,
+    private readonly s: HealthCheckSettings = settings,
+    /** a target that never leaves rotation (a balancer ignoring the drain) */
+    readonly stuck = new Set<string>(),
+  ) {}
+  settings() {
+    return Promise.resolve(this.s);
+  }
+  states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
+    const now = this.clock.now();
+    const out = new Map<string, TargetState>();
+    for (const t of targets) {
+      const h = this.hosts.get(t);
+      if (!h) continue;
+      const inRotation = this.stuck.has(t) || this.inRotation(h, now);
+      out.set(t, { target: t, state: inRotation ? 'healthy' : 'unhealthy', inRotation });
+    }
+    this.maxOut = Math.max(this.maxOut, [...this.hosts.values()].filter((h) => h.drained).length);
+    return Promise.resolve(out);
+  }
+  private inRotation(h: FakeHost, now: number): boolean {
+    if (h.drained) return now - h.drainedAt < this.s.interval * this.s.unhealthyThreshold;
+    if (!h.healthy) return false;
+    return h.undrainedAt === 0 || now - h.undrainedAt >= this.s.interval * this.s.healthyThreshold;
+  }
+  deregister(target: string) {
+    this.deregistered.push(target);
+    return Promise.resolve();
+  }
+  register() {
+    return Promise.resolve();
+  }
+  close() {
+    return Promise.resolve();
+  }
+}

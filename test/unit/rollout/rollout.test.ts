@@ -1,0 +1,241 @@
+import { describe, expect, it } from 'vitest';
+import type { Config } from '../../../src/config/types.js';
+import { BlockedError, InvariantError } from '../../../src/errors.js';
+import { MemoryLog } from '../../../src/log.js';
+import { rollout } from '../../../src/rollout/rollout.js';
+import type { RolloutDeps, RolloutOptions } from '../../../src/rollout/types.js';
+import { testConfig } from '../../support/config.js';
+import { FakeClock } from '../../support/fake-clock.js';
+import { FakeBalancer, FakeHost } from '../../support/fake-fleet.js';
+
+const HANDSHAKE = [
+  'lock',
+  'drain',
+  'stop',
+  'switch r2',
+  'start',
+  'verify',
+  'undrain',
+  'confirm',
+  'unlock',
+];
+
+function fleet(config: Config = testConfig(), release: string | null = 'r1') {
+  const clock = new FakeClock();
+  const hosts = new Map(config.hosts.map((h) => [h.target, new FakeHost(h.name, clock, release)]));
+  const balancer = new FakeBalancer(hosts, clock);
+  const controller = new AbortController();
+  const log = new MemoryLog();
+  const deps: RolloutDeps = {
+    config,
+    clock,
+    log,
+    signal: controller.signal,
+    balancer,
+    who: 'ci@runner',
+    agent: (h) => Promise.resolve(hosts.get(h.target)!),
+  };
+  const host = (n: number) => hosts.get(`web-${n}`)!;
+  const actions = (n: number) =>
+    host(n).calls.filter((c) => !['hello', 'status'].includes(c) && !c.startsWith('publish'));
+  return { clock, hosts, balancer, controller, log, deps, host, actions };
+}
+
+const options: RolloutOptions = { release: 'r2', dryRun: false, rollback: true };
+
+describe('rollout', () => {
+  it('runs the drain handshake on every host, one at a time, in order', async () => {
+    const f = fleet();
+    const result = await rollout(f.deps, options, undefined);
+    expect(result.ok).toBe(true);
+    for (const n of [1, 2, 3]) {
+      expect(f.actions(n)).toEqual(HANDSHAKE);
+      expect(f.host(n).release).toBe('r2');
+    }
+    expect(f.balancer.maxOut).toBe(1);
+  });
+
+  it('stops only after the balancer took the host out and the overlap passed', async () => {
+    const f = fleet();
+    const result = await rollout(f.deps, options, undefined);
+    const steps = result.hosts[0]!.steps;
+    const at = (s: string) => steps.find((x) => x.step === s)!;
+    // out after interval 5 s × unhealthy_threshold 2, then overlap 15 s
+    expect(at('await-out').duration_ms).toBeGreaterThanOrEqual(10_000);
+    expect(at('overlap').duration_ms).toBe(15_000);
+    expect(at('stop').offset_ms).toBeGreaterThanOrEqual(at('drain').offset_ms + 25_000);
+  });
+
+  it('writes one audit line per step through the lock holder', async () => {
+    const f = fleet();
+    await rollout(f.deps, options, undefined);
+    expect(f.host(1).audit.map((a) => a.step)).toEqual([
+      'drain',
+      'await-out',
+      'overlap',
+      'stop',
+      'switch',
+      'start',
+      'verify',
+      'undrain',
+      'await-in',
+      'confirm',
+      'unlock',
+    ]);
+    expect(f.host(1).audit[0]).toMatchObject({ release: 'r2', who: 'ci@runner', result: 'ok' });
+  });
+
+  it('publishes the release on every host of the plan', async () => {
+    const f = fleet();
+    await rollout(f.deps, options, undefined);
+    for (const n of [1, 2, 3]) expect(f.host(n).calls).toContain('publish r2');
+  });
+
+  it('rolls back a release that fails verify, stops, and leaves later hosts untouched', async () => {
+    const f = fleet();
+    for (const n of [1, 2, 3]) f.host(n).bad.add('r2');
+    const result = await rollout(f.deps, options, undefined);
+    expect(result.ok).toBe(false);
+    expect(result.hosts[0]).toMatchObject({
+      result: 'rolled-back',
+      stoppedAt: 'verify',
+      leftDrained: false,
+    });
+    expect(f.host(1).release).toBe('r1');
+    expect(f.actions(1)).toEqual([
+      'lock',
+      'drain',
+      'stop',
+      'switch r2',
+      'start',
+      'verify',
+      'stop',
+      'switch r1',
+      'start',
+      'verify',
+      'undrain',
+      'unlock',
+    ]);
+    expect(result.notReached).toEqual(['web-2', 'web-3']);
+    expect(f.actions(2)).toEqual([]);
+    expect(f.host(2).release).toBe('r1');
+  });
+
+  it('with --no-rollback leaves the failed host drained for inspection', async () => {
+    const f = fleet();
+    f.host(1).bad.add('r2');
+    const result = await rollout(f.deps, { ...options, rollback: false }, undefined);
+    expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: true });
+    expect(f.host(1).drained).toBe(true);
+    expect(f.host(1).locked).toBe(false);
+  });
+
+  it('undrains and stops when the balancer never takes the target out', async () => {
+    const f = fleet();
+    f.balancer.stuck.add('web-1');
+    const result = await rollout(f.deps, options, undefined);
+    expect(result.hosts[0]).toMatchObject({
+      result: 'failed',
+      stoppedAt: 'await-out',
+      leftDrained: false,
+    });
+    expect(result.hosts[0]!.error).toContain('still healthy');
+    expect(f.actions(1)).toEqual(['lock', 'drain', 'undrain', 'unlock']);
+    expect(f.host(1).running).toBe(true);
+  });
+
+  it('rolls back, drained again, a release that fails confirm after going back in rotation', async () => {
+    const f = fleet();
+    f.host(1).failOn.set('confirm', new Error('connection reset'));
+    const result = await rollout(f.deps, options, undefined);
+    expect(result.hosts[0]).toMatchObject({ result: 'rolled-back', stoppedAt: 'confirm' });
+    const after = f.actions(1).slice(f.actions(1).indexOf('confirm') + 1);
+    expect(after).toEqual(['drain', 'stop', 'switch r1', 'start', 'verify', 'undrain', 'unlock']);
+  });
+
+  it('undrains without stopping anything when interrupted during the overlap', async () => {
+    const f = fleet();
+    f.host(1).onCall = (op) => {
+      if (op === 'drain') f.controller.abort(new Error('SIGTERM'));
+    };
+    const result = await rollout(f.deps, options, undefined);
+    expect(result.hosts[0]).toMatchObject({ result: 'interrupted', leftDrained: false });
+    expect(result.hosts[0]!.error).toMatch(/interrupted during/);
+    expect(f.actions(1)).toEqual(['lock', 'drain', 'undrain', 'unlock']);
+    expect(result.notReached).toEqual(['web-2', 'web-3']);
+  });
+
+  it('rolls back when interrupted during verify, then releases the lock', async () => {
+    const f = fleet();
+    f.host(1).onCall = (op) => {
+      if (op === 'start' && f.host(1).release === 'r2') f.controller.abort(new Error('SIGTERM'));
+    };
+    const result = await rollout(f.deps, options, undefined);
+    expect(result.hosts[0]).toMatchObject({ result: 'interrupted', leftDrained: false });
+    expect(f.host(1).release).toBe('r1');
+    expect(f.host(1).locked).toBe(false);
+    expect(f.host(1).drained).toBe(false);
+  });
+
+  it('is blocked by the capacity guard before draining anything', async () => {
+    const f = fleet(testConfig({ rollout: { ...testConfig().rollout, minHealthy: 2 } }));
+    f.host(2).bad.add('r1');
+    await expect(rollout(f.deps, options, undefined)).rejects.toThrow(BlockedError);
+    for (const n of [1, 2, 3]) expect(f.actions(n)).toEqual([]);
+  });
+
+  it('deploys a fresh fleet where no target is in rotation yet', async () => {
+    const f = fleet(testConfig(), null);
+    const result = await rollout(f.deps, options, undefined);
+    expect(result.ok).toBe(true);
+    expect(f.host(3).release).toBe('r2');
+  });
+
+  it('never drains more than the batch at once', async () => {
+    const config = testConfig(
+      { rollout: { ...testConfig().rollout, batch: { kind: 'count', count: 2 }, minHealthy: 2 } },
+      4,
+    );
+    const f = fleet(config);
+    const result = await rollout(f.deps, options, undefined);
+    expect(result.ok).toBe(true);
+    expect(f.balancer.maxOut).toBe(2);
+  });
+
+  it('refuses to start when an invariant is broken against the balancer settings', async () => {
+    const config = testConfig({ drain: { ...testConfig().drain, maxRequest: 90_000 } });
+    const f = fleet(config);
+    await expect(rollout(f.deps, options, undefined)).rejects.toThrow(InvariantError);
+    expect(f.actions(1)).toEqual([]);
+  });
+
+  it('refuses a host whose agent differs from this deploy', async () => {
+    const f = fleet();
+    await expect(rollout(f.deps, options, 'other-sha')).rejects.toThrow(
+      /run 'deploy setup --hosts web-1'/,
+    );
+  });
+
+  it('repairs a drain marker left by an interrupted rollout before starting', async () => {
+    const f = fleet();
+    f.host(2).drained = true;
+    const result = await rollout(f.deps, options, undefined);
+    expect(result.ok).toBe(true);
+    expect(f.host(2).calls.slice(0, 6)).toEqual([
+      'hello',
+      'status',
+      'lock',
+      'verify',
+      'undrain',
+      'unlock',
+    ]);
+    expect(f.log.events.some((e) => e.event === 'repair' && e.host === 'web-2')).toBe(true);
+  });
+
+  it('changes nothing on a dry run', async () => {
+    const f = fleet();
+    const result = await rollout(f.deps, { ...options, dryRun: true }, undefined);
+    expect(result.ok).toBe(true);
+    for (const n of [1, 2, 3]) expect(f.host(n).calls).toEqual(['hello', 'status']);
+  });
+});
