@@ -1,0 +1,100 @@
+import { timeBack } from './bounds.js';
+import { formatDuration as fmt } from './duration.js';
+import type { Invariant, Timeline, TimingInput } from './types.js';
+
+/**
+ * An ALB whose targets are all unhealthy fails open and sends traffic to the
+ * drained hosts anyway; the guard needs someone left to serve.
+ */
+function capacity({ hosts, rollout }: TimingInput, timeline: Timeline): Invariant {
+  const serving = hosts - timeline.batchSize;
+  const head = `${hosts} hosts − batch ${timeline.batchSize} = ${serving} serving`;
+  if (rollout.minHealthy < 1) {
+    return {
+      id: 'capacity',
+      severity: 'error',
+      ok: false,
+      message: `${head}, min_healthy ${rollout.minHealthy}: nothing would keep serving during a batch; set rollout.min_healthy to at least 1`,
+    };
+  }
+  const ok = serving >= rollout.minHealthy;
+  const cmp = `${head} ${ok ? '≥' : '<'} min_healthy ${rollout.minHealthy}`;
+  return {
+    id: 'capacity',
+    severity: 'error',
+    ok,
+    message: ok
+      ? `${cmp}: ok`
+      : `${cmp}: the capacity guard would block the first batch; lower rollout.batch or rollout.min_healthy, or add hosts`,
+  };
+}
+
+/**
+ * A service that closes an idle connection the balancer is about to reuse
+ * turns that request into a 502 (Node's 5 s default behind an ALB's 60 s).
+ */
+function keepAlive({ services, settings }: TimingInput): Invariant[] {
+  const idle = settings.idleTimeout;
+  if (idle === undefined) return [];
+  const out: Invariant[] = [];
+  for (const service of services) {
+    const keep = service.keepAliveTimeout;
+    if (keep === undefined) continue;
+    const ok = keep > idle;
+    const head = `${service.name}: keep-alive ${fmt(keep)} ${ok ? '>' : '≤'} balancer idle timeout ${fmt(idle)}`;
+    out.push({
+      id: 'keep-alive',
+      severity: 'error',
+      ok,
+      subject: service.name,
+      message: ok
+        ? `${head}: ok`
+        : `${head}: the service closes connections the balancer still reuses (502s); set its keep-alive above ${fmt(idle)}`,
+    });
+  }
+  return out;
+}
+
+/** Not a lost request, but a host out of rotation longer than planned is lost capacity. */
+function timeBackInvariant({ settings, rollout }: TimingInput): Invariant {
+  const back = timeBack(settings);
+  const ok = back <= rollout.maxTimeBack;
+  const head = `back in rotation after ${fmt(back)} (${fmt(settings.interval)} × ${settings.healthyThreshold}) ${ok ? '≤' : '>'} max_time_back ${fmt(rollout.maxTimeBack)}`;
+  return {
+    id: 'time-back',
+    severity: 'warning',
+    ok,
+    message: ok
+      ? `${head}: ok`
+      : `${head}: lower the interval or healthy_threshold, or raise rollout.max_time_back`,
+  };
+}
+
+/**
+ * The first failing tick can land the moment the drain starts, so the Nth
+ * comes (N − 1) ticks later; it must come after the host answers 200 again,
+ * or a watchdog that missed the lock restarts a host mid-deploy.
+ */
+function watchdogVsDrain({ watchdog }: TimingInput, timeline: Timeline): Invariant {
+  const fires = (watchdog.failuresBeforeRestart - 1) * watchdog.every;
+  const ok = fires > timeline.unhealthyWindow;
+  const head = `watchdog restart ${fmt(fires)} after the first failure ((${watchdog.failuresBeforeRestart} − 1) × ${fmt(watchdog.every)}) ${ok ? '>' : '≤'} drain-to-verified ${fmt(timeline.unhealthyWindow)}`;
+  return {
+    id: 'watchdog-vs-drain',
+    severity: 'warning',
+    ok,
+    message: ok
+      ? `${head}: ok`
+      : `${head}: only the host lock keeps the watchdog from restarting a deploying host; raise watchdog.failures_before_restart or watchdog.every`,
+  };
+}
+
+/** The invariants between the fleet, the balancer and the services. */
+export function fleetInvariants(input: TimingInput, timeline: Timeline): Invariant[] {
+  return [
+    capacity(input, timeline),
+    ...keepAlive(input),
+    timeBackInvariant(input),
+    watchdogVsDrain(input, timeline),
+  ];
+}

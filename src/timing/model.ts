@@ -1,0 +1,25 @@
+import type { Config, HealthCheckSettings } from '../config/types.js';
+import { drainInvariants } from './drain-invariants.js';
+import { fleetInvariants } from './fleet-invariants.js';
+import { buildTimeline } from './timeline.js';
+import type { TimingInput, TimingModel } from './types.js';
+
+/**
+ * The drain timeline and the invariants between the numbers. Pure: the caller
+ * chooses the health-check settings (deploy.yml, or the balancer's live ones).
+ */
+export function timingModel(input: TimingInput): TimingModel {
+  const timeline = buildTimeline(input);
+  return { timeline, invariants: [...drainInvariants(input), ...fleetInvariants(input, timeline)] };
+}
+
+export function timingInputFromConfig(config: Config, settings: HealthCheckSettings): TimingInput {
+  return {
+    settings,
+    drain: config.drain,
+    rollout: config.rollout,
+    watchdog: config.watchdog,
+    services: config.services,
+    hosts: config.hosts.length,
+  };
+}

@@ -1,0 +1,71 @@
+import type {
+  DrainConfig,
+  Duration,
+  HealthCheckSettings,
+  RolloutConfig,
+  ServiceConfig,
+  WatchdogConfig,
+} from '../config/types.js';
+
+/** Everything the timing model reads: plain numbers, so `deploy check --live` can swap in the balancer's real settings. */
+export interface TimingInput {
+  readonly settings: HealthCheckSettings;
+  readonly drain: DrainConfig;
+  readonly rollout: RolloutConfig;
+  readonly watchdog: WatchdogConfig;
+  readonly services: readonly Pick<ServiceConfig, 'name' | 'keepAliveTimeout'>[];
+  /** how many hosts the rollout covers */
+  readonly hosts: number;
+}
+
+export type PhaseId =
+  'drain' | 'await-out' | 'overlap' | 'stop' | 'start-verify' | 'await-in' | 'confirm';
+
+/** One step of a host's deploy with its worst-case duration. */
+export interface Phase {
+  readonly id: PhaseId;
+  /** worst case */
+  readonly duration: Duration;
+  /** from the start of the host's drain */
+  readonly offset: Duration;
+  /** where the bound comes from, e.g. `interval 5s × unhealthy_threshold 2` */
+  readonly basis: string;
+}
+
+export interface Timeline {
+  readonly phases: readonly Phase[];
+  /** drain → confirmed: how long one host (one batch) is out of the fleet at worst */
+  readonly hostWindow: Duration;
+  /** drain → verified: the time the host's services answer 503 or nothing on purpose */
+  readonly unhealthyWindow: Duration;
+  /** hosts drained at once, resolved against the host count */
+  readonly batchSize: number;
+  readonly waves: number;
+  /** waves × hostWindow */
+  readonly rolloutWorstCase: Duration;
+}
+
+export type InvariantId =
+  | 'drain-before-stop'
+  | 'request-before-kill'
+  | 'deregistration-delay'
+  | 'check-timeout'
+  | 'capacity'
+  | 'keep-alive'
+  | 'time-back'
+  | 'watchdog-vs-drain';
+
+export interface Invariant {
+  readonly id: InvariantId;
+  readonly severity: 'error' | 'warning';
+  readonly ok: boolean;
+  /** states the actual numbers, and on failure what to change */
+  readonly message: string;
+  /** the service an invariant is about, for per-service invariants (`keep-alive`) */
+  readonly subject?: string;
+}
+
+export interface TimingModel {
+  readonly timeline: Timeline;
+  readonly invariants: readonly Invariant[];
+}
