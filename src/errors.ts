@@ -103,6 +103,19 @@ export class HostUnreachableError extends BlockedError {
   }
 }
 
+/**
+ * Pass another program's exit status on (`deploy lock exec -- CMD`): that
+ * program already said what went wrong, so main prints nothing.
+ */
+export class ExitStatus extends Error {
+  readonly code: number;
+  constructor(code: number) {
+    super(`exit status ${code}`);
+    this.name = 'ExitStatus';
+    this.code = code;
+  }
+}
+
 export function isHandoffError(e: unknown): e is HandoffError {
   return e instanceof HandoffError;
 }

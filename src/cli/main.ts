@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ExitCode, isHandoffError } from '../errors.js';
+import { ExitCode, ExitStatus, isHandoffError } from '../errors.js';
 import { commands } from './commands/index.js';
 
 /**
@@ -32,6 +32,7 @@ function report(error: unknown): number {
     if (error.code === 'commander.help') return ExitCode.ok;
     return ExitCode.usage;
   }
+  if (error instanceof ExitStatus) return error.code;
   if (isHandoffError(error)) {
     process.stderr.write(`deploy: ${error.message}\n`);
     return error.exitCode;

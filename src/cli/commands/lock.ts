@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { ExitStatus } from '../../errors.js';
+import type { RegisterCommand } from './index.js';
+
+interface ExecFlags {
+  readonly config: string;
+  readonly message?: string;
+  readonly wait?: string;
+}
+
+/**
+ * `deploy lock exec -- CMD…`, on a host: run CMD under the host lock. Exits
+ * with CMD's code, or 3 (naming the holder) when the lock is held.
+ */
+export const registerLock: RegisterCommand = (program: Command) => {
+  const lock = program.command('lock').description('the host lock');
+  lock
+    .command('exec')
+    .description("on a host: run CMD under the host lock (for the host's own setup scripts)")
+    .argument('<cmd...>', "the command and its arguments, after '--'")
+    .option('-c, --config <file>', 'deploy.yml or the host config setup published', 'deploy.yml')
+    .option('-m, --message <text>', 'shown to whoever is refused (default: the program name)')
+    .option(
+      '--wait <duration>',
+      'keep trying this long while the lock is held (default: refuse at once)',
+    )
+    .action(async (cmd: string[], flags: ExecFlags) => {
+      const [
+        { loadConfig },
+        { parseDuration },
+        { execUnderLock },
+        { retriesFor },
+        { createOutput },
+      ] = await Promise.all([
+        import('../../config/load.js'),
+        import('../../config/duration.js'),
+        import('../../host/lock-exec.js'),
+        import('../../host/lock.js'),
+        import('../output.js'),
+      ]);
+      const retries =
+        flags.wait === undefined ? 0 : retriesFor(parseDuration(flags.wait, '--wait'));
+      const config = await loadConfig(flags.config, { log: createOutput({ json: false }) });
+      const code = await withForwardedSignals((signal) =>
+        execUnderLock(config.host.lock, cmd, {
+          retries,
+          signal,
+          ...(flags.message === undefined ? {} : { message: flags.message }),
+        }),
+      );
+      if (code !== 0) throw new ExitStatus(code);
+    });
+};
+
+/**
+ * While CMD runs, this process must outlive it: dying first would release the
+ * lock under a running setup script. SIGTERM and SIGHUP are passed on; SIGINT
+ * from a terminal already reaches CMD (same process group), so it is only
+ * kept from killing us.
+ */
+async function withForwardedSignals<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const forward = (signal: NodeJS.Signals): void => controller.abort(signal);
+  const ignore = (): void => undefined;
+  process.on('SIGTERM', forward);
+  process.on('SIGHUP', forward);
+  process.on('SIGINT', ignore);
+  try {
+    return await run(controller.signal);
+  } finally {
+    process.off('SIGTERM', forward);
+    process.off('SIGHUP', forward);
+    process.off('SIGINT', ignore);
+  }
+}

@@ -1,0 +1,54 @@
+import type { Clock } from '../../clock.js';
+import type { Runtime } from '../runtime/runtime.js';
+
+/**
+ * One check's answer. `code` is short and machine-readable (`ok`, `timeout`,
+ * `refused`, `status-503`, `stale-marks`, …); `detail` is for humans and never
+ * carries a response body, which may hold secrets.
+ */
+export interface CheckResult {
+  readonly ok: boolean;
+  readonly code: string;
+  readonly latency_ms: number;
+  /** HTTP 503 only: true when the service says it is draining on purpose */
+  readonly draining?: boolean;
+  readonly detail?: string;
+}
+
+export interface CheckDeps {
+  /** measures latency; socket deadlines run on real timers (see http.ts) */
+  readonly clock: Clock;
+  /** host.state: heartbeat directories are relative to it */
+  readonly state: string;
+  /** the service being checked, for the runtime check */
+  readonly service: string;
+  /** required by the runtime check */
+  readonly runtime?: Runtime;
+  readonly signal?: AbortSignal;
+}
+
+/** A network error as a short code. */
+export function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'refused';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'dns';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'unreachable';
+    case 'ABORT_ERR':
+      return 'aborted';
+    default:
+      return 'error';
+  }
+}
+
+export function errorDetail(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

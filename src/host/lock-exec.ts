@@ -1,0 +1,73 @@
+import path from 'node:path';
+import { constants } from 'node:os';
+import { execa } from 'execa';
+import type { Clock } from '../clock.js';
+import { OperationError, UsageError } from '../errors.js';
+import { acquireHostLock, type LockRetries } from './lock.js';
+
+export interface LockExecOptions {
+  /** shown to whoever is refused; defaults to the program's name (its arguments may hold secrets) */
+  readonly message?: string;
+  readonly retries?: LockRetries;
+  readonly clock?: Clock;
+  /**
+   * Aborting forwards a signal to the command (the abort reason when it is a
+   * signal name, else SIGTERM); the lock is kept until the command has exited.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * `deploy lock exec -- CMD…`: run CMD with the terminal's stdio while holding
+ * the host lock, so a host's own setup scripts never race a deploy or the
+ * watchdog. Resolves with CMD's exit code (128 + n when signal n ended it).
+ */
+export async function execUnderLock(
+  lockPath: string,
+  argv: readonly string[],
+  options: LockExecOptions = {},
+): Promise<number> {
+  const [file, ...args] = argv;
+  if (file === undefined)
+    throw new UsageError(
+      "nothing to run: write the command after '--', as in 'deploy lock exec -- ./setup.sh'",
+    );
+  const lock = await acquireHostLock(lockPath, {
+    what: 'lock exec',
+    message: options.message ?? path.basename(file),
+    retries: options.retries ?? 0,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  try {
+    const child = execa(file, args, { stdio: 'inherit', reject: false });
+    const forward = (): void => {
+      const reason: unknown = options.signal?.reason;
+      child.kill(
+        typeof reason === 'string' && reason in constants.signals
+          ? (reason as NodeJS.Signals)
+          : 'SIGTERM',
+      );
+    };
+    // losing the lock means someone else may act on this host now: stop the command
+    const onLost = (): void => void child.kill('SIGTERM');
+    options.signal?.addEventListener('abort', forward, { once: true });
+    lock.signal.addEventListener('abort', onLost, { once: true });
+    const result = await child;
+    options.signal?.removeEventListener('abort', forward);
+    lock.signal.removeEventListener('abort', onLost);
+    if (lock.signal.aborted) {
+      throw new OperationError(
+        `${(lock.signal.reason as Error).message}; stopped ${path.basename(file)}`,
+      );
+    }
+    if (result.exitCode !== undefined) return result.exitCode;
+    if (result.signal) return 128 + (constants.signals[result.signal] ?? 0);
+    const why =
+      result.code === 'ENOENT'
+        ? 'not found (is it on PATH?)'
+        : (result.originalMessage ?? result.shortMessage);
+    throw new UsageError(`cannot run ${file}: ${why}`);
+  } finally {
+    await lock.release();
+  }
+}

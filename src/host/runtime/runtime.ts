@@ -1,0 +1,53 @@
+import type { Config, RuntimeConfig, ServiceConfig } from '../../config/types.js';
+
+export type ServiceState = 'running' | 'unhealthy' | 'stopped' | 'unknown';
+
+export interface ServiceStatus {
+  readonly state: ServiceState;
+  /** short and machine-readable: `running`, `exited`, `no-container`, `exit-3`, `timeout` */
+  readonly detail: string;
+}
+
+export interface RuntimeCallOptions {
+  readonly signal?: AbortSignal;
+  /** bound for start, restart, status and prepare (stop is bound by drain.stop_timeout) */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * How services are started and stopped on a host. A Runtime is bound to one
+ * release (normally the one `current` points at); `prepare` readies another.
+ * Without a service, start and stop act on every service (stop in reverse order).
+ */
+export interface Runtime {
+  readonly release: string;
+  /** ready a published release before the lock is taken (compose: pull images) */
+  prepare(release: string, options?: RuntimeCallOptions): Promise<void>;
+  start(service?: string, options?: RuntimeCallOptions): Promise<void>;
+  stop(service?: string, options?: RuntimeCallOptions): Promise<void>;
+  restart(service: string, options?: RuntimeCallOptions): Promise<void>;
+  /** never throws for a service that is down or a status command that fails: that is a state */
+  status(service: string, options?: RuntimeCallOptions): Promise<ServiceStatus>;
+}
+
+/** What the runtimes need from the config, and nothing more. */
+export interface RuntimeSettings {
+  /** deploy.yml `service`: the compose project name */
+  readonly project: string;
+  readonly root: string;
+  readonly state: string;
+  readonly stopTimeout: number;
+  readonly runtime: RuntimeConfig;
+  readonly services: readonly ServiceConfig[];
+}
+
+export function runtimeSettings(config: Config): RuntimeSettings {
+  return {
+    project: config.service,
+    root: config.host.root,
+    state: config.host.state,
+    stopTimeout: config.drain.stopTimeout,
+    runtime: config.runtime,
+    services: config.services,
+  };
+}

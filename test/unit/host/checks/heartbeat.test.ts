@@ -1,0 +1,76 @@
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../../src/clock.js';
+import { runCheck } from '../../../../src/host/checks/run.js';
+import { tempDir } from '../helpers.js';
+
+let state: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir: state, cleanup } = await tempDir());
+  await mkdir(path.join(state, 'marks'));
+});
+afterEach(() => cleanup());
+
+const deps = () => ({ clock: systemClock, state, service: 'publish-worker' });
+const check = (expected: number, dir = 'marks') => ({
+  kind: 'heartbeat' as const,
+  dir,
+  maxAge: 30_000,
+  expected,
+});
+
+async function mark(name: string, ageMs = 0, dir = path.join(state, 'marks')): Promise<void> {
+  const file = path.join(dir, name);
+  await writeFile(file, '');
+  const when = new Date(Date.now() - ageMs);
+  await utimes(file, when, when);
+}
+
+describe('the heartbeat check', () => {
+  it('passes when enough marks are fresh', async () => {
+    await mark('slot-1');
+    await mark('slot-2', 10_000);
+    expect(await runCheck(check(2), deps())).toMatchObject({
+      ok: true,
+      code: 'ok',
+      detail: '2 fresh of 2 marks, expected 2 within 30000 ms',
+    });
+  });
+
+  it('fails with stale-marks when a mark is older than max_age', async () => {
+    await mark('slot-1');
+    await mark('slot-2', 60_000);
+    expect(await runCheck(check(2), deps())).toMatchObject({
+      ok: false,
+      code: 'stale-marks',
+      detail: '1 fresh of 2 marks, expected 2 within 30000 ms',
+    });
+  });
+
+  it('fails with too-few-marks when fewer marks exist than expected', async () => {
+    await mark('slot-1');
+    expect(await runCheck(check(2), deps())).toMatchObject({ ok: false, code: 'too-few-marks' });
+  });
+
+  it('ignores dot files, the temp files of a mark being written', async () => {
+    await mark('slot-1');
+    await mark('.slot-2.tmp');
+    expect(await runCheck(check(2), deps())).toMatchObject({ ok: false, code: 'too-few-marks' });
+  });
+
+  it('fails with no-marks when the directory does not exist', async () => {
+    expect(await runCheck(check(1, 'nowhere'), deps())).toMatchObject({
+      ok: false,
+      code: 'no-marks',
+    });
+  });
+
+  it('takes an absolute marks directory as it is', async () => {
+    const elsewhere = path.join(state, 'elsewhere');
+    await mkdir(elsewhere);
+    await mark('slot-1', 0, elsewhere);
+    expect(await runCheck(check(1, elsewhere), deps())).toMatchObject({ ok: true, code: 'ok' });
+  });
+});

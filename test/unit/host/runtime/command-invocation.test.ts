@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { ServiceConfig } from '../../../../src/config/types.js';
+import { ConfigError, UsageError } from '../../../../src/errors.js';
+import { commandInvocation, findService } from '../../../../src/host/runtime/command-invocation.js';
+import type { RuntimeSettings } from '../../../../src/host/runtime/runtime.js';
+
+const web: ServiceConfig = {
+  name: 'web',
+  check: { kind: 'runtime', timeout: 2_000 },
+  start: './bin/web --port 8080 &',
+  stop: 'kill "$(cat "$HANDOFF_STATE/web.pid")"',
+  status: 'test -f "$HANDOFF_STATE/web.pid"',
+};
+const worker: ServiceConfig = {
+  name: 'worker',
+  check: { kind: 'runtime', timeout: 2_000 },
+  start: './bin/worker &',
+};
+
+const settings: RuntimeSettings = {
+  project: 'api',
+  root: '/srv/handoff/api',
+  state: '/run/handoff/api',
+  stopTimeout: 150_000,
+  runtime: { kind: 'command' },
+  services: [web, worker],
+};
+
+describe('a command runtime invocation', () => {
+  it('runs the start command through sh -c in the release directory with the release in the environment', () => {
+    expect(commandInvocation(settings, 'r42', web, 'start')).toEqual({
+      argv: ['sh', '-c', './bin/web --port 8080 &'],
+      cwd: '/srv/handoff/api/releases/r42',
+      env: {
+        RELEASE: 'r42',
+        HANDOFF_SERVICE: 'web',
+        HANDOFF_STATE: '/run/handoff/api',
+        HANDOFF_STOP_TIMEOUT: '150',
+      },
+      outputFile: '/srv/handoff/api/logs/web.start.log',
+    });
+  });
+
+  it('bounds the stop command by the stop timeout', () => {
+    const stop = commandInvocation(settings, 'r42', web, 'stop');
+    expect(stop.argv).toEqual(['sh', '-c', 'kill "$(cat "$HANDOFF_STATE/web.pid")"']);
+    expect(stop.timeoutMs).toBe(150_000);
+    expect(stop.outputFile).toBe('/srv/handoff/api/logs/web.stop.log');
+  });
+
+  it('passes a release id with shell characters only through the environment', () => {
+    const call = commandInvocation(settings, '$(id)', web, 'status');
+    expect(call.argv).toEqual(['sh', '-c', 'test -f "$HANDOFF_STATE/web.pid"']);
+    expect(call.env.RELEASE).toBe('$(id)');
+  });
+
+  it('refuses a service without the command as a config problem with its key path', () => {
+    const error = (() => {
+      try {
+        commandInvocation(settings, 'r42', worker, 'stop');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toBe(
+      'services[1].stop: required when runtime.kind is command',
+    );
+  });
+
+  it('refuses an unknown service name, listing the known ones', () => {
+    expect(() => findService(settings, 'gateway')).toThrow(UsageError);
+    expect(() => findService(settings, 'gateway')).toThrow(
+      'unknown service gateway; deploy.yml lists web, worker',
+    );
+  });
+});
