@@ -1,0 +1,64 @@
+import type { AlbBalancerConfig } from '../config/types.js';
+import { BlockedError, ConfigError, OperationError, type HandoffError } from '../errors.js';
+
+/**
+ * One clear line for each way an AWS call fails: what was being done, what
+ * AWS said, and what to check. The SDK's own messages are kept short: they
+ * can be long and name internals.
+ */
+export function albError(error: unknown, doing: string, config: AlbBalancerConfig): HandoffError {
+  const name = error instanceof Error ? error.name : '';
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = error instanceof Error ? firstLine(error.message) : String(error);
+  const where = `ALB ${doing}`;
+  switch (name) {
+    case 'CredentialsProviderError':
+      return new BlockedError(
+        `${where}: no AWS credentials found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or run on a role`,
+      );
+    case 'AccessDenied':
+    case 'AccessDeniedException':
+    case 'UnauthorizedOperation':
+      return new BlockedError(
+        `${where}: access denied (${message}): grant the IAM permissions listed in docs/balancers.md`,
+      );
+    case 'ExpiredToken':
+    case 'ExpiredTokenException':
+    case 'InvalidClientTokenId':
+    case 'UnrecognizedClientException':
+    case 'SignatureDoesNotMatch':
+      return new BlockedError(`${where}: AWS rejected the credentials (${name}): refresh them`);
+    case 'TargetGroupNotFoundException':
+      return new ConfigError([
+        {
+          path: 'balancer.target_group_arn',
+          message: `no such target group in ${config.region} (${config.targetGroupArn}): check the ARN and balancer.region`,
+        },
+      ]);
+    case 'LoadBalancerNotFoundException':
+      return new OperationError(`${where}: the target group's load balancer no longer exists`);
+    case 'InvalidTargetException':
+      return new OperationError(
+        `${where}: AWS refuses the target (${message}): check hosts[].target (an instance id or an IP in the VPC)`,
+      );
+    case 'ValidationError':
+      return new OperationError(`${where}: AWS refused the request: ${message}`);
+    case 'Throttling':
+    case 'ThrottlingException':
+      return new OperationError(`${where}: AWS throttled the call: retry in a minute`);
+  }
+  if (
+    typeof code === 'string' &&
+    /^(ENOTFOUND|ECONNREFUSED|ETIMEDOUT|ECONNRESET|EAI_AGAIN)$/.test(code)
+  ) {
+    return new BlockedError(
+      `${where}: cannot reach AWS in ${config.region} (${code}): check the network and balancer.region`,
+    );
+  }
+  return new OperationError(`${where}: ${name || 'error'}: ${message}`);
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}

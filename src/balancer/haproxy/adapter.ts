@@ -1,0 +1,145 @@
+import { readFile } from 'node:fs/promises';
+import type { HaproxyBalancerConfig, HealthCheckSettings } from '../../config/types.js';
+import { ConfigError, OperationError } from '../../errors.js';
+import type { Balancer, TargetState } from '../balancer.js';
+import { describeAddress, parseSocketAddress, type SocketAddress } from './address.js';
+import * as cmd from './commands.js';
+import { readBackendChecks } from './config-file.js';
+import { garbage, runCommand, type RuntimeApiOptions } from './runtime-api.js';
+import { parseServersState } from './servers-state.js';
+import { combineSettings, type SettingsSource } from './settings.js';
+import { parseStatCsv } from './stat-csv.js';
+import { toTargetState } from './target-state.js';
+
+// what haproxy answers when the proxy named in a command does not exist
+const noBackend = /^(Can't find backend\.|No such proxy\.|No such backend\.)/;
+
+/** HAProxy through its runtime API: one command per connection. */
+export class HaproxyBalancer implements Balancer {
+  readonly kind = 'haproxy';
+  private readonly address: SocketAddress;
+
+  constructor(
+    private readonly config: HaproxyBalancerConfig,
+    private readonly options: RuntimeApiOptions = {},
+  ) {
+    this.address = parseSocketAddress(config.socket);
+    cmd.checkName(config.backend, 'balancer.backend');
+  }
+
+  async states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
+    const { backend } = this.config;
+    const [servers, stats] = await Promise.all([
+      this.query(cmd.showServersState(backend), parseServersState),
+      this.query(cmd.showStat(backend), parseStatCsv),
+    ]);
+    const result = new Map<string, TargetState>();
+    for (const target of targets) {
+      const row = servers.find((r) => r.server === target);
+      const stat = stats.find((r) => r.server === target);
+      result.set(target, toTargetState(target, backend, row, stat));
+    }
+    return result;
+  }
+
+  async settings(): Promise<HealthCheckSettings> {
+    const live = await this.query(cmd.showStat(this.config.backend), parseStatCsv);
+    const combined = combineSettings(this.config.backend, live, await this.source());
+    if (!combined.ok) {
+      throw new OperationError(
+        `haproxy settings: ${combined.reason}: reload haproxy, or point balancer.config at the file it runs`,
+      );
+    }
+    return combined.settings;
+  }
+
+  deregister(target: string): Promise<void> {
+    return this.setState(target, 'drain');
+  }
+
+  register(target: string): Promise<void> {
+    return this.setState(target, 'ready');
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  private async setState(target: string, state: cmd.AdminState): Promise<void> {
+    const command = cmd.setServerState(this.config.backend, target, state);
+    const raw = await runCommand(this.address, command, this.options);
+    const answer = raw.trim();
+    // haproxy acknowledges with an empty line; a peer that closes without a word is not haproxy
+    if (raw.length > 0 && answer === '') return;
+    if (noBackend.test(answer)) throw await this.missingBackend();
+    if (answer.startsWith('No such server')) {
+      throw new OperationError(
+        `haproxy has no server ${target} in backend ${this.config.backend}: check hosts[].target`,
+      );
+    }
+    throw this.refused(command, answer);
+  }
+
+  private async source(): Promise<SettingsSource> {
+    const { config: file, healthCheck, backend } = this.config;
+    if (file === undefined) {
+      if (healthCheck) return { kind: 'deploy.yml', healthCheck };
+      throw new ConfigError([
+        {
+          path: 'balancer.config',
+          message:
+            "haproxy's runtime API does not report 'inter' or 'timeout check': set balancer.config to the haproxy config file (or write balancer.interval and balancer.timeout in deploy.yml)",
+        },
+      ]);
+    }
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError([
+        { path: 'balancer.config', message: `cannot read haproxy config ${file}: ${code}` },
+      ]);
+    }
+    const parsed = readBackendChecks(text, backend);
+    if (!parsed.ok) {
+      throw new ConfigError([{ path: 'balancer.config', message: `${file}: ${parsed.reason}` }]);
+    }
+    return { kind: 'file', path: file, checks: parsed.checks };
+  }
+
+  private async query<T>(
+    command: string,
+    parse: (text: string) => { ok: true; rows: T[] } | { ok: false; reason: string },
+  ): Promise<T[]> {
+    const answer = await runCommand(this.address, command, this.options);
+    const parsed = parse(answer);
+    if (parsed.ok) return parsed.rows;
+    if (noBackend.test(answer.trim())) throw await this.missingBackend();
+    throw this.refused(command, answer);
+  }
+
+  private refused(command: string, answer: string): Error {
+    if (/^Permission denied/.test(answer.trim())) {
+      return new OperationError(
+        `haproxy socket ${describeAddress(this.address)} refused '${command}': its 'stats socket' line needs 'level admin'`,
+      );
+    }
+    return garbage(this.address, command, answer);
+  }
+
+  private async missingBackend(): Promise<ConfigError> {
+    const answer = await runCommand(this.address, cmd.showBackend(), this.options).catch(() => '');
+    const names = answer
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
+    const known = names.length > 0 ? ` (it has: ${names.join(', ')})` : '';
+    return new ConfigError([
+      {
+        path: 'balancer.backend',
+        message: `haproxy has no backend ${this.config.backend}${known}`,
+      },
+    ]);
+  }
+}

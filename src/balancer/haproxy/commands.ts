@@ -1,0 +1,41 @@
+import { ConfigError } from '../../errors.js';
+
+/**
+ * Runtime API commands are data: built here, from validated names only, so a
+ * name from deploy.yml can never smuggle a second command (`;` or a newline
+ * separate commands on the socket).
+ */
+
+export type AdminState = 'ready' | 'drain' | 'maint';
+
+// haproxy's own rule for proxy and server names
+const namePattern = /^[A-Za-z0-9_.:-]+$/;
+
+export function checkName(name: string, path: string): string {
+  if (!namePattern.test(name)) {
+    throw new ConfigError([
+      {
+        path,
+        message: `${JSON.stringify(name)} is not an haproxy name (letters, digits, '-', '_', '.', ':')`,
+      },
+    ]);
+  }
+  return name;
+}
+
+export function showServersState(backend: string): string {
+  return `show servers state ${checkName(backend, 'balancer.backend')}`;
+}
+
+/** type 4 = servers only; -1 = every server */
+export function showStat(backend: string): string {
+  return `show stat ${checkName(backend, 'balancer.backend')} 4 -1`;
+}
+
+export function showBackend(): string {
+  return 'show backend';
+}
+
+export function setServerState(backend: string, server: string, state: AdminState): string {
+  return `set server ${checkName(backend, 'balancer.backend')}/${checkName(server, 'hosts[].target')} state ${state}`;
+}

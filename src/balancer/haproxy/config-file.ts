@@ -1,0 +1,152 @@
+/**
+ * Reads the check settings of one backend from an haproxy config file. The
+ * runtime API reports each server's rise and fall but not `inter` or
+ * `timeout check`, and those decide how long a drain takes to be seen.
+ * Only what haproxy itself would apply is modelled: defaults sections (the
+ * last one before the proxy, or the one named by `from`), `default-server`
+ * lines (for the servers after them) and per-server keywords.
+ */
+
+export interface ServerCheck {
+  readonly check: boolean;
+  readonly inter: number;
+  readonly fall: number;
+  readonly rise: number;
+  readonly slowstart?: number;
+}
+
+export interface BackendChecks {
+  readonly servers: ReadonlyMap<string, ServerCheck>;
+  readonly timeoutCheck?: number;
+}
+
+/** haproxy's defaults when a keyword is absent */
+export const haproxyDefaults = { inter: 2_000, fall: 3, rise: 2 } as const;
+
+interface Scope {
+  server: Partial<ServerCheck>;
+  timeoutCheck?: number;
+}
+
+// every section keyword ends the section before it
+const sections = new Set([
+  ...['global', 'defaults', 'frontend', 'backend', 'listen', 'peers', 'resolvers'],
+  ...['userlist', 'program', 'http-errors', 'ring', 'mailers', 'cache', 'crt-store', 'traces'],
+]);
+
+/** The backend's settings, or a reason it cannot be read (one line). */
+export function readBackendChecks(
+  text: string,
+  backend: string,
+): { ok: true; checks: BackendChecks } | { ok: false; reason: string } {
+  const named = new Map<string, Scope>();
+  let lastDefaults: Scope = { server: {} };
+  let current: Scope | undefined;
+  let servers: Map<string, ServerCheck> | undefined;
+  let found: { scope: Scope; servers: Map<string, ServerCheck> } | undefined;
+
+  for (const raw of text.split('\n')) {
+    const words = tokens(raw);
+    const [keyword, ...args] = words;
+    if (keyword === undefined) continue;
+    if (sections.has(keyword)) {
+      current = undefined;
+      servers = undefined;
+      if (keyword === 'defaults') {
+        current = { server: {} };
+        const fromIndex = args.indexOf('from');
+        const from = fromIndex >= 0 ? named.get(args[fromIndex + 1] ?? '') : undefined;
+        if (from) current = copy(from);
+        lastDefaults = current;
+        if (args[0] !== undefined && args[0] !== 'from') named.set(args[0], current);
+      } else if ((keyword === 'backend' || keyword === 'listen') && args[0] === backend) {
+        const fromIndex = args.indexOf('from');
+        const base = fromIndex > 0 ? named.get(args[fromIndex + 1] ?? '') : lastDefaults;
+        if (!base)
+          return { ok: false, reason: `backend ${backend} is 'from' an unknown defaults section` };
+        current = copy(base);
+        servers = new Map();
+        found = { scope: current, servers };
+      }
+      continue;
+    }
+    if (!current) continue;
+    if (keyword === 'timeout' && args[0] === 'check') {
+      const ms = parseTime(args[1]);
+      if (ms === undefined) return { ok: false, reason: `unreadable line: ${raw.trim()}` };
+      current.timeoutCheck = ms;
+    } else if (keyword === 'default-server') {
+      const parsed = serverKeywords(args);
+      if (!parsed.ok) return { ok: false, reason: `${parsed.reason} in: ${raw.trim()}` };
+      current.server = { ...current.server, ...parsed.values };
+    } else if (keyword === 'server' && servers) {
+      const parsed = serverKeywords(args.slice(2));
+      if (!parsed.ok || args[0] === undefined) {
+        return { ok: false, reason: `${parsed.ok ? 'no name' : parsed.reason} in: ${raw.trim()}` };
+      }
+      const s = { ...current.server, ...parsed.values };
+      servers.set(args[0], {
+        check: s.check ?? false,
+        inter: s.inter ?? haproxyDefaults.inter,
+        fall: s.fall ?? haproxyDefaults.fall,
+        rise: s.rise ?? haproxyDefaults.rise,
+        ...(s.slowstart !== undefined ? { slowstart: s.slowstart } : {}),
+      });
+    }
+  }
+  if (!found) return { ok: false, reason: `no backend ${backend} in it` };
+  const { timeoutCheck } = found.scope;
+  return {
+    ok: true,
+    checks: { servers: found.servers, ...(timeoutCheck !== undefined ? { timeoutCheck } : {}) },
+  };
+}
+
+function serverKeywords(
+  args: readonly string[],
+): { ok: true; values: Partial<ServerCheck> } | { ok: false; reason: string } {
+  const values: { -readonly [K in keyof ServerCheck]?: ServerCheck[K] } = {};
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    const value = args[i + 1];
+    if (word === 'check') values.check = true;
+    else if (word === 'no-check') values.check = false;
+    else if (word === 'inter' || word === 'slowstart') {
+      const ms = parseTime(value);
+      if (ms === undefined) return { ok: false, reason: `bad ${word} ${value ?? ''}` };
+      values[word] = ms;
+      i++;
+    } else if (word === 'fall' || word === 'rise') {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1) return { ok: false, reason: `bad ${word} ${value ?? ''}` };
+      values[word] = n;
+      i++;
+    }
+  }
+  return { ok: true, values };
+}
+
+const timeUnits: Record<string, number> = {
+  us: 0.001,
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** haproxy time: a number in ms by default, or suffixed us/ms/s/m/h/d */
+export function parseTime(text: string | undefined): number | undefined {
+  const match = /^(\d+)(us|ms|s|m|h|d)?$/.exec(text ?? '');
+  if (!match) return undefined;
+  return Math.ceil(Number(match[1]) * (timeUnits[match[2] ?? 'ms'] ?? 1));
+}
+
+function tokens(line: string): string[] {
+  const code = line.replace(/(^|\s)#.*$/, '');
+  return code.trim() === '' ? [] : code.trim().split(/\s+/);
+}
+
+function copy(scope: Scope): Scope {
+  return { ...scope, server: { ...scope.server } };
+}

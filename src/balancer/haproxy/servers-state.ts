@@ -1,0 +1,72 @@
+/**
+ * `show servers state <backend>`: a format-version line ("1"), a `#` header
+ * naming the columns, then one space-separated row per server. Columns are
+ * found by name, not position, because later haproxy versions append columns.
+ */
+
+export interface ServerStateRow {
+  readonly backend: string;
+  readonly server: string;
+  /** 0 stopped, 1 starting, 2 running, 3 stopping */
+  readonly opState: number;
+  /** a mask of SRV_ADMF_* bits */
+  readonly adminState: number;
+  /** a mask of CHK_ST_* bits */
+  readonly checkState: number;
+}
+
+export const OpState = { stopped: 0, starting: 1, running: 2, stopping: 3 } as const;
+
+export const AdminFlag = {
+  forcedMaint: 0x01,
+  inheritedMaint: 0x02,
+  configMaint: 0x04,
+  forcedDrain: 0x08,
+  inheritedDrain: 0x10,
+  resolutionMaint: 0x20,
+} as const;
+export const maintMask =
+  AdminFlag.forcedMaint |
+  AdminFlag.inheritedMaint |
+  AdminFlag.configMaint |
+  AdminFlag.resolutionMaint;
+export const drainMask = AdminFlag.forcedDrain | AdminFlag.inheritedDrain;
+
+/** CHK_ST_ENABLED: health checks run on this server */
+export const checkEnabled = 0x04;
+
+const required = ['be_name', 'srv_name', 'srv_op_state', 'srv_admin_state', 'srv_check_state'];
+
+/** The rows, or a reason the text is not this dump (the caller names the socket). */
+export function parseServersState(
+  text: string,
+): { ok: true; rows: ServerStateRow[] } | { ok: false; reason: string } {
+  const lines = text.split('\n').map((l) => l.trim());
+  if (lines[0] !== '1') return { ok: false, reason: 'not format version 1' };
+  const header = lines[1]?.startsWith('#') ? lines[1].slice(1).trim().split(/\s+/) : undefined;
+  if (!header) return { ok: false, reason: 'no column header' };
+  const index = new Map(header.map((name, i) => [name, i]));
+  const missing = required.filter((c) => !index.has(c));
+  if (missing.length > 0) return { ok: false, reason: `no column ${missing.join(', ')}` };
+  const column = (fields: string[], name: string): string => fields[index.get(name) ?? -1] ?? '';
+  const rows: ServerStateRow[] = [];
+  for (const line of lines.slice(2)) {
+    if (line === '' || line.startsWith('#')) continue;
+    const fields = line.split(/\s+/);
+    const numbers = ['srv_op_state', 'srv_admin_state', 'srv_check_state'].map((c) =>
+      Number(column(fields, c)),
+    );
+    if (fields.length < header.length || numbers.some((n) => !Number.isInteger(n))) {
+      return { ok: false, reason: `unreadable row ${JSON.stringify(line.slice(0, 60))}` };
+    }
+    const [opState = 0, adminState = 0, checkState = 0] = numbers;
+    rows.push({
+      backend: column(fields, 'be_name'),
+      server: column(fields, 'srv_name'),
+      opState,
+      adminState,
+      checkState,
+    });
+  }
+  return { ok: true, rows };
+}

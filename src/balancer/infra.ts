@@ -1,0 +1,70 @@
+import type { Config, HealthCheckSettings } from '../config/types.js';
+import { ConfigError, OperationError, UsageError } from '../errors.js';
+import { diffSettings, formatValue, type SettingChange } from './infra-diff.js';
+
+export interface InfraResult {
+  readonly kind: Config['balancer']['kind'];
+  readonly changes: readonly SettingChange[];
+  /** true when changes were made at the balancer */
+  readonly applied: boolean;
+  /** haproxy: the lines to write into its config, since it cannot change them at runtime */
+  readonly snippet?: string;
+}
+
+/**
+ * `deploy infra apply`: make the balancer's health-check settings match
+ * deploy.yml. Reads run under --dry-run too; only changes are skipped.
+ */
+export async function infraApply(
+  config: Config,
+  options: { dryRun: boolean },
+): Promise<InfraResult> {
+  const { balancer } = config;
+  const desired = balancer.healthCheck;
+  if (balancer.kind === 'static') {
+    throw new UsageError('balancer.kind static has no API: there is nothing to apply');
+  }
+  if (!desired) {
+    throw new ConfigError([
+      {
+        path: 'balancer',
+        message:
+          'deploy infra apply needs the desired settings: write interval, timeout, unhealthy_threshold and healthy_threshold',
+      },
+    ]);
+  }
+  if (balancer.kind === 'alb') {
+    const [{ createAlbBalancer }, { applyAlbInfra }] = await Promise.all([
+      import('./alb.js'),
+      import('./alb-infra.js'),
+    ]);
+    const alb = await createAlbBalancer(balancer);
+    try {
+      return { kind: 'alb', ...(await applyAlbInfra(alb, desired, options.dryRun)) };
+    } finally {
+      await alb.close();
+    }
+  }
+  const { HaproxyBalancer } = await import('./haproxy/adapter.js');
+  // compare with what runs: the file (or deploy.yml itself) would only echo `desired`
+  const current = await new HaproxyBalancer(balancer).settings();
+  // deregistration delay and idle timeout are ALB notions with no haproxy line
+  const { deregistrationDelay: _d, idleTimeout: _i, ...comparable } = desired;
+  const changes = diffSettings(current, comparable, () => 'manual');
+  if (changes.length > 0 && !options.dryRun) {
+    throw new OperationError(
+      `haproxy cannot change check settings at runtime: put '${haproxySnippet(desired).replace(/\n/g, '; ')}' in backend ${balancer.backend}${balancer.config ? ` of ${balancer.config}` : ''} and reload haproxy`,
+    );
+  }
+  return { kind: 'haproxy', changes, applied: false, snippet: haproxySnippet(desired) };
+}
+
+/** The backend lines that give haproxy the settings of deploy.yml. */
+export function haproxySnippet(s: HealthCheckSettings): string {
+  const t = (ms: number): string => formatValue('interval', ms);
+  const slow = s.slowStart ? ` slowstart ${t(s.slowStart)}` : '';
+  return [
+    `default-server inter ${t(s.interval)} fall ${s.unhealthyThreshold} rise ${s.healthyThreshold}${slow}`,
+    `timeout check ${t(s.timeout)}`,
+  ].join('\n');
+}

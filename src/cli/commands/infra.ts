@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import type { SettingChange } from '../../balancer/infra-diff.js';
+import type { RegisterCommand } from './index.js';
+
+/** `deploy infra apply [--dry-run]`: the balancer's health-check settings ← deploy.yml. */
+export const registerInfra: RegisterCommand = (program: Command) => {
+  const infra = program.command('infra').description("the balancer's own settings");
+  infra
+    .command('apply')
+    .description("make the balancer's health-check settings match deploy.yml")
+    .option('-c, --config <file>', 'deploy.yml to read', 'deploy.yml')
+    .option('--dry-run', 'print what would change and change nothing')
+    .option('--json', 'machine-readable output')
+    .action(async (options: { config: string; dryRun?: boolean; json?: boolean }) => {
+      const [{ loadConfig }, { infraApply }, { formatValue }, { createOutput }] = await Promise.all(
+        [
+          import('../../config/load.js'),
+          import('../../balancer/infra.js'),
+          import('../../balancer/infra-diff.js'),
+          import('../output.js'),
+        ],
+      );
+      const output = createOutput({ json: options.json ?? false });
+      const config = await loadConfig(options.config, { log: output });
+      const dryRun = options.dryRun ?? false;
+      const result = await infraApply(config, { dryRun });
+      const line = (c: SettingChange): string =>
+        `  ${c.setting}: ${formatValue(c.setting, c.current)} -> ${formatValue(c.setting, c.desired)}${c.action === 'manual' ? '  (not changed by handoff)' : ''}`;
+      if (result.changes.length === 0) {
+        output.text(`${result.kind}: the health-check settings already match ${config.source}`);
+      } else {
+        const verb = result.applied ? 'changed' : dryRun ? 'would change' : 'differs';
+        output.text([`${result.kind}: ${verb}:`, ...result.changes.map(line)].join('\n'));
+        if (result.snippet) output.text(`haproxy backend lines:\n${result.snippet}`);
+      }
+      output.result(true, {
+        kind: result.kind,
+        dryRun,
+        applied: result.applied,
+        changes: result.changes,
+        ...(result.snippet ? { snippet: result.snippet } : {}),
+      });
+    });
+};

@@ -1,0 +1,250 @@
+import {
+  DeregisterTargetsCommand,
+  DescribeLoadBalancerAttributesCommand,
+  DescribeTargetGroupAttributesCommand,
+  DescribeTargetGroupsCommand,
+  DescribeTargetHealthCommand,
+  ElasticLoadBalancingV2Client,
+  ElasticLoadBalancingV2ServiceException,
+  RegisterTargetsCommand,
+  TargetGroupNotFoundException,
+} from '@aws-sdk/client-elastic-load-balancing-v2';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAlbBalancer } from '../../../src/balancer/alb.js';
+import type { AlbBalancerConfig } from '../../../src/config/types.js';
+import { BlockedError, ConfigError } from '../../../src/errors.js';
+
+const elb = mockClient(ElasticLoadBalancingV2Client);
+const arn = 'arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/api/abc';
+const lbArn = 'arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/front/def';
+const config: AlbBalancerConfig = { kind: 'alb', targetGroupArn: arn, region: 'eu-west-1' };
+
+/** The error a promise rejects with; a promise that resolves fails the test. */
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e as Error,
+  );
+}
+
+afterEach(() => {
+  elb.reset();
+});
+
+function health(
+  id: string,
+  State: string,
+  extra: { Reason?: string; Description?: string; Port?: number } = {},
+) {
+  const { Port = 80, ...why } = extra;
+  return { Target: { Id: id, Port }, TargetHealth: { State, ...why } } as never;
+}
+
+function awsError(name: string, message = name): Error {
+  return new ElasticLoadBalancingV2ServiceException({
+    name,
+    message,
+    $fault: 'client',
+    $metadata: {},
+  });
+}
+
+describe('the ALB balancer, target states', () => {
+  async function statesOf(descriptions: unknown[], targets: string[]) {
+    elb
+      .on(DescribeTargetHealthCommand)
+      .resolves({ TargetHealthDescriptions: descriptions as never });
+    const alb = await createAlbBalancer(config);
+    return [...(await alb.states(targets)).values()];
+  }
+
+  it('puts only healthy targets in rotation', async () => {
+    const states = await statesOf(
+      [
+        health('i-healthy', 'healthy'),
+        health('i-initial', 'initial', { Reason: 'Elb.RegistrationInProgress' }),
+        health('i-unhealthy', 'unhealthy', {
+          Reason: 'Target.ResponseCodeMismatch',
+          Description: 'Health checks failed with these codes: [503]',
+        }),
+        health('i-draining', 'draining', { Reason: 'Target.DeregistrationInProgress' }),
+        health('i-unavailable', 'unavailable', { Reason: 'Target.HealthCheckDisabled' }),
+        health('i-unused', 'unused', { Reason: 'Target.InvalidState' }),
+      ],
+      ['i-healthy', 'i-initial', 'i-unhealthy', 'i-draining', 'i-unavailable', 'i-unused'],
+    );
+    expect(states.map((s) => [s.target, s.state, s.inRotation])).toEqual([
+      ['i-healthy', 'healthy', true],
+      ['i-initial', 'initial', false],
+      ['i-unhealthy', 'unhealthy', false],
+      ['i-draining', 'draining', false],
+      ['i-unavailable', 'unavailable', false],
+      ['i-unused', 'unused', false],
+    ]);
+  });
+
+  it('gives the reason and description AWS gave', async () => {
+    const [state] = await statesOf(
+      [
+        health('i-1', 'unhealthy', {
+          Reason: 'Target.ResponseCodeMismatch',
+          Description: 'Health checks failed with these codes: [503]',
+        }),
+      ],
+      ['i-1'],
+    );
+    expect(state?.reason).toBe(
+      'Target.ResponseCodeMismatch: Health checks failed with these codes: [503]',
+    );
+  });
+
+  it('reads every registered target and reports one it does not list as unused', async () => {
+    const states = await statesOf([health('10.0.1.11', 'healthy')], ['10.0.1.12']);
+    expect(elb.commandCalls(DescribeTargetHealthCommand)[0]?.args[0].input).toEqual({
+      TargetGroupArn: arn,
+    });
+    expect(states).toEqual([
+      {
+        target: '10.0.1.12',
+        state: 'unused',
+        inRotation: false,
+        reason: 'not registered in the target group',
+      },
+    ]);
+  });
+
+  it('matches a target written with a port only on that port', async () => {
+    const states = await statesOf(
+      [health('i-1', 'healthy', { Port: 80 }), health('i-1', 'draining', { Port: 8080 })],
+      ['i-1:8080', 'i-1'],
+    );
+    expect(states.map((s) => [s.target, s.state])).toEqual([
+      ['i-1:8080', 'draining'],
+      ['i-1', 'healthy'],
+    ]);
+  });
+});
+
+describe('the ALB balancer, settings', () => {
+  function describeGroup(loadBalancers: string[]) {
+    elb.on(DescribeTargetGroupsCommand, { TargetGroupArns: [arn] }).resolves({
+      TargetGroups: [
+        {
+          TargetGroupArn: arn,
+          HealthCheckIntervalSeconds: 10,
+          HealthCheckTimeoutSeconds: 4,
+          UnhealthyThresholdCount: 3,
+          HealthyThresholdCount: 2,
+          LoadBalancerArns: loadBalancers,
+        },
+      ],
+    });
+    elb.on(DescribeTargetGroupAttributesCommand, { TargetGroupArn: arn }).resolves({
+      Attributes: [
+        { Key: 'deregistration_delay.timeout_seconds', Value: '30' },
+        { Key: 'slow_start.duration_seconds', Value: '0' },
+        { Key: 'stickiness.enabled', Value: 'false' },
+      ],
+    });
+  }
+
+  it('reads the health check, the group attributes and the idle timeout of its load balancer', async () => {
+    describeGroup([lbArn]);
+    elb.on(DescribeLoadBalancerAttributesCommand, { LoadBalancerArn: lbArn }).resolves({
+      Attributes: [{ Key: 'idle_timeout.timeout_seconds', Value: '60' }],
+    });
+    const alb = await createAlbBalancer(config);
+    expect(await alb.settings()).toEqual({
+      interval: 10_000,
+      timeout: 4_000,
+      unhealthyThreshold: 3,
+      healthyThreshold: 2,
+      deregistrationDelay: 30_000,
+      slowStart: 0,
+      idleTimeout: 60_000,
+    });
+  });
+
+  it('leaves the idle timeout unknown for a group no load balancer uses yet', async () => {
+    describeGroup([]);
+    const settings = await (await createAlbBalancer(config)).settings();
+    expect(settings.idleTimeout).toBeUndefined();
+    expect(elb.commandCalls(DescribeLoadBalancerAttributesCommand)).toHaveLength(0);
+  });
+});
+
+describe('the ALB balancer, registration', () => {
+  it('deregisters an instance by id, leaving the port to the group', async () => {
+    elb.on(DeregisterTargetsCommand).resolves({});
+    await (await createAlbBalancer(config)).deregister('i-0abc123');
+    expect(elb.commandCalls(DeregisterTargetsCommand)[0]?.args[0].input).toEqual({
+      TargetGroupArn: arn,
+      Targets: [{ Id: 'i-0abc123' }],
+    });
+  });
+
+  it('registers an IP target on the port written after it', async () => {
+    elb.on(RegisterTargetsCommand).resolves({});
+    await (await createAlbBalancer(config)).register('10.0.1.11:8080');
+    expect(elb.commandCalls(RegisterTargetsCommand)[0]?.args[0].input).toEqual({
+      TargetGroupArn: arn,
+      Targets: [{ Id: '10.0.1.11', Port: 8080 }],
+    });
+  });
+});
+
+describe('the ALB balancer, when AWS refuses', () => {
+  const fails = async (error: Error): Promise<Error> => {
+    elb.on(DescribeTargetHealthCommand).rejects(error);
+    const alb = await createAlbBalancer(config);
+    return rejection(alb.states(['i-1']));
+  };
+
+  it('blocks on access denied, pointing at the permissions it needs', async () => {
+    const error = await fails(
+      awsError(
+        'AccessDenied',
+        'User: arn:aws:iam::123:user/ci is not authorized to perform: elasticloadbalancing:DescribeTargetHealth',
+      ),
+    );
+    expect(error).toBeInstanceOf(BlockedError);
+    expect(error.message).toBe(
+      'ALB reading target health: access denied (User: arn:aws:iam::123:user/ci is not authorized to perform: elasticloadbalancing:DescribeTargetHealth): grant the IAM permissions listed in docs/balancers.md',
+    );
+  });
+
+  it('is a config error naming the ARN when the target group does not exist', async () => {
+    const error = await fails(
+      new TargetGroupNotFoundException({
+        message: 'One or more target groups not found',
+        $metadata: {},
+      }),
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toBe(
+      `balancer.target_group_arn: no such target group in eu-west-1 (${arn}): check the ARN and balancer.region`,
+    );
+  });
+
+  it('blocks with where to put credentials when there are none', async () => {
+    const noCredentials = Object.assign(
+      new Error('Could not load credentials from any providers'),
+      {
+        name: 'CredentialsProviderError',
+      },
+    );
+    const error = await fails(noCredentials);
+    expect(error).toBeInstanceOf(BlockedError);
+    expect(error.message).toBe(
+      'ALB reading target health: no AWS credentials found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or run on a role',
+    );
+  });
+
+  it('keeps an unexpected AWS message to its first line', async () => {
+    const error = await fails(awsError('InternalFailure', 'something broke\nwith details'));
+    expect(error.message).toBe('ALB reading target health: InternalFailure: something broke');
+  });
+});

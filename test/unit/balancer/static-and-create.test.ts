@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { createBalancer } from '../../../src/balancer/create.js';
+import { infraApply } from '../../../src/balancer/infra.js';
+import { StaticBalancer } from '../../../src/balancer/static.js';
+import type { StaticBalancerConfig } from '../../../src/config/types.js';
+import { OperationError, UsageError } from '../../../src/errors.js';
+import { testConfig } from '../../support/config.js';
+
+const healthCheck = { interval: 5_000, timeout: 2_000, unhealthyThreshold: 2, healthyThreshold: 3 };
+const staticConfig: StaticBalancerConfig = { kind: 'static', healthCheck };
+
+describe('the static balancer', () => {
+  it('reports the settings written in deploy.yml', async () => {
+    expect(await new StaticBalancer(staticConfig).settings()).toEqual(healthCheck);
+  });
+
+  it('cannot tell whether any target is in rotation', async () => {
+    const states = await new StaticBalancer(staticConfig).states(['web-1', 'web-2']);
+    expect([...states.values()]).toEqual([
+      { target: 'web-1', state: 'unknown', inRotation: null },
+      { target: 'web-2', state: 'unknown', inRotation: null },
+    ]);
+  });
+
+  it('refuses to deregister, pointing at drain.method health', async () => {
+    await expect(new StaticBalancer(staticConfig).deregister('web-1')).rejects.toThrow(
+      new OperationError(
+        "balancer.kind static has no API to deregister web-1: use drain.method health, so the host's health endpoint takes it out",
+      ),
+    );
+    await expect(new StaticBalancer(staticConfig).register('web-1')).rejects.toBeInstanceOf(
+      OperationError,
+    );
+  });
+
+  it('has nothing for deploy infra apply to change', async () => {
+    await expect(
+      infraApply(testConfig({ balancer: staticConfig }), { dryRun: true }),
+    ).rejects.toBeInstanceOf(UsageError);
+  });
+});
+
+describe('createBalancer', () => {
+  it('picks the adapter of balancer.kind', async () => {
+    const alb = testConfig({
+      balancer: {
+        kind: 'alb',
+        targetGroupArn: 'arn:aws:elasticloadbalancing:x',
+        region: 'eu-west-1',
+      },
+    });
+    const kinds = await Promise.all(
+      [testConfig({ balancer: staticConfig }), testConfig(), alb].map(async (c) => {
+        const balancer = await createBalancer(c);
+        await balancer.close();
+        return balancer.kind;
+      }),
+    );
+    expect(kinds).toEqual(['static', 'haproxy', 'alb']);
+  });
+});
