@@ -1,0 +1,31 @@
+/** The lab: N hosts in their own mount namespaces behind a real HAProxy, for e2e tests. */
+export { startLab, cleanLeftovers } from './lab.js';
+export type { LabOptions } from './lab.js';
+export type { Lab } from './lab-api.js';
+export {
+  labLayout,
+  frontendUrl,
+  labFiles,
+  defaultTimings,
+  DEFAULT_WORK_DIR,
+  LAB_SERVICE,
+} from './layout.js';
+export type { LabLayout, LabHostPlan, LabTimings, LayoutOptions } from './layout.js';
+export type { LabHost } from './host.js';
+export { labConfig } from './config.js';
+export type { LabConfigOptions } from './config.js';
+export { startLoad, formatReport } from './load.js';
+export type { Load, LoadOptions, LoadReport } from './load.js';
+export { inHost, nsenterArgv, sshArgv, sshExec, shellQuote } from './exec.js';
+export type { ExecOptions, ExecResult } from './exec.js';
+export { haproxyConfig, haproxyCommand, showStat, serverStatus } from './haproxy.js';
+export type { StatRow } from './haproxy.js';
+export {
+  stageRelease,
+  startServicesDirectly,
+  stopServicesDirectly,
+  httpStatus,
+  servicesDir,
+} from './services.js';
+export { pidsInNamespace, mountNamespaceOf } from './procs.js';
+export { ensurePackages, missingPackages } from './packages.js';

@@ -1,0 +1,96 @@
+import { labConfig, type LabConfigOptions } from './config.js';
+import { inHost, sshExec, type ExecOptions, type ExecResult } from './exec.js';
+import { haproxyCommand, serverStatus, showStat, type StatRow } from './haproxy.js';
+import type { LabHost } from './host.js';
+import { frontendUrl, labFiles, type LabLayout } from './layout.js';
+import { until } from './procs.js';
+import { startServicesDirectly, stageRelease, stopServicesDirectly } from './services.js';
+
+export interface Lab {
+  readonly layout: LabLayout;
+  readonly hosts: readonly LabHost[];
+  /** `http://127.0.10.100:8080/` */
+  readonly url: string;
+  readonly haproxySocket: string;
+  readonly backend: string;
+  readonly identityFile: string;
+  readonly knownHosts: string;
+  host(name: string): LabHost;
+  /** run argv inside the host's namespaces (nsenter), not over SSH */
+  inHost(
+    host: string | LabHost,
+    argv: readonly string[],
+    options?: ExecOptions,
+  ): Promise<ExecResult>;
+  /** run argv on the host through the OpenSSH client, strict host key checking */
+  ssh(host: string | LabHost, argv: readonly string[], options?: ExecOptions): Promise<ExecResult>;
+  showStat(): Promise<StatRow[]>;
+  /** `UP`, `DOWN`, `UP 1/2`, `MAINT`, … */
+  serverStatus(server: string): Promise<string | undefined>;
+  /** poll until the server's status satisfies `wanted`; resolves with the elapsed ms */
+  waitForStatus(
+    server: string,
+    wanted: (status: string) => boolean,
+    timeoutMs: number,
+  ): Promise<number>;
+  haproxy(command: string): Promise<string>;
+  /** a deploy.yml for this lab */
+  config(options?: LabConfigOptions): string;
+  stageRelease(
+    host: string | LabHost,
+    release: string,
+    options?: { bad?: boolean },
+  ): Promise<string>;
+  startServicesDirectly(host: string | LabHost, releaseDir: string): Promise<void>;
+  stopServicesDirectly(host: string | LabHost, releaseDir: string): Promise<void>;
+  /** kill every process of every host and HAProxy; the namespaces and their mounts vanish */
+  stop(): Promise<void>;
+}
+
+/** The handle a test holds: addresses, shells into hosts, HAProxy state, test aids. */
+export function labApi(
+  layout: LabLayout,
+  hosts: readonly LabHost[],
+  stop: () => Promise<void>,
+): Lab {
+  const files = labFiles(layout.workDir);
+  const byName = (h: string | LabHost): LabHost => {
+    if (typeof h !== 'string') return h;
+    const found = hosts.find((x) => x.name === h);
+    if (!found)
+      throw new Error(`no lab host named ${h}; hosts are ${hosts.map((x) => x.name).join(', ')}`);
+    return found;
+  };
+  const socket = files.haproxySocket;
+  return {
+    layout,
+    hosts,
+    url: frontendUrl(layout),
+    haproxySocket: socket,
+    backend: layout.backend,
+    identityFile: files.clientKey,
+    knownHosts: files.knownHosts,
+    host: byName,
+    inHost: (h, argv, o) => inHost(byName(h), argv, o),
+    ssh: (h, argv, o) => sshExec(layout.workDir, byName(h), argv, o),
+    showStat: () => showStat(socket),
+    serverStatus: (server) => serverStatus(socket, layout.backend, server),
+    waitForStatus: async (server, wanted, timeoutMs) => {
+      const started = Date.now();
+      let last: string | undefined;
+      const ok = await until(async () => {
+        last = await serverStatus(socket, layout.backend, server);
+        return last !== undefined && wanted(last);
+      }, timeoutMs);
+      if (!ok)
+        throw new Error(`${server}: still ${last ?? 'unknown'} at HAProxy after ${timeoutMs} ms`);
+      return Date.now() - started;
+    },
+    haproxy: (command) => haproxyCommand(socket, command),
+    config: (o) => labConfig(layout, o),
+    stageRelease: (h, release, o) => stageRelease(layout, byName(h), release, o),
+    startServicesDirectly: (h, dir) => startServicesDirectly(layout, byName(h), dir),
+    stopServicesDirectly: (h, dir) => stopServicesDirectly(layout, byName(h), dir),
+    stop,
+  };
+}

@@ -1,0 +1,121 @@
+import { mkdir } from 'node:fs/promises';
+import { startHaproxy } from './haproxy.js';
+import { startHost, type LabHost } from './host.js';
+import { labApi, type Lab } from './lab-api.js';
+import { labFiles, labLayout, type LayoutOptions } from './layout.js';
+import { ensurePackages } from './packages.js';
+import {
+  commandLineOf,
+  isAlive,
+  killGroup,
+  killGroupSync,
+  killNamespace,
+  killNamespaceSync,
+} from './procs.js';
+import { writeSshFiles } from './sshd.js';
+import { clearState, readState, writeState, type LabState } from './state.js';
+
+export interface LabOptions extends LayoutOptions {
+  /** tear down on SIGINT/SIGTERM and on process exit; default true */
+  readonly handleSignals?: boolean;
+  /** progress lines (the CLI prints them) */
+  readonly report?: (line: string) => void;
+}
+
+/** Kill whatever a previous run left behind, by its state file. Safe when nothing is there. */
+export async function cleanLeftovers(workDir: string): Promise<string[]> {
+  const state = readState(workDir);
+  if (!state) return [];
+  const cleaned: string[] = [];
+  for (const h of state.hosts) {
+    await killNamespace(h.mountNamespace);
+    cleaned.push(h.name);
+  }
+  // a pid recorded by a crashed run may have been recycled: only kill a haproxy
+  if (
+    state.haproxyPid &&
+    isAlive(state.haproxyPid) &&
+    commandLineOf(state.haproxyPid).includes('haproxy')
+  ) {
+    await killGroup(state.haproxyPid);
+    cleaned.push('haproxy');
+  }
+  clearState(workDir);
+  return cleaned;
+}
+
+function cleanLeftoversSync(state: LabState): void {
+  for (const h of state.hosts) killNamespaceSync(h.mountNamespace);
+  if (state.haproxyPid) killGroupSync(state.haproxyPid);
+}
+
+export async function startLab(options: LabOptions = {}): Promise<Lab> {
+  const layout = labLayout(options);
+  const report = options.report ?? (() => undefined);
+  await ensurePackages(report);
+  const previous = readState(layout.workDir);
+  if (previous && previous.ownerPid !== process.pid && isAlive(previous.ownerPid)) {
+    // its owner still runs (another terminal, another test run): do not pull the lab from under it
+    throw new Error(
+      `a lab in ${layout.workDir} is owned by running pid ${previous.ownerPid}; stop it, or run 'node --import tsx scripts/lab/cli.ts down'`,
+    );
+  }
+  const leftovers = await cleanLeftovers(layout.workDir);
+  if (leftovers.length > 0) report(`cleaned up a previous lab: ${leftovers.join(', ')}`);
+  const files = labFiles(layout.workDir);
+  for (const h of layout.hosts) await mkdir(files.hostDir(h.name), { recursive: true });
+  await writeSshFiles(layout);
+
+  const state: LabState = { startedAt: new Date().toISOString(), ownerPid: process.pid, hosts: [] };
+  writeState(layout.workDir, state);
+  let stopped = false;
+  const onExit = (): void => {
+    if (!stopped) cleanLeftoversSync(state);
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    onExit();
+    stopped = true;
+    clearState(layout.workDir);
+    detach();
+    process.kill(process.pid, signal);
+  };
+  const detach = (): void => {
+    process.off('exit', onExit);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  if (options.handleSignals ?? true) {
+    process.on('exit', onExit);
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    detach();
+    await cleanLeftovers(layout.workDir);
+  };
+
+  const hosts: LabHost[] = [];
+  try {
+    for (const plan of layout.hosts) {
+      report(`starting ${plan.name} on ${plan.address}:${plan.sshPort}`);
+      const host = await startHost(layout, plan, (h) => {
+        state.hosts.push({ name: h.name, pid: h.pid, mountNamespace: h.mountNamespace });
+        writeState(layout.workDir, state);
+      });
+      hosts.push(host);
+    }
+    report(`starting haproxy on ${layout.frontend.address}:${layout.frontend.port}`);
+    await startHaproxy(layout, (pid) => {
+      state.haproxyPid = pid;
+      writeState(layout.workDir, state);
+    });
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+
+  return labApi(layout, hosts, stop);
+}

@@ -1,0 +1,116 @@
+import path from 'node:path';
+
+/** How the lab's balancer probes hosts: short, so a drain takes seconds, and all parameters. */
+export interface LabTimings {
+  /** HAProxy `inter`: ms between health checks */
+  readonly interval: number;
+  /** HAProxy `fall`: failed checks before a server is DOWN */
+  readonly fall: number;
+  /** HAProxy `rise`: passed checks before a server is UP again */
+  readonly rise: number;
+  /** HAProxy `timeout check` */
+  readonly checkTimeout: number;
+}
+
+// checkTimeout below interval: overlapping checks would break the detection bound (`deploy check`)
+export const defaultTimings: LabTimings = { interval: 1000, fall: 2, rise: 2, checkTimeout: 500 };
+
+export interface LabHostPlan {
+  /** also the HAProxy server name and the host's hostname inside its namespace */
+  readonly name: string;
+  readonly address: string;
+  readonly sshPort: number;
+}
+
+/** Where everything of one lab lives: addresses, ports, paths. Pure data. */
+export interface LabLayout {
+  readonly workDir: string;
+  readonly service: string;
+  readonly hosts: readonly LabHostPlan[];
+  readonly frontend: { readonly address: string; readonly port: number };
+  /** the app's port on every host */
+  readonly appPort: number;
+  /** resolves, inside each host, to that host's own address (its private /etc/hosts) */
+  readonly selfName: string;
+  readonly backend: string;
+  readonly timings: LabTimings;
+  /** the directories each host gets a private tmpfs over */
+  readonly privateMounts: readonly string[];
+  /** host.root, host.state, host.lock, host.agent of deploy.yml */
+  readonly paths: {
+    readonly root: string;
+    readonly state: string;
+    readonly lock: string;
+    readonly agent: string;
+  };
+}
+
+export interface LayoutOptions {
+  /** default 3 */
+  readonly hosts?: number;
+  /** default /tmp/handoff-lab */
+  readonly workDir?: string;
+  /** the first three octets; default 127.0.10, away from the 127.0.0.1 other tests use */
+  readonly subnet?: string;
+  readonly sshPort?: number;
+  readonly appPort?: number;
+  readonly frontendPort?: number;
+  readonly timings?: Partial<LabTimings>;
+}
+
+export const LAB_SERVICE = 'lab';
+export const DEFAULT_WORK_DIR = '/tmp/handoff-lab';
+
+export function labLayout(options: LayoutOptions = {}): LabLayout {
+  const count = options.hosts ?? 3;
+  if (!Number.isInteger(count) || count < 1 || count > 99) {
+    throw new Error(`--hosts must be a whole number from 1 to 99, got ${count}`);
+  }
+  const subnet = options.subnet ?? '127.0.10';
+  const sshPort = options.sshPort ?? 22;
+  const service = LAB_SERVICE;
+  return {
+    workDir: path.resolve(options.workDir ?? DEFAULT_WORK_DIR),
+    service,
+    hosts: Array.from({ length: count }, (_, i) => ({
+      name: `web-${i + 1}`,
+      address: `${subnet}.${i + 1}`,
+      sshPort,
+    })),
+    frontend: { address: `${subnet}.100`, port: options.frontendPort ?? 8080 },
+    appPort: options.appPort ?? 8000,
+    selfName: 'lab-self',
+    backend: `be_${service}`,
+    timings: { ...defaultTimings, ...options.timings },
+    // parents, not just <svc>: proper-lockfile and temp+rename write siblings of these paths
+    privateMounts: [
+      '/srv/handoff',
+      '/run/handoff',
+      '/var/lock/handoff',
+      '/opt/handoff',
+      '/etc/handoff',
+      '/etc/cron.d',
+    ],
+    paths: {
+      root: `/srv/handoff/${service}`,
+      state: `/run/handoff/${service}`,
+      lock: `/var/lock/handoff/${service}`,
+      agent: '/opt/handoff',
+    },
+  };
+}
+
+export function frontendUrl(layout: LabLayout): string {
+  return `http://${layout.frontend.address}:${layout.frontend.port}/`;
+}
+
+export const labFiles = (workDir: string) => ({
+  state: path.join(workDir, 'lab.json'),
+  clientKey: path.join(workDir, 'client', 'id_ed25519'),
+  authorizedKeys: path.join(workDir, 'client', 'authorized_keys'),
+  knownHosts: path.join(workDir, 'client', 'known_hosts'),
+  haproxyConfig: path.join(workDir, 'haproxy', 'haproxy.cfg'),
+  haproxySocket: path.join(workDir, 'haproxy', 'admin.sock'),
+  haproxyLog: path.join(workDir, 'haproxy', 'haproxy.log'),
+  hostDir: (name: string) => path.join(workDir, 'hosts', name),
+});

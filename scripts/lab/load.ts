@@ -1,0 +1,142 @@
+import http from 'node:http';
+
+export interface LoadOptions {
+  readonly url: string;
+  /** K keep-alive connections, each with one request at a time; default 4 */
+  readonly concurrency?: number;
+  /** stops by itself after this many requests in all; default 200 000 */
+  readonly maxRequests?: number;
+  /** stops by itself after this long; default 120 s */
+  readonly maxDurationMs?: number;
+  /** pause between two requests of one connection; default 5 ms, so checks still get CPU */
+  readonly pauseMs?: number;
+  /** a request with no answer after this counts as ETIMEDOUT; default 5 s */
+  readonly requestTimeoutMs?: number;
+}
+
+export interface LoadReport {
+  readonly total: number;
+  /** 2xx */
+  readonly ok: number;
+  /** total − ok: every non-2xx and every socket error */
+  readonly failed: number;
+  /** non-2xx answers by status code */
+  readonly statuses: Readonly<Record<string, number>>;
+  /** requests that got no answer, by error code (ECONNRESET, ECONNREFUSED, ETIMEDOUT, …) */
+  readonly errors: Readonly<Record<string, number>>;
+  /** 2xx answers by the `release` in their JSON body */
+  readonly releases: Readonly<Record<string, number>>;
+  /** 2xx answers by the `host` in their JSON body */
+  readonly hosts: Readonly<Record<string, number>>;
+  readonly durationMs: number;
+}
+
+export interface Load {
+  /** resolves when the load stopped by itself (count or time) or was stopped */
+  readonly done: Promise<LoadReport>;
+  /** stop sending, wait for the requests in flight, and report */
+  stop(): Promise<LoadReport>;
+  /** the counts so far, while it runs */
+  snapshot(): LoadReport;
+}
+
+type Outcome = { status: number; body: string } | { error: string };
+
+function once(url: string, agent: http.Agent, timeoutMs: number): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+    });
+    req.setTimeout(timeoutMs, () =>
+      req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
+    );
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+  });
+}
+
+const bump = (counts: Record<string, number>, key: string): void => {
+  counts[key] = (counts[key] ?? 0) + 1;
+};
+
+/**
+ * Hammers `url` over K keep-alive connections, like the clients of a real
+ * balancer, and counts what a user would see. Bounded in count and time: it
+ * stops by itself even if nobody calls stop().
+ */
+export function startLoad(options: LoadOptions): Load {
+  const concurrency = options.concurrency ?? 4;
+  const maxRequests = options.maxRequests ?? 200_000;
+  const deadline = Date.now() + (options.maxDurationMs ?? 120_000);
+  const pauseMs = options.pauseMs ?? 5;
+  const timeoutMs = options.requestTimeoutMs ?? 5000;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const started = Date.now();
+  let sent = 0;
+  let total = 0;
+  let ok = 0;
+  let stopping = false;
+  let endedAt: number | undefined;
+  const statuses: Record<string, number> = {};
+  const errors: Record<string, number> = {};
+  const releases: Record<string, number> = {};
+  const hosts: Record<string, number> = {};
+
+  const record = (o: Outcome): void => {
+    total++;
+    if ('error' in o) return bump(errors, o.error);
+    if (o.status < 200 || o.status > 299) return bump(statuses, String(o.status));
+    ok++;
+    try {
+      const body = JSON.parse(o.body) as { release?: unknown; host?: unknown };
+      if (typeof body.release === 'string') bump(releases, body.release);
+      if (typeof body.host === 'string') bump(hosts, body.host);
+    } catch {
+      // a 2xx without JSON still counts as ok
+    }
+  };
+
+  const loop = async (): Promise<void> => {
+    while (!stopping && sent < maxRequests && Date.now() < deadline) {
+      sent++;
+      record(await once(options.url, agent, timeoutMs));
+      if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+    }
+  };
+  const loops = Promise.all(Array.from({ length: concurrency }, loop)).then(() => {
+    endedAt = Date.now();
+    agent.destroy();
+  });
+
+  const snapshot = (): LoadReport => ({
+    total,
+    ok,
+    failed: total - ok,
+    statuses: { ...statuses },
+    errors: { ...errors },
+    releases: { ...releases },
+    hosts: { ...hosts },
+    durationMs: (endedAt ?? Date.now()) - started,
+  });
+  return {
+    snapshot,
+    done: loops.then(snapshot),
+    stop: async () => {
+      stopping = true;
+      await loops;
+      return snapshot();
+    },
+  };
+}
+
+/** One line for a test failure message or the CLI. */
+export function formatReport(r: LoadReport): string {
+  const parts = [`${r.total} requests in ${r.durationMs} ms: ${r.ok} ok, ${r.failed} failed`];
+  if (Object.keys(r.statuses).length > 0) parts.push(`statuses ${JSON.stringify(r.statuses)}`);
+  if (Object.keys(r.errors).length > 0) parts.push(`errors ${JSON.stringify(r.errors)}`);
+  parts.push(`hosts ${JSON.stringify(r.hosts)}`, `releases ${JSON.stringify(r.releases)}`);
+  return parts.join('; ');
+}

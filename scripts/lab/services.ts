@@ -1,0 +1,101 @@
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inHost, type ExecResult } from './exec.js';
+import type { LabHost } from './host.js';
+import type { LabLayout } from './layout.js';
+import { until } from './procs.js';
+
+/** scripts/lab/services on this machine; the hosts see the same files (only mounts differ). */
+export const servicesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'services');
+export const SERVICE_FILES = ['app.mjs', 'worker.mjs', 'ctl.mjs'] as const;
+
+/** The environment the demo services read; labConfig puts the same values in deploy.yml. */
+export function serviceEnv(layout: LabLayout, release: string): Record<string, string> {
+  return {
+    RELEASE: release,
+    STATE_DIR: layout.paths.state,
+    BIND: layout.selfName,
+    PORT: String(layout.appPort),
+  };
+}
+
+function check(what: string, r: ExecResult): void {
+  if (r.exitCode !== 0)
+    throw new Error(`${what} failed (exit ${r.exitCode}): ${r.stderr || r.stdout}`);
+}
+
+/**
+ * Creates `<host.root>/releases/<id>/` inside the host with the demo services,
+ * the way a build would ship them. `bad` makes that release's /health answer 500.
+ */
+export async function stageRelease(
+  layout: LabLayout,
+  host: LabHost,
+  release: string,
+  options: { bad?: boolean } = {},
+): Promise<string> {
+  const dir = path.posix.join(layout.paths.root, 'releases', release);
+  check(`${host.name}: mkdir ${dir}`, await inHost(host, ['mkdir', '-p', dir]));
+  const files = SERVICE_FILES.map((f) => path.join(servicesDir, f));
+  check(`${host.name}: copy services`, await inHost(host, ['cp', ...files, dir]));
+  if (options.bad)
+    check(
+      `${host.name}: mark bad`,
+      await inHost(host, ['touch', path.posix.join(dir, 'BAD_HEALTH')]),
+    );
+  return dir;
+}
+
+function ctl(
+  layout: LabLayout,
+  host: LabHost,
+  releaseDir: string,
+  action: string,
+  service: string,
+): Promise<ExecResult> {
+  const env = serviceEnv(layout, path.posix.basename(releaseDir));
+  const argv = ['env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), process.execPath];
+  return inHost(host, [...argv, path.posix.join(releaseDir, 'ctl.mjs'), action, service]);
+}
+
+/**
+ * A test aid until `deploy setup`/`rollout` exist: start app and worker from
+ * `releaseDir` inside the host, and wait until the app answers /health.
+ */
+export async function startServicesDirectly(
+  layout: LabLayout,
+  host: LabHost,
+  releaseDir: string,
+): Promise<void> {
+  for (const service of ['app', 'worker']) {
+    check(`${host.name}: start ${service}`, await ctl(layout, host, releaseDir, 'start', service));
+  }
+  const url = `http://${host.address}:${layout.appPort}/health`;
+  const answering = await until(async () => {
+    return (await httpStatus(url)) > 0;
+  }, 10_000);
+  if (!answering) throw new Error(`${host.name}: the app never answered ${url}`);
+}
+
+export async function stopServicesDirectly(
+  layout: LabLayout,
+  host: LabHost,
+  releaseDir: string,
+): Promise<void> {
+  for (const service of ['app', 'worker']) {
+    check(`${host.name}: stop ${service}`, await ctl(layout, host, releaseDir, 'stop', service));
+  }
+}
+
+/** The status of one GET on a fresh connection, or 0 when nothing answered. */
+export function httpStatus(url: string, timeoutMs = 1000): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+  });
+}

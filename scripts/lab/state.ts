@@ -1,0 +1,32 @@
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { labFiles } from './layout.js';
+
+/** What a running lab leaves on disk, so `down` can clean up after a crashed run. */
+export interface LabState {
+  readonly startedAt: string;
+  /** the process that brought the lab up */
+  readonly ownerPid: number;
+  hosts: { name: string; pid: number; mountNamespace: string }[];
+  haproxyPid?: number;
+}
+
+export function readState(workDir: string): LabState | undefined {
+  try {
+    return JSON.parse(readFileSync(labFiles(workDir).state, 'utf8')) as LabState;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written after every process the lab starts, synchronously, so a crash loses nothing. */
+export function writeState(workDir: string, state: LabState): void {
+  const file = labFiles(workDir).state;
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+}
+
+export function clearState(workDir: string): void {
+  rmSync(labFiles(workDir).state, { force: true });
+}
