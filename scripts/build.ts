@@ -24,7 +24,16 @@ export async function buildBundle(): Promise<string> {
     // ssh2's optional native addon and its crypto binding are resolved at run time
     external: ['cpu-features', '*.node'],
     banner: {
-      js: "#!/usr/bin/env node\nimport { createRequire as __handoffRequire } from 'node:module'; const require = __handoffRequire(import.meta.url);",
+      // CommonJS dependencies (ssh2) expect require and __dirname inside an ES module bundle
+      js: [
+        '#!/usr/bin/env node',
+        "import { createRequire as __hRequire } from 'node:module';",
+        "import { fileURLToPath as __hPath } from 'node:url';",
+        "import { dirname as __hDir } from 'node:path';",
+        'const require = __hRequire(import.meta.url);',
+        'const __filename = __hPath(import.meta.url);',
+        'const __dirname = __hDir(__filename);',
+      ].join('\n'),
     },
   });
   return bundlePath;

@@ -58,6 +58,11 @@ export interface HaproxyBalancerConfig extends BalancerBase {
   /** unix socket path or `tcp://host:port` */
   readonly socket: string;
   readonly backend: string;
+  /**
+   * the haproxy config file (optional): the runtime API reports rise and fall
+   * but not `inter` or `timeout check`, so settings() reads those from here
+   */
+  readonly config?: string;
 }
 
 export interface StaticBalancerConfig extends BalancerBase {

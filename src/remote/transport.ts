@@ -23,6 +23,7 @@ export interface ExecResult {
 export interface RemoteProcess {
   /** each complete stdout line as it arrives */
   readonly lines: AsyncIterable<string>;
+  /** writes exactly `line` to stdin: the caller adds the trailing newline */
   write(line: string): void;
   /** close stdin: the remote side sees EOF */
   end(): void;

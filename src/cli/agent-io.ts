@@ -1,0 +1,23 @@
+import { createInterface } from 'node:readline';
+import type { AgentIO } from '../host/agent/io.js';
+import { encodeLine } from '../host/agent/protocol.js';
+
+/** The agent's stdout carries protocol lines only; everything else goes to stderr. */
+export function stdioAgentIO(): AgentIO {
+  let input: AsyncIterable<string> | undefined;
+  return {
+    send: (line) => void process.stdout.write(encodeLine(line)),
+    // created on first use: `publish` reads stdin whole instead
+    get input() {
+      input ??= createInterface({ input: process.stdin, crlfDelay: Infinity });
+      return input;
+    },
+  };
+}
+
+export async function readAll(): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

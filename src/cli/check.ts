@@ -1,0 +1,62 @@
+import type { Config, HealthCheckSettings } from '../config/types.js';
+import { InvariantError, UsageError } from '../errors.js';
+import {
+  renderInvariants,
+  renderTimeline,
+  timingInputFromConfig,
+  timingModel,
+} from '../timing/index.js';
+import type { Output } from './output.js';
+
+async function settingsFor(
+  config: Config,
+  live: boolean,
+): Promise<{ settings: HealthCheckSettings; source: string }> {
+  if (live && config.balancer.kind !== 'static') {
+    const { createBalancer } = await import('../balancer/create.js');
+    const balancer = await createBalancer(config);
+    try {
+      return {
+        settings: await balancer.settings(),
+        source: `live from the ${config.balancer.kind} balancer`,
+      };
+    } finally {
+      await balancer.close();
+    }
+  }
+  if (!config.balancer.healthCheck) {
+    throw new UsageError(
+      `balancer.kind ${config.balancer.kind} has no health-check settings in ${config.source}: run 'deploy check --live', or add interval, timeout, unhealthy_threshold and healthy_threshold under balancer`,
+    );
+  }
+  return { settings: config.balancer.healthCheck, source: `from ${config.source}` };
+}
+
+/** Print the timeline and the invariants; throw InvariantError (exit 1) when one fails. */
+export async function runCheck(
+  config: Config,
+  out: Output,
+  options: { live: boolean; strict: boolean },
+): Promise<void> {
+  const { settings, source } = await settingsFor(config, options.live);
+  const model = timingModel(timingInputFromConfig(config, settings));
+  const failing = model.invariants.filter(
+    (i) => !i.ok && (i.severity === 'error' || options.strict),
+  );
+  out.text(`health-check settings ${source}\n`);
+  out.text(renderTimeline(model.timeline));
+  out.text('');
+  out.text(renderInvariants(model.invariants));
+  out.result(failing.length === 0, {
+    timeline: model.timeline,
+    invariants: model.invariants,
+    settings,
+  });
+  if (failing.length > 0) {
+    const ids = [...new Set(failing.map((i) => i.id))];
+    throw new InvariantError(
+      ids,
+      `invariant ${ids.join(', ')} ${ids.length === 1 ? 'fails' : 'fail'}${options.strict ? ' (--strict)' : ''}`,
+    );
+  }
+}

@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import type { RegisterCommand } from './index.js';
+
+interface CheckFlags {
+  readonly config: string;
+  readonly live?: boolean;
+  readonly strict?: boolean;
+  readonly json?: boolean;
+}
+
+/** `deploy check`: the drain timeline and the invariants between the numbers. */
+export const registerCheck: RegisterCommand = (program: Command) => {
+  program
+    .command('check')
+    .description('print the drain timeline and check the invariants between the timing numbers')
+    .option('-c, --config <file>', 'deploy.yml', 'deploy.yml')
+    .option('--live', "read the balancer's real health-check settings instead of deploy.yml's")
+    .option('--strict', 'fail on warnings too (what CI should run)')
+    .option('--json', 'print {ok, timeline, invariants} as JSON')
+    .action(async (flags: CheckFlags) => {
+      const [{ loadConfig }, { runCheck }, { createOutput }] = await Promise.all([
+        import('../../config/load.js'),
+        import('../check.js'),
+        import('../output.js'),
+      ]);
+      const out = createOutput({ json: flags.json ?? false });
+      const config = await loadConfig(flags.config, { log: out });
+      await runCheck(config, out, { live: flags.live ?? false, strict: flags.strict ?? false });
+    });
+};

@@ -1,0 +1,73 @@
+import type { Command } from 'commander';
+import type { RegisterCommand } from './index.js';
+
+interface Flags {
+  readonly config: string;
+  readonly hosts?: string;
+  readonly json?: boolean;
+  readonly local?: boolean;
+  readonly lease?: string;
+}
+
+const common = (c: Command): Command =>
+  c
+    .option('-c, --config <file>', 'deploy.yml', 'deploy.yml')
+    .option('--json', 'machine-readable output ending with a result line');
+
+/** `deploy setup`, `verify`, `status`, `drain`, `undrain`: the fleet over SSH. */
+export const registerFleet: RegisterCommand = (program: Command) => {
+  common(
+    program
+      .command('setup')
+      .description(
+        'install the agent, host config, directories and watchdog cron entry on each host',
+      ),
+  )
+    .option('--hosts <names>', 'only these hosts (comma separated)')
+    .action(async (flags: Flags) => (await import('../fleet-commands.js')).runSetup(flags));
+
+  common(
+    program.command('verify').description('check every service on every host, and the balancer'),
+  )
+    .option('--hosts <names>', 'only these hosts (comma separated)')
+    .option('--local', 'on a host: check its services directly, no SSH')
+    .action(async (flags: Flags) => (await import('../fleet-commands.js')).runVerify(flags));
+
+  common(
+    program
+      .command('status')
+      .description('release, lock holder, drain marker and balancer state per host'),
+  )
+    .option('--hosts <names>', 'only these hosts (comma separated)')
+    .action(async (flags: Flags) => (await import('../fleet-commands.js')).runStatus(flags));
+
+  for (const drain of [true, false]) {
+    const name = drain ? 'drain' : 'undrain';
+    const cmd = common(
+      program
+        .command(name)
+        .description(
+          drain
+            ? 'take a host out of rotation (health endpoint answers 503)'
+            : 'put a drained host back',
+        ),
+    ).argument('<host>', 'host name from deploy.yml');
+    if (drain)
+      cmd.option(
+        '--lease <duration>',
+        'how long the drain holds before the watchdog reports it',
+        '24h',
+      );
+    cmd.action(async (host: string, flags: Flags) => {
+      const [{ runDrain }, { parseDuration }] = await Promise.all([
+        import('../fleet-commands.js'),
+        import('../../config/duration.js'),
+      ]);
+      await runDrain(
+        { ...flags, lease: parseDuration(flags.lease ?? '24h', '--lease') },
+        host,
+        drain,
+      );
+    });
+  }
+};

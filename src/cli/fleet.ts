@@ -1,0 +1,100 @@
+import { hostname, userInfo } from 'node:os';
+import type { Balancer } from '../balancer/balancer.js';
+import type { Config, HostConfig } from '../config/types.js';
+import { AgentClient } from '../host/agent/client.js';
+import type { HostAgent } from '../host/agent/host-agent.js';
+import type { Log } from '../log.js';
+import type { Transport } from '../remote/transport.js';
+
+/** Where `deploy setup` publishes the host config on every host. */
+export function hostConfigPath(config: Config): string {
+  return `/etc/handoff/${config.service}.json`;
+}
+
+export function whoAmI(): string {
+  const user = process.env.HANDOFF_WHO ?? process.env.GITHUB_ACTOR ?? safeUser();
+  return `${user}@${hostname()}`;
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * The orchestrator's view of the fleet: one SSH connection per host, opened on
+ * first use and reused for every step; one balancer. `close()` ends them all.
+ */
+export class Fleet {
+  private readonly transports = new Map<string, Promise<Transport>>();
+  private balancerPromise: Promise<Balancer> | undefined;
+
+  constructor(
+    readonly config: Config,
+    private readonly log: Log,
+  ) {}
+
+  transport(host: HostConfig): Promise<Transport> {
+    let t = this.transports.get(host.name);
+    if (!t) {
+      t = import('../remote/ssh.js').then(({ connectSsh }) => connectSsh(host, this.config.ssh));
+      // a failed connection is not cached: the next call tries again
+      t.catch(() => this.transports.delete(host.name));
+      this.transports.set(host.name, t);
+    }
+    return t;
+  }
+
+  async agent(host: HostConfig): Promise<HostAgent & AgentClient> {
+    const transport = await this.transport(host);
+    return new AgentClient(
+      transport,
+      { agent: this.config.host.agent, hostConfig: hostConfigPath(this.config) },
+      this.log,
+    );
+  }
+
+  balancer(): Promise<Balancer> {
+    this.balancerPromise ??= import('../balancer/create.js').then(({ createBalancer }) =>
+      createBalancer(this.config),
+    );
+    return this.balancerPromise;
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.transports.values()].map((t) =>
+      t.then((x) => x.close()).catch(() => undefined),
+    );
+    if (this.balancerPromise)
+      all.push(this.balancerPromise.then((b) => b.close()).catch(() => undefined));
+    await Promise.all(all);
+  }
+}
+
+/** Ctrl-C and SIGTERM abort the signal; the command finishes or undoes its current step. */
+export function interruptSignal(log: Log): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const on = (name: NodeJS.Signals) => () => {
+    if (controller.signal.aborted) return;
+    log.emit({
+      level: 'warn',
+      event: 'interrupt',
+      message: `${name}: finishing the current step, then undoing it; hosts are not left drained`,
+    });
+    controller.abort(new Error(name));
+  };
+  const onInt = on('SIGINT');
+  const onTerm = on('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { loadConfig } from '../config/load.js';
+import { OperationError } from '../errors.js';
+import { parseBatchFlag } from '../rollout/plan.js';
+import { makePlan, rollout } from '../rollout/rollout.js';
+import type { RolloutDeps } from '../rollout/types.js';
+import { systemClock } from '../clock.js';
+import {
+  renderInvariants,
+  renderTimeline,
+  timingInputFromConfig,
+  timingModel,
+} from '../timing/index.js';
+import { readAgentBundle } from './agent-bundle.js';
+import { Fleet, interruptSignal, whoAmI } from './fleet.js';
+import { createOutput } from './output.js';
+import { failureMessage, renderPlan, renderResult } from './rollout-report.js';
+
+export interface RolloutCliFlags {
+  readonly release: string;
+  readonly config: string;
+  readonly hosts?: string;
+  readonly batch?: string;
+  readonly dryRun?: boolean;
+  readonly rollback: boolean;
+  readonly json?: boolean;
+  readonly verbose?: boolean;
+}
+
+export async function runRollout(flags: RolloutCliFlags): Promise<void> {
+  const out = createOutput({ json: flags.json ?? false, verbose: flags.verbose ?? false });
+  const config = await loadConfig(flags.config, { log: out });
+  const options = {
+    release: flags.release,
+    ...(flags.hosts
+      ? {
+          hosts: flags.hosts
+            .split(',')
+            .map((h) => h.trim())
+            .filter(Boolean),
+        }
+      : {}),
+    ...(flags.batch ? { batch: parseBatchFlag(flags.batch) } : {}),
+    dryRun: flags.dryRun ?? false,
+    rollback: flags.rollback && config.rollout.rollback,
+  };
+  const agent = await readAgentBundle();
+  const fleet = new Fleet(config, out);
+  const interrupt = interruptSignal(out);
+  try {
+    const deps: RolloutDeps = {
+      config,
+      clock: systemClock,
+      log: out,
+      signal: interrupt.signal,
+      balancer: await fleet.balancer(),
+      agent: (h) => fleet.agent(h),
+      who: whoAmI(),
+    };
+    const plan = makePlan(deps, options);
+    out.text(renderPlan(plan));
+    if (options.dryRun) {
+      const settings = await deps.balancer.settings();
+      const model = timingModel(timingInputFromConfig(config, settings));
+      out.text(`\n${renderTimeline(model.timeline)}\n\n${renderInvariants(model.invariants)}`);
+    }
+    const result = await rollout(deps, options, agent.sha256);
+    if (options.dryRun) {
+      out.text('\ndry run: preflight passed; nothing was changed');
+      out.result(true, { dryRun: true, plan: plan.waves.map((w) => w.map((h) => h.name)) });
+      return;
+    }
+    out.text(renderResult(result));
+    out.result(result.ok, { ...result });
+    if (!result.ok) throw new OperationError(failureMessage(result));
+  } finally {
+    interrupt.dispose();
+    await fleet.close();
+  }
+}

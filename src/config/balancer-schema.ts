@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { count, duration, durationOrZero, text } from './fields.js';
+
+/**
+ * The balancer block: one shape per kind, and the health-check settings written
+ * flat beside `kind`. They are required for `static` (there is no API to read
+ * them from) and optional for the live kinds, where they are the desired state
+ * for `deploy infra apply` and the fallback of `deploy check` without --live.
+ */
+
+export const healthCheckKeys = ['interval', 'timeout', 'unhealthy_threshold', 'healthy_threshold'];
+
+function healthCheck() {
+  return {
+    interval: duration('time between two health checks of a target'),
+    timeout: duration('how long one health check may take before it counts as failed'),
+    unhealthy_threshold: count('consecutive failed checks before a target is out of rotation'),
+    healthy_threshold: count('consecutive passed checks before a target is back in rotation'),
+  };
+}
+
+function extras() {
+  return {
+    deregistration_delay: durationOrZero(
+      'how long the balancer lets in-flight requests finish on a deregistered target',
+    ).optional(),
+    slow_start: durationOrZero('ramp-up time of a target that came back in rotation').optional(),
+    idle_timeout: duration(
+      "the balancer's keep-alive idle timeout towards targets (must be shorter than the services' keep_alive_timeout)",
+    ).optional(),
+  };
+}
+
+function optionalHealthCheck() {
+  const { interval, timeout, unhealthy_threshold, healthy_threshold } = healthCheck();
+  return {
+    interval: interval.optional(),
+    timeout: timeout.optional(),
+    unhealthy_threshold: unhealthy_threshold.optional(),
+    healthy_threshold: healthy_threshold.optional(),
+  };
+}
+
+const alb = z.strictObject({
+  kind: z.literal('alb'),
+  target_group_arn: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:elasticloadbalancing:/, {
+      error: 'must be a target group ARN (arn:aws:elasticloadbalancing:…)',
+    })
+    .meta({ description: 'the target group the hosts are registered in' }),
+  region: text('AWS region of the target group, e.g. eu-west-1'),
+  ...optionalHealthCheck(),
+  ...extras(),
+});
+
+const haproxy = z.strictObject({
+  kind: z.literal('haproxy'),
+  socket: text('HAProxy runtime API: a unix socket path or tcp://host:port'),
+  backend: text('the backend whose servers are the hosts'),
+  config: text(
+    "haproxy's config file, read for inter and timeout check, which the runtime API does not report",
+  ).optional(),
+  ...optionalHealthCheck(),
+  ...extras(),
+});
+
+const staticKind = z.strictObject({
+  kind: z.literal('static'),
+  ...healthCheck(),
+  ...extras(),
+});
+
+export const balancerSchema = z
+  .discriminatedUnion('kind', [alb, haproxy, staticKind], {
+    error: (issue) =>
+      issue.code === 'invalid_union' ? 'must be one of alb, haproxy, static' : undefined,
+  })
+  .meta({ description: 'the load balancer in front of the hosts' });
+
+export type RawBalancer = z.output<typeof balancerSchema>;

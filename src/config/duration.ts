@@ -1,0 +1,74 @@
+import { UsageError } from '../errors.js';
+import type { Duration } from './types.js';
+
+/**
+ * Durations are written with a unit ("500ms", "15s", "2m", "1h", "1m30s") and
+ * parsed once, here. A bare number is refused: "interval: 5" could mean
+ * seconds or milliseconds, and guessing wrong drains a host 1000× too early.
+ */
+
+export type ParsedDuration =
+  { readonly ok: true; readonly ms: Duration } | { readonly ok: false; readonly reason: string };
+
+const units = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1 } as const;
+// largest unit first, each at most once; `m(?!s)` keeps "500ms" from reading as minutes
+const pattern = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/;
+const example = 'write it like 500ms, 15s, 2m, 1h or 1m30s';
+const maxShown = 32;
+
+/** Reads a duration from config or the environment; never throws. */
+export function readDuration(input: unknown): ParsedDuration {
+  if (typeof input === 'number') {
+    return { ok: false, reason: `a duration needs a unit: ${input} is ambiguous; ${example}` };
+  }
+  if (typeof input !== 'string') {
+    return { ok: false, reason: `expected a duration (${example}), got ${describe(input)}` };
+  }
+  const text = input.trim();
+  const match = text === '' ? null : pattern.exec(text);
+  if (!match) {
+    if (/^-\s*\d/.test(text)) return { ok: false, reason: `must be positive, got ${show(text)}` };
+    return { ok: false, reason: `${show(text)} is not a duration; ${example}` };
+  }
+  const [, h, m, s, ms] = match;
+  const total =
+    Number(h ?? 0) * units.h +
+    Number(m ?? 0) * units.m +
+    Number(s ?? 0) * units.s +
+    Number(ms ?? 0);
+  if (!Number.isSafeInteger(total)) return { ok: false, reason: `${show(text)} is too long` };
+  if (total <= 0) return { ok: false, reason: `must be positive, got ${show(text)}` };
+  return { ok: true, ms: total };
+}
+
+/** For command-line flags: a bad value is a usage error. */
+export function parseDuration(text: string, what = 'duration'): Duration {
+  const parsed = readDuration(text);
+  if (!parsed.ok) throw new UsageError(`${what}: ${parsed.reason}`);
+  return parsed.ms;
+}
+
+/** The shortest exact spelling: 90000 → "1m30s", 1500 → "1s500ms", 0 → "0ms". */
+export function formatDuration(ms: Duration): string {
+  if (!Number.isFinite(ms) || ms < 0) return `${ms}ms`;
+  let rest = Math.round(ms);
+  let out = '';
+  for (const [unit, size] of Object.entries(units)) {
+    const count = Math.floor(rest / size);
+    if (count > 0) out += `${count}${unit}`;
+    rest -= count * size;
+  }
+  return out === '' ? '0ms' : out;
+}
+
+/** Quotes a value for a message, cut short so a pasted blob never floods a log. */
+export function show(value: string): string {
+  const cut = value.length > maxShown ? `${value.slice(0, maxShown)}…` : value;
+  return JSON.stringify(cut);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'a mapping' : `a ${typeof value}`;
+}

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { readDuration } from './duration.js';
+
+/**
+ * The field schemas every block shares. Each carries its own message so a
+ * mistake reads as advice ("write it like 15s"), not as a type dump.
+ */
+
+const durationPattern = '^(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$';
+
+function durationField(allowZero: boolean) {
+  return (description: string) =>
+    z
+      .string({
+        // a number or a list reaches here; undefined falls through to "required"
+        error: (issue) => (issue.input === undefined ? undefined : reasonFor(issue.input)),
+      })
+      .transform((text, ctx) => {
+        if (allowZero && /^0+(ms|s|m|h)$/.test(text.trim())) return 0;
+        const parsed = readDuration(text);
+        if (parsed.ok) return parsed.ms;
+        ctx.addIssue({ code: 'custom', message: parsed.reason, input: text });
+        return z.NEVER;
+      })
+      .meta({ description, pattern: durationPattern, examples: ['500ms', '15s', '1m30s'] });
+}
+
+function reasonFor(input: unknown): string {
+  const parsed = readDuration(input);
+  return parsed.ok ? 'expected a duration' : parsed.reason;
+}
+
+/** A positive duration in milliseconds, written with a unit. */
+export const duration = durationField(false);
+/** Like `duration`, but "0s" is allowed (a disabled slow start, no deregistration delay). */
+export const durationOrZero = durationField(true);
+
+export function count(description: string, min = 1) {
+  return z
+    .number()
+    .int({ error: 'must be a whole number' })
+    .min(min, { error: `must be at least ${min}` })
+    .max(1_000_000, { error: 'is too large' })
+    .meta({ description });
+}
+
+export function port(description: string) {
+  return z
+    .number()
+    .int({ error: 'must be a whole number' })
+    .min(1, { error: 'must be a port between 1 and 65535' })
+    .max(65_535, { error: 'must be a port between 1 and 65535' })
+    .meta({ description });
+}
+
+export function text(description: string) {
+  return z.string().trim().min(1, { error: 'must not be empty' }).meta({ description });
+}
+
+/** A path on the host: absolute, because `~` there is not the operator's home. */
+export function hostPath(description: string) {
+  return z
+    .string()
+    .regex(/^\/\S*$/, { error: 'must be an absolute path (starting with /)' })
+    .meta({ description });
+}
+
+/** Names that end up in paths, lock names and cron file names. */
+export const serviceName = (description: string) =>
+  z
+    .string()
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,62})$/, {
+      error: 'must be 1–63 characters of a-z, 0-9 and -, starting with a letter or digit',
+    })
+    .meta({ description });
+
+export const hostName = (description: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
+      error: 'must be 1–63 characters of letters, digits, ., _ and -, without spaces',
+    })
+    .meta({ description });

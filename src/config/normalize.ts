@@ -1,0 +1,118 @@
+import os from 'node:os';
+import path from 'node:path';
+import { balancerConfig } from './normalize-balancer.js';
+import type { RawConfig } from './schema.js';
+import type { RawCheck, RawService } from './service-schema.js';
+import type { CheckConfig, Config, ServiceConfig } from './types.js';
+
+/**
+ * Parsed deploy.yml → the Config every command works from: camelCase, the
+ * defaults that depend on other keys (target = address, paths named after the
+ * service), and local paths made absolute so no later `cwd` changes them.
+ */
+
+const defaultCheckTimeout = 2_000;
+
+export interface NormalizeOptions {
+  /** the file the config came from; relative local paths are resolved beside it */
+  readonly source: string;
+  /** for `~`; defaults to the user's home directory */
+  readonly home?: string;
+}
+
+export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
+  const home = options.home ?? os.homedir();
+  const dir = path.dirname(path.resolve(options.source));
+  const local = (p: string): string => path.resolve(dir, expandHome(p, home));
+  const { ssh, drain, rollout, watchdog, service } = raw;
+  return {
+    source: options.source,
+    service,
+    ssh: {
+      user: ssh.user,
+      port: ssh.port,
+      ...(ssh.identity_file !== undefined && { identityFile: local(ssh.identity_file) }),
+      knownHosts: local(ssh.known_hosts),
+      ...(ssh.proxy_jump !== undefined && { proxyJump: ssh.proxy_jump }),
+      connectTimeout: ssh.connect_timeout,
+    },
+    hosts: raw.hosts.map((h) => ({
+      name: h.name,
+      address: h.address,
+      target: h.target ?? h.address,
+      ...(h.ssh_port !== undefined && { sshPort: h.ssh_port }),
+    })),
+    balancer: balancerConfig(raw.balancer, local),
+    drain: {
+      method: drain.method,
+      overlap: drain.overlap,
+      maxRequest: drain.max_request,
+      stopTimeout: drain.stop_timeout,
+    },
+    rollout: {
+      batch: rollout.batch,
+      minHealthy: rollout.min_healthy,
+      verifySuccesses: rollout.verify_successes,
+      verifyTimeout: rollout.verify_timeout,
+      rollback: rollout.rollback,
+      maxTimeBack: rollout.max_time_back,
+    },
+    host: {
+      root: raw.host.root ?? `/srv/handoff/${service}`,
+      lock: raw.host.lock ?? `/var/lock/handoff/${service}`,
+      state: raw.host.state ?? `/run/handoff/${service}`,
+      agent: raw.host.agent ?? '/opt/handoff',
+    },
+    runtime:
+      raw.runtime.kind === 'compose'
+        ? { kind: 'compose', composeFile: local(raw.runtime.compose_file) }
+        : { kind: 'command' },
+    services: raw.services.map(serviceConfig),
+    watchdog: {
+      every: watchdog.every,
+      failuresBeforeRestart: watchdog.failures_before_restart,
+      successesBeforeHealthy: watchdog.successes_before_healthy,
+      startPeriod: watchdog.start_period,
+      maxRestarts: watchdog.max_restarts,
+      restartWindow: watchdog.restart_window,
+    },
+  };
+}
+
+export function expandHome(p: string, home: string): string {
+  if (p === '~') return home;
+  return p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
+}
+
+function serviceConfig(raw: RawService): ServiceConfig {
+  return {
+    name: raw.name,
+    check: check(raw.check),
+    ...(raw.keep_alive_timeout !== undefined && { keepAliveTimeout: raw.keep_alive_timeout }),
+    ...(raw.start !== undefined && { start: raw.start }),
+    ...(raw.stop !== undefined && { stop: raw.stop }),
+    ...(raw.status !== undefined && { status: raw.status }),
+  };
+}
+
+function check(raw: RawCheck): CheckConfig {
+  const timeout = raw.timeout ?? defaultCheckTimeout;
+  if (raw.http) {
+    return { kind: 'http', url: raw.http.url, expectStatus: raw.http.expect_status, timeout };
+  }
+  if (raw.tcp) return { kind: 'tcp', host: raw.tcp.host, port: raw.tcp.port, timeout };
+  if (raw.heartbeat) {
+    const { dir, max_age, expected } = raw.heartbeat;
+    return { kind: 'heartbeat', dir, maxAge: max_age, expected };
+  }
+  return { kind: 'runtime', timeout };
+}
+
+/** Freezes every object and array reachable from `value`. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

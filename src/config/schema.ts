@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import { balancerSchema } from './balancer-schema.js';
+import { count, duration, hostName, hostPath, port, serviceName, text } from './fields.js';
+import { serviceSchema } from './service-schema.js';
+
+/**
+ * deploy.yml as written: snake_case keys, durations as text. Parsing turns the
+ * durations into milliseconds and fills every default that does not depend on
+ * another key; normalize.ts does the rest. Every object is strict, because a
+ * typo such as `unhealty_threshold` must not silently fall back to a default.
+ */
+
+const ssh = z
+  .strictObject({
+    user: text('the SSH user on every host'),
+    port: port('SSH port (a host may override it with ssh_port)').default(22),
+    identity_file: text('private key; without it, ssh-agent is used').optional(),
+    known_hosts: text('strict known_hosts: an unknown or changed host key is refused').default(
+      '~/.ssh/known_hosts',
+    ),
+    proxy_jump: text('a bastion, [user@]host[:port]').optional(),
+    connect_timeout: duration('how long to wait for an SSH connection').prefault('10s'),
+  })
+  .meta({ description: 'how to reach the hosts' });
+
+const host = z.strictObject({
+  name: hostName('a short name used in output, --hosts and locks'),
+  address: text('where SSH connects: IP address or DNS name'),
+  target: text("the balancer's name for the host (default: address)").optional(),
+  ssh_port: port('SSH port of this host (default: ssh.port)').optional(),
+});
+
+const drain = z
+  .strictObject({
+    method: z
+      .enum(['health', 'deregister'], { error: 'must be health or deregister' })
+      .default('health')
+      .meta({
+        description: 'health: the health endpoint answers 503; deregister: via the balancer API',
+      }),
+    overlap: duration('how long a host keeps serving after it is out of rotation').prefault('15s'),
+    max_request: duration('the longest request allowed to finish').prefault('30s'),
+    stop_timeout: duration("the services' SIGTERM → SIGKILL grace").prefault('150s'),
+  })
+  .meta({ description: 'how a host leaves rotation' });
+
+const batch = z
+  .union(
+    [
+      z.number().int({ error: 'must be a whole number' }).min(1, { error: 'must be at least 1' }),
+      z
+        .string()
+        .regex(/^\d{1,3}%$/, { error: 'must be a number of hosts or a percentage like "25%"' }),
+    ],
+    { error: 'must be a number of hosts or a percentage like "25%"' },
+  )
+  .transform((value, ctx) => {
+    if (typeof value === 'number') return { kind: 'count' as const, count: value };
+    const percent = Number(value.slice(0, -1));
+    if (percent < 1 || percent > 100) {
+      ctx.addIssue({ code: 'custom', message: 'a percentage must be between 1% and 100%' });
+      return z.NEVER;
+    }
+    return { kind: 'percent' as const, percent };
+  })
+  .meta({
+    description: 'hosts deployed at once: a number, or a percentage of the fleet like "25%"',
+  });
+
+const rollout = z
+  .strictObject({
+    batch: batch.prefault(1),
+    min_healthy: count('never drain below this many other healthy targets', 0).default(1),
+    verify_successes: count('passes in a row that confirm a host').default(2),
+    verify_timeout: duration('how long a started host may take to verify').prefault('120s'),
+    rollback: z.boolean().default(true).meta({ description: 'roll a failed host back' }),
+    max_time_back: duration('warn when a host needs longer to get back in rotation').prefault(
+      '60s',
+    ),
+  })
+  .meta({ description: 'how the fleet is walked' });
+
+const hostPaths = z
+  .strictObject({
+    root: hostPath(
+      'releases/, current and audit.jsonl (default /srv/handoff/<service>)',
+    ).optional(),
+    lock: hostPath('the one host lock (default /var/lock/handoff/<service>)').optional(),
+    state: hostPath(
+      'tmpfs: drain marker, watchdog state, marks (default /run/handoff/<service>)',
+    ).optional(),
+    agent: hostPath('where setup installs the agent (default /opt/handoff)').optional(),
+  })
+  .meta({ description: 'paths on every host' });
+
+const runtime = z
+  .discriminatedUnion(
+    'kind',
+    [
+      z.strictObject({
+        kind: z.literal('compose'),
+        compose_file: text('the compose file, relative to this file; published with each release'),
+      }),
+      z.strictObject({ kind: z.literal('command') }),
+    ],
+    {
+      error: (issue) =>
+        issue.code === 'invalid_union' ? 'must be one of compose, command' : undefined,
+    },
+  )
+  .meta({ description: 'how services are started and stopped' });
+
+const watchdog = z
+  .strictObject({
+    every: duration('how often cron runs a tick').prefault('60s'),
+    failures_before_restart: count('consecutive failed checks before a restart').default(4),
+    successes_before_healthy: count(
+      'consecutive passes before a service counts as healthy',
+    ).default(2),
+    start_period: duration('grace after a (re)start before failures count').prefault('60s'),
+    max_restarts: count('restarts allowed within restart_window').default(3),
+    restart_window: duration('the window max_restarts counts in').prefault('30m'),
+  })
+  .meta({ description: 'the self-healing tick on every host' });
+
+export const configSchema = z
+  .strictObject({
+    service: serviceName('[a-z0-9-]; names the lock and state paths'),
+    ssh,
+    hosts: z.array(host).min(1, { error: 'needs at least one host' }),
+    balancer: balancerSchema,
+    drain: drain.prefault({}),
+    rollout: rollout.prefault({}),
+    host: hostPaths.prefault({}),
+    runtime,
+    services: z.array(serviceSchema).min(1, { error: 'needs at least one service' }),
+    watchdog: watchdog.prefault({}),
+  })
+  .meta({ title: 'handoff deploy.yml', description: 'zero-downtime rolling deploys' });
+
+/** deploy.yml after parsing: snake_case, durations in ms, simple defaults filled. */
+export type RawConfig = z.output<typeof configSchema>;
+/** deploy.yml as written. */
+export type RawConfigInput = z.input<typeof configSchema>;

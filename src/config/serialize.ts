@@ -1,0 +1,135 @@
+import { formatDuration } from './duration.js';
+import type { RawConfigInput } from './schema.js';
+import type {
+  BalancerConfig,
+  CheckConfig,
+  Config,
+  HealthCheckSettings,
+  ServiceConfig,
+} from './types.js';
+
+/**
+ * Config → the document it came from, with every default written out and
+ * every path absolute. `deploy setup` publishes it as /etc/handoff/<service>.json
+ * so the watchdog on a host runs with exactly the operator's settings
+ * (including env overrides applied at setup), read back by loadConfigFromJson.
+ */
+export function toHostJson(config: Config): string {
+  return `${JSON.stringify(toDocument(config), null, 2)}\n`;
+}
+
+export function toDocument(config: Config): RawConfigInput {
+  const { ssh, drain, rollout, watchdog, host, runtime } = config;
+  const d = formatDuration;
+  return {
+    service: config.service,
+    ssh: {
+      user: ssh.user,
+      port: ssh.port,
+      ...(ssh.identityFile !== undefined && { identity_file: ssh.identityFile }),
+      known_hosts: ssh.knownHosts,
+      ...(ssh.proxyJump !== undefined && { proxy_jump: ssh.proxyJump }),
+      connect_timeout: d(ssh.connectTimeout),
+    },
+    hosts: config.hosts.map((h) => ({
+      name: h.name,
+      address: h.address,
+      target: h.target,
+      ...(h.sshPort !== undefined && { ssh_port: h.sshPort }),
+    })),
+    balancer: balancer(config.balancer),
+    drain: {
+      method: drain.method,
+      overlap: d(drain.overlap),
+      max_request: d(drain.maxRequest),
+      stop_timeout: d(drain.stopTimeout),
+    },
+    rollout: {
+      batch: rollout.batch.kind === 'count' ? rollout.batch.count : `${rollout.batch.percent}%`,
+      min_healthy: rollout.minHealthy,
+      verify_successes: rollout.verifySuccesses,
+      verify_timeout: d(rollout.verifyTimeout),
+      rollback: rollout.rollback,
+      max_time_back: d(rollout.maxTimeBack),
+    },
+    host: { root: host.root, lock: host.lock, state: host.state, agent: host.agent },
+    runtime:
+      runtime.kind === 'compose'
+        ? { kind: 'compose', compose_file: runtime.composeFile }
+        : { kind: 'command' },
+    services: config.services.map(service),
+    watchdog: {
+      every: d(watchdog.every),
+      failures_before_restart: watchdog.failuresBeforeRestart,
+      successes_before_healthy: watchdog.successesBeforeHealthy,
+      start_period: d(watchdog.startPeriod),
+      max_restarts: watchdog.maxRestarts,
+      restart_window: d(watchdog.restartWindow),
+    },
+  };
+}
+
+function balancer(b: BalancerConfig): RawConfigInput['balancer'] {
+  const settings = b.healthCheck ? healthCheck(b.healthCheck) : {};
+  switch (b.kind) {
+    case 'alb':
+      return { kind: 'alb', target_group_arn: b.targetGroupArn, region: b.region, ...settings };
+    case 'haproxy':
+      return {
+        kind: 'haproxy',
+        socket: b.socket,
+        backend: b.backend,
+        ...(b.config !== undefined && { config: b.config }),
+        ...settings,
+      };
+    case 'static':
+      return { kind: 'static', ...healthCheck(b.healthCheck) };
+  }
+}
+
+function healthCheck(h: HealthCheckSettings) {
+  return {
+    interval: formatDuration(h.interval),
+    timeout: formatDuration(h.timeout),
+    unhealthy_threshold: h.unhealthyThreshold,
+    healthy_threshold: h.healthyThreshold,
+    ...(h.deregistrationDelay !== undefined && {
+      deregistration_delay: formatDuration(h.deregistrationDelay),
+    }),
+    ...(h.slowStart !== undefined && { slow_start: formatDuration(h.slowStart) }),
+    ...(h.idleTimeout !== undefined && { idle_timeout: formatDuration(h.idleTimeout) }),
+  };
+}
+
+function service(s: ServiceConfig): RawConfigInput['services'][number] {
+  return {
+    name: s.name,
+    check: check(s.check),
+    ...(s.keepAliveTimeout !== undefined && {
+      keep_alive_timeout: formatDuration(s.keepAliveTimeout),
+    }),
+    ...(s.start !== undefined && { start: s.start }),
+    ...(s.stop !== undefined && { stop: s.stop }),
+    ...(s.status !== undefined && { status: s.status }),
+  };
+}
+
+function check(c: CheckConfig): RawConfigInput['services'][number]['check'] {
+  switch (c.kind) {
+    case 'http':
+      return {
+        http: { url: c.url, expect_status: c.expectStatus },
+        timeout: formatDuration(c.timeout),
+      };
+    case 'tcp': {
+      const host = c.host.includes(':') ? `[${c.host}]` : c.host;
+      return { tcp: `${host}:${c.port}`, timeout: formatDuration(c.timeout) };
+    }
+    case 'heartbeat':
+      return {
+        heartbeat: { dir: c.dir, max_age: formatDuration(c.maxAge), expected: c.expected },
+      };
+    case 'runtime':
+      return { runtime: true, timeout: formatDuration(c.timeout) };
+  }
+}

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { count, duration, serviceName, text } from './fields.js';
+
+/**
+ * A service and its check. A check is exactly one of http, tcp, heartbeat or
+ * runtime, plus an optional timeout; it is validated as one object (not a
+ * union) so a mistake gets one precise message instead of four guesses.
+ */
+
+const url = z
+  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+  .meta({ description: 'the URL that answers 200 when the service is healthy' });
+
+const http = z
+  .union([
+    url,
+    z.strictObject({
+      url,
+      expect_status: z
+        .number()
+        .int({ error: 'must be an HTTP status code' })
+        .min(100, { error: 'must be an HTTP status code' })
+        .max(599, { error: 'must be an HTTP status code' })
+        .default(200)
+        .meta({ description: 'the status a healthy service answers with' }),
+    }),
+  ])
+  .transform((v) => (typeof v === 'string' ? { url: v, expect_status: 200 } : v))
+  .meta({ description: 'an HTTP GET: "url" or { url, expect_status }' });
+
+const tcp = z
+  .string()
+  .transform((value, ctx) => {
+    const match = /^(\[[^\]\s]+\]|[^:\s[\]]+):(\d{1,5})$/.exec(value.trim());
+    const port = Number(match?.[2]);
+    if (!match?.[1] || port < 1 || port > 65_535) {
+      ctx.addIssue({ code: 'custom', message: 'must be "host:port", e.g. "127.0.0.1:5432"' });
+      return z.NEVER;
+    }
+    return { host: match[1].replace(/^\[|\]$/g, ''), port };
+  })
+  .meta({ description: 'a TCP connect to "host:port"' });
+
+const heartbeat = z
+  .strictObject({
+    dir: text('directory of the heartbeat marks, relative to host.state or absolute'),
+    max_age: duration('a mark older than this is a dead worker slot'),
+    expected: count('how many fresh marks a healthy service has (its worker slots)'),
+  })
+  .meta({ description: 'worker slots that touch a mark file in dir' });
+
+const checkKinds = ['http', 'tcp', 'heartbeat', 'runtime'] as const;
+
+export const checkSchema = z
+  .strictObject({
+    http: http.optional(),
+    tcp: tcp.optional(),
+    heartbeat: heartbeat.optional(),
+    runtime: z
+      .literal(true, { error: 'must be true (leave it out to use another check)' })
+      .optional()
+      .meta({ description: "the runtime's own status (compose ps / the status command)" }),
+    timeout: duration('how long one check may take (default 2s; not for heartbeat)').optional(),
+  })
+  .superRefine((check, ctx) => {
+    const given = checkKinds.filter((kind) => check[kind] !== undefined);
+    if (given.length !== 1) {
+      const what = given.length === 0 ? 'none given' : `got ${given.join(' and ')}`;
+      ctx.addIssue({
+        code: 'custom',
+        message: `needs exactly one of http, tcp, heartbeat, runtime (${what})`,
+      });
+    }
+    if (check.heartbeat !== undefined && check.timeout !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['timeout'],
+        message: 'a heartbeat check has no timeout; max_age bounds it',
+      });
+    }
+  })
+  .meta({
+    description: 'how to tell the service works: exactly one of http, tcp, heartbeat, runtime',
+  });
+
+const shell = (description: string) => text(description).optional();
+
+export const serviceSchema = z.strictObject({
+  name: serviceName('the service name, as the runtime knows it'),
+  check: checkSchema,
+  keep_alive_timeout: duration(
+    "the service's HTTP keep-alive timeout; must be longer than the balancer's idle_timeout",
+  ).optional(),
+  start: shell('runtime.kind command: starts the service (sh -c, RELEASE set)'),
+  stop: shell('runtime.kind command: stops the service within drain.stop_timeout'),
+  status: shell('runtime.kind command: exits 0 while the service runs'),
+});
+
+export type RawService = z.output<typeof serviceSchema>;
+export type RawCheck = z.output<typeof checkSchema>;

@@ -1,0 +1,70 @@
+import { writeFile } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
+
+/**
+ * What `deploy init` writes: a deploy.yml that loads cleanly and passes
+ * `deploy check` as it stands, so the first edit starts from a working file.
+ */
+export const starterConfig = `# deploy.yml: see docs/configuration.md for every key.
+# Check the drain timing with \`deploy check\` after every change.
+service: app # [a-z0-9-]; names the lock and state paths on the hosts
+
+ssh:
+  user: deploy
+  # identity_file: ~/.ssh/id_ed25519 # without it, ssh-agent is used
+  known_hosts: ~/.ssh/known_hosts # strict: an unknown or changed host key is refused
+
+hosts:
+  # target: the balancer's name for the host (default: address)
+  - { name: app-1, address: 10.0.0.11 }
+  - { name: app-2, address: 10.0.0.12 }
+
+balancer:
+  # static: the health-check settings of a balancer handoff cannot query.
+  # Copy them from the balancer; a host is out of rotation after at most
+  # interval × unhealthy_threshold.
+  kind: static
+  interval: 5s
+  timeout: 2s
+  unhealthy_threshold: 2
+  healthy_threshold: 2
+
+drain:
+  method: health # the health endpoint answers 503 while the drain marker exists
+  overlap: 15s # keep serving this long after the balancer took the host out
+  max_request: 30s # the longest request allowed to finish; below stop_timeout
+  stop_timeout: 60s # SIGTERM → SIGKILL grace of the services
+
+rollout:
+  batch: 1 # or a percentage such as "25%"
+  min_healthy: 1 # never drain below this many other healthy targets
+  # detection 10s + overlap 15s + stop 60s + verify 90s stays under the
+  # watchdog's restart delay, (failures_before_restart − 1) × every = 3m
+  verify_timeout: 90s
+
+runtime:
+  kind: command # each service has start, stop and status, run with RELEASE set
+
+services:
+  - name: web
+    check: { http: 'http://127.0.0.1:8080/health', timeout: 2s }
+    start: systemctl start app-web
+    stop: systemctl stop app-web
+    status: systemctl is-active --quiet app-web
+
+watchdog:
+  every: 60s
+  failures_before_restart: 4
+`;
+
+/** Writes the starter; an existing file is only replaced with `force`. */
+export async function writeStarterConfig(file: string, options: { force: boolean }): Promise<void> {
+  try {
+    await writeFile(file, starterConfig, { flag: options.force ? 'w' : 'wx' });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST')
+      throw new UsageError(`${file} already exists; pass --force to replace it`);
+    throw new UsageError(`cannot write ${file}: ${code ?? String(error)}`);
+  }
+}

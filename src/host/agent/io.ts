@@ -1,0 +1,19 @@
+import type { Level } from '../../log.js';
+import type { AgentLine } from './protocol.js';
+
+/** How an agent operation talks to the orchestrator: protocol lines out, stdin lines in. */
+export interface AgentIO {
+  send(line: AgentLine): void;
+  /** stdin, one line at a time, ending when stdin closes */
+  readonly input: AsyncIterable<string>;
+}
+
+export function sendEvent(
+  io: AgentIO,
+  level: Level,
+  event: string,
+  message: string,
+  fields?: Record<string, unknown>,
+): void {
+  io.send({ type: 'event', level, event, message, ...(fields ? { fields } : {}) });
+}

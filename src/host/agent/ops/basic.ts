@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import type { Clock } from '../../../clock.js';
+import type { Config } from '../../../config/types.js';
+import { OperationError, UsageError } from '../../../errors.js';
+import { VERSION } from '../../../version.js';
+import {
+  newDrainMarker,
+  readDrainMarker,
+  removeDrainMarker,
+  writeDrainMarker,
+} from '../../drain-marker.js';
+import { readLockStatus } from '../../lock.js';
+import {
+  listReleases,
+  publishRelease,
+  readLiveRelease,
+  readPreviousRelease,
+  switchRelease,
+} from '../../releases.js';
+import { createRuntime } from '../../runtime/create.js';
+import { runtimeSettings, type Runtime } from '../../runtime/runtime.js';
+import { StateStore } from '../../state-store.js';
+import { verifyServices } from '../../verify.js';
+import { PROTOCOL, type HelloData } from '../protocol.js';
+import type { HostStatus, SwitchResult, VerifyReport } from '../types.js';
+
+export async function hello(self: string): Promise<HelloData> {
+  const sha256 = createHash('sha256')
+    .update(await readFile(self))
+    .digest('hex');
+  return { version: VERSION, protocol: PROTOCOL, sha256, node: process.version };
+}
+
+async function liveRuntime(config: Config): Promise<Runtime> {
+  const release = await readLiveRelease(config.host.root);
+  if (!release)
+    throw new OperationError(
+      `no release is live on this host (${config.host.root}/current is missing)`,
+    );
+  return createRuntime(runtimeSettings(config), release);
+}
+
+export async function drain(
+  config: Config,
+  clock: Clock,
+  args: { by: string; leaseMs: number; release?: string },
+): Promise<unknown> {
+  const marker = newDrainMarker({
+    by: args.by,
+    now: clock.now(),
+    lease: args.leaseMs,
+    ...(args.release ? { release: args.release } : {}),
+  });
+  await writeDrainMarker(config.host.state, marker);
+  return marker;
+}
+
+export async function undrain(config: Config): Promise<unknown> {
+  return { removed: await removeDrainMarker(config.host.state) };
+}
+
+/** stdin: `{"files": {"name": "content"}}`; `.env` with RELEASE is always written. */
+export async function publish(config: Config, release: string, stdin: string): Promise<unknown> {
+  let files: Record<string, string> = {};
+  if (stdin.trim()) {
+    const parsed = JSON.parse(stdin) as { files?: unknown };
+    if (typeof parsed.files !== 'object' || parsed.files === null)
+      throw new UsageError('publish: stdin must be {"files": {...}}');
+    files = parsed.files as Record<string, string>;
+  }
+  const result = await publishRelease(config.host.root, release, {
+    ...files,
+    '.env': `RELEASE=${release}\n`,
+  });
+  await createRuntime(runtimeSettings(config), release).prepare(release);
+  return { release, result };
+}
+
+export function switchTo(config: Config, release: string): Promise<SwitchResult> {
+  return switchRelease(config.host.root, release);
+}
+
+export async function start(config: Config): Promise<unknown> {
+  await (await liveRuntime(config)).start();
+  return { started: true };
+}
+
+export async function stop(config: Config): Promise<unknown> {
+  const release = await readLiveRelease(config.host.root);
+  // nothing deployed yet: nothing to stop (a fresh host's first rollout)
+  if (release) await createRuntime(runtimeSettings(config), release).stop();
+  return { stopped: release !== null };
+}
+
+export async function verify(
+  config: Config,
+  clock: Clock,
+  args: { successes: number; timeoutMs: number; allowDraining: boolean },
+): Promise<VerifyReport> {
+  const release = await readLiveRelease(config.host.root);
+  const runtime = release ? createRuntime(runtimeSettings(config), release) : undefined;
+  return verifyServices(config, { ...args, clock, ...(runtime ? { runtime } : {}) });
+}
+
+export async function status(config: Config): Promise<HostStatus> {
+  const marker = await readDrainMarker(config.host.state);
+  const watchdog = await new StateStore(config.host.state).read('watchdog.json', {
+    parse: (v: unknown) => v as Record<string, unknown>,
+  });
+  const lock = await readLockStatus(config.host.lock);
+  return {
+    host: hostname(),
+    release: await readLiveRelease(config.host.root),
+    previous: await readPreviousRelease(config.host.root),
+    releases: await listReleases(config.host.root),
+    lock: lock.holder ? { locked: lock.locked, holder: lock.holder } : { locked: lock.locked },
+    draining:
+      marker.value ??
+      (marker.present ? { by: 'unknown (unreadable marker)', since: '', until: '' } : null),
+    watchdog: watchdog.value ?? null,
+  };
+}

@@ -1,0 +1,80 @@
+import type { Clock } from '../../../clock.js';
+import type { Config } from '../../../config/types.js';
+import { LockHeldError } from '../../../errors.js';
+import { appendAudit } from '../../audit.js';
+import { acquireHostLock, type HostLock } from '../../lock.js';
+import { sendEvent, type AgentIO } from '../io.js';
+
+/** A watchdog tick holds the lock for seconds: wait it out rather than fail a deploy. */
+const WAIT_FOR_WATCHDOG = 60_000;
+
+async function acquire(
+  config: Config,
+  what: string,
+  message: string,
+  clock: Clock,
+): Promise<HostLock> {
+  const started = clock.now();
+  for (;;) {
+    try {
+      return await acquireHostLock(config.host.lock, { what, message, clock });
+    } catch (error) {
+      const holder = error instanceof LockHeldError ? error.holder : undefined;
+      // no holder yet = someone is between taking the lock and writing who they are
+      const brief = error instanceof LockHeldError && (!holder || holder.what === 'watchdog');
+      if (!brief || clock.now() - started > WAIT_FOR_WATCHDOG) throw error;
+      await clock.sleep(250);
+    }
+  }
+}
+
+/**
+ * Hold the host lock for the orchestrator until it says `release` or stdin
+ * closes — a dropped SSH session closes stdin, so the lock never outlives the
+ * deploy that took it. Audit lines arrive over stdin and are appended at once.
+ */
+export async function lockHold(
+  config: Config,
+  io: AgentIO,
+  options: { what: string; message: string; clock: Clock },
+): Promise<unknown> {
+  const lock = await acquire(config, options.what, options.message, options.clock);
+  io.send({ type: 'locked', holder: { ...lock.holder } });
+  let reason = 'stdin closed';
+  const lines = io.input[Symbol.asyncIterator]();
+  const compromised = new Promise<'compromised'>((resolve) => {
+    if (lock.signal.aborted) resolve('compromised');
+    lock.signal.addEventListener('abort', () => resolve('compromised'), { once: true });
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([lines.next(), compromised]);
+      if (next === 'compromised') {
+        sendEvent(io, 'error', 'lock.compromised', String((lock.signal.reason as Error).message));
+        throw lock.signal.reason;
+      }
+      if (next.done) break;
+      const text = next.value.trim();
+      if (text === 'release') {
+        reason = 'released';
+        break;
+      }
+      if (text.startsWith('{')) await audit(config, io, text);
+    }
+  } finally {
+    await lock.release();
+  }
+  return { released: true, reason };
+}
+
+async function audit(config: Config, io: AgentIO, text: string): Promise<void> {
+  try {
+    const parsed = JSON.parse(text) as { audit?: unknown };
+    if (typeof parsed.audit === 'object' && parsed.audit !== null) {
+      await appendAudit(config.host.root, parsed.audit as Record<string, unknown>);
+    }
+  } catch (error) {
+    // an audit line must never cost the lock
+    sendEvent(io, 'warn', 'audit', `could not append an audit line: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,98 @@
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config/types.js';
+import { ExitCode, HandoffError, LockHeldError, UsageError } from '../../errors.js';
+import * as ops from './ops/basic.js';
+import { lockHold } from './ops/lock-hold.js';
+import type { AgentIO } from './io.js';
+import type { AgentOp } from './protocol.js';
+
+export interface AgentArgs {
+  readonly release?: string;
+  readonly by?: string;
+  readonly leaseMs?: number;
+  readonly what?: string;
+  readonly message?: string;
+  readonly successes?: number;
+  readonly timeoutMs?: number;
+  readonly allowDraining?: boolean;
+}
+
+export interface AgentEnv {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly io: AgentIO;
+  /** the agent's own file, for `hello`'s checksum */
+  readonly self: string;
+  /** all of stdin, for operations that take a document (publish) */
+  readonly readStdin: () => Promise<string>;
+}
+
+function need<T>(value: T | undefined, flag: string): T {
+  if (value === undefined) throw new UsageError(`missing ${flag}`);
+  return value;
+}
+
+async function dispatch(op: AgentOp, args: AgentArgs, env: AgentEnv): Promise<unknown> {
+  const { config, clock } = env;
+  switch (op) {
+    case 'hello':
+      return ops.hello(env.self);
+    case 'status':
+      return ops.status(config);
+    case 'lock-hold':
+      return lockHold(config, env.io, {
+        what: args.what ?? 'rollout',
+        message: args.message ?? '',
+        clock,
+      });
+    case 'drain':
+      return ops.drain(config, clock, {
+        by: need(args.by, '--by'),
+        leaseMs: need(args.leaseMs, '--lease-ms'),
+        ...(args.release ? { release: args.release } : {}),
+      });
+    case 'undrain':
+      return ops.undrain(config);
+    case 'publish':
+      return ops.publish(config, need(args.release, '--release'), await env.readStdin());
+    case 'switch':
+      return ops.switchTo(config, need(args.release, '--release'));
+    case 'start':
+      return ops.start(config);
+    case 'stop':
+      return ops.stop(config);
+    case 'verify':
+      return ops.verify(config, clock, {
+        successes: args.successes ?? config.rollout.verifySuccesses,
+        timeoutMs: args.timeoutMs ?? config.rollout.verifyTimeout,
+        allowDraining: args.allowDraining ?? false,
+      });
+    case 'audit':
+      throw new UsageError('audit lines go through lock-hold');
+  }
+}
+
+/**
+ * Run one agent operation and answer with exactly one result line. Returns the
+ * process exit code; never throws, because the orchestrator reads the result
+ * line, not our stderr.
+ */
+export async function serveAgentOp(op: AgentOp, args: AgentArgs, env: AgentEnv): Promise<number> {
+  try {
+    const data = await dispatch(op, args, env);
+    env.io.send({ type: 'result', ok: true, data: data ?? null });
+    return ExitCode.ok;
+  } catch (error) {
+    const exit = error instanceof HandoffError ? error.exitCode : ExitCode.failed;
+    const code =
+      error instanceof LockHeldError
+        ? 'lock-held'
+        : error instanceof HandoffError
+          ? error.name
+          : 'internal';
+    const message = error instanceof Error ? error.message : String(error);
+    const extra = error instanceof LockHeldError && error.holder ? { holder: error.holder } : {};
+    env.io.send({ type: 'result', ok: false, error: { code, message, exit, ...extra } });
+    return exit;
+  }
+}

@@ -1,0 +1,82 @@
+import type { Duplex } from 'node:stream';
+import { Client, type ServerHostKeyAlgorithm } from 'ssh2';
+import { hostToken, knownKeyTypes, verifyHostKey, type HostKeyVerdict } from './known-hosts.js';
+import type { SshAuth } from './ssh-auth.js';
+import { connectFailed, hostKeyRefused, type Endpoint } from './ssh-errors.js';
+
+export interface OpenOptions {
+  readonly knownHostsText: string;
+  readonly auth: SshAuth;
+  readonly keepaliveInterval: number;
+  /** an already-open stream to the target (a bastion's forwardOut) */
+  readonly sock?: Duplex;
+}
+
+// ssh2's defaults, strongest first; RSA keys are one known_hosts type but three algorithms
+const HOST_KEY_ALGORITHMS: readonly ServerHostKeyAlgorithm[] = [
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'rsa-sha2-512',
+  'rsa-sha2-256',
+  'ssh-rsa',
+];
+
+/**
+ * Ask first for the key types known_hosts already holds for this host, as
+ * OpenSSH does: otherwise a host known by its RSA key would offer its ed25519
+ * key and be refused as unknown although nothing is wrong.
+ */
+export function hostKeyAlgorithms(knownTypes: readonly string[]): ServerHostKeyAlgorithm[] {
+  const preferred = HOST_KEY_ALGORITHMS.filter((algorithm) =>
+    knownTypes.some((type) =>
+      type === 'ssh-rsa' ? algorithm.includes('rsa') : algorithm === type,
+    ),
+  );
+  return [...preferred, ...HOST_KEY_ALGORITHMS.filter((a) => !preferred.includes(a))];
+}
+
+/** One SSH session to one endpoint, with strict host-key checking; resolves when ready. */
+export function openClient(at: Endpoint, options: OpenOptions): Promise<Client> {
+  const client = new Client();
+  let refused: Exclude<HostKeyVerdict, { ok: true }> | undefined;
+  return new Promise<Client>((resolve, reject) => {
+    const fail = (error: Error): void => {
+      client.removeListener('ready', onReady);
+      client.end();
+      const token = hostToken(at.address, at.port);
+      reject(refused ? hostKeyRefused(at, token, refused) : connectFailed(at, error));
+    };
+    const onReady = (): void => {
+      client.removeListener('error', fail);
+      // from here on the transport watches the connection; an unheard error must not crash us
+      client.on('error', () => undefined);
+      resolve(client);
+    };
+    client.once('ready', onReady);
+    client.once('error', fail);
+    client.connect({
+      host: at.address,
+      port: at.port,
+      username: at.user,
+      privateKey: options.auth.privateKey,
+      agent: options.auth.agent,
+      sock: options.sock,
+      tryKeyboard: false,
+      readyTimeout: at.connectTimeout,
+      keepaliveInterval: options.keepaliveInterval,
+      keepaliveCountMax: 3,
+      algorithms: {
+        serverHostKey: hostKeyAlgorithms(
+          knownKeyTypes(options.knownHostsText, at.address, at.port),
+        ),
+      },
+      hostVerifier: (key: Buffer): boolean => {
+        const verdict = verifyHostKey(options.knownHostsText, at.address, at.port, key);
+        if (!verdict.ok) refused = verdict;
+        return verdict.ok;
+      },
+    });
+  });
+}

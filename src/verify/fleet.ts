@@ -1,0 +1,73 @@
+import type { Balancer, TargetState } from '../balancer/balancer.js';
+import type { Config, HostConfig } from '../config/types.js';
+import { HandoffError, HostUnreachableError } from '../errors.js';
+import { mapLimit } from '../fleet/map-limit.js';
+import type { HostAgent } from '../host/agent/host-agent.js';
+import type { VerifyReport } from '../host/agent/types.js';
+
+export interface HostVerification {
+  readonly host: string;
+  readonly target: string;
+  /** false: could not be reached or answered garbage (exit 3) */
+  readonly reachable: boolean;
+  readonly report?: VerifyReport;
+  readonly error?: string;
+  readonly balancer?: TargetState;
+}
+
+export interface FleetVerification {
+  readonly ok: boolean;
+  readonly unreachable: readonly string[];
+  readonly hosts: readonly HostVerification[];
+}
+
+/** How long `verify` waits for a streak: enough rounds for verify_successes passes, not verify_timeout. */
+export function verifyBudget(config: Config): number {
+  const slowest = Math.max(
+    0,
+    ...config.services.map((s) => ('timeout' in s.check ? s.check.timeout : 0)),
+  );
+  return config.rollout.verifySuccesses * (slowest + 1000) + 2000;
+}
+
+/**
+ * Every service on every host, through the agent, plus the balancer's view of
+ * each target. Hosts are checked concurrently (bounded), so thirty hosts take
+ * about as long as one.
+ */
+export async function verifyFleet(
+  config: Config,
+  hosts: readonly HostConfig[],
+  agentOf: (h: HostConfig) => Promise<HostAgent>,
+  balancer: Balancer | undefined,
+  concurrency = 16,
+): Promise<FleetVerification> {
+  const states = balancer
+    ? await balancer.states(hosts.map((h) => h.target))
+    : new Map<string, TargetState>();
+  const results = await mapLimit(hosts, concurrency, async (host): Promise<HostVerification> => {
+    const target = states.get(host.target);
+    const base = { host: host.name, target: host.target, ...(target ? { balancer: target } : {}) };
+    try {
+      const agent = await agentOf(host);
+      const report = await agent.verify({
+        successes: config.rollout.verifySuccesses,
+        timeoutMs: verifyBudget(config),
+        allowDraining: false,
+      });
+      return { ...base, reachable: true, report };
+    } catch (error) {
+      const message =
+        error instanceof HandoffError || error instanceof Error ? error.message : String(error);
+      const unreachable =
+        error instanceof HostUnreachableError ||
+        (error instanceof HandoffError && error.exitCode === 3);
+      return { ...base, reachable: !unreachable, error: message };
+    }
+  });
+  const unreachable = results.filter((r) => !r.reachable).map((r) => r.host);
+  const ok = results.every(
+    (r) => r.reachable && r.report?.ok === true && r.balancer?.inRotation !== false,
+  );
+  return { ok, unreachable, hosts: results };
+}

@@ -1,0 +1,95 @@
+import type { WatchdogConfig } from '../config/types.js';
+import type { HealthStrategy } from '../hysteresis/index.js';
+import type { Level } from '../log.js';
+import type { ServiceMemory, WatchdogState } from './state.js';
+
+export interface Verdict {
+  readonly service: string;
+  readonly ok: boolean;
+  /** the check's short code: why it failed */
+  readonly code: string;
+}
+
+export interface Decision {
+  readonly state: WatchdogState;
+  readonly restart: readonly string[];
+  /** transitions only: one line each */
+  readonly events: readonly { level: Level; event: string; message: string; service: string }[];
+}
+
+/**
+ * Pure: the check results of one tick → the next state, which services to
+ * restart, and what to say. A service is restarted after
+ * `failures_before_restart` consecutive failures; a failure within
+ * `start_period` of a restart does not count; past `max_restarts` within
+ * `restart_window` it gives up, once, until the service is healthy again.
+ */
+export function decide(
+  previous: WatchdogState,
+  verdicts: readonly Verdict[],
+  strategy: HealthStrategy,
+  config: WatchdogConfig,
+  now: number,
+): Decision {
+  const services: Record<string, ServiceMemory> = {};
+  const restart: string[] = [];
+  const events: { level: Level; event: string; message: string; service: string }[] = [];
+  const say = (level: Level, event: string, service: string, message: string): void => {
+    events.push({ level, event, service, message: `${service}: ${message}` });
+  };
+
+  for (const v of verdicts) {
+    const before = previous.services[v.service] ?? {
+      trigger: strategy.initial(),
+      restarts: [],
+      gaveUp: false,
+    };
+    const restarts = before.restarts.filter((t) => now - t < config.restartWindow);
+    const lastRestart = restarts.at(-1);
+    if (!v.ok && lastRestart !== undefined && now - lastRestart < config.startPeriod) {
+      services[v.service] = { ...before, restarts };
+      continue;
+    }
+    const { state: trigger, transition } = strategy.observe(before.trigger, v.ok);
+    let memory: ServiceMemory = { trigger, restarts, gaveUp: before.gaveUp };
+    if (transition === 'became-unhealthy')
+      say('warn', 'watchdog.unhealthy', v.service, `became unhealthy (${v.code})`);
+    if (transition === 'became-healthy') {
+      say(
+        'info',
+        'watchdog.recovered',
+        v.service,
+        before.trigger.health === 'unknown' ? 'healthy' : 'recovered',
+      );
+      memory = { ...memory, gaveUp: false };
+    }
+    const due = trigger.health === 'unhealthy' && trigger.failures >= config.failuresBeforeRestart;
+    if (due && !memory.gaveUp) {
+      if (restarts.length >= config.maxRestarts) {
+        say(
+          'error',
+          'watchdog.gave-up',
+          v.service,
+          `still failing (${v.code}) after ${restarts.length} restarts within ${Math.round(config.restartWindow / 60_000)}m: not restarting it again until it is healthy; look at it`,
+        );
+        memory = { ...memory, gaveUp: true };
+      } else {
+        restart.push(v.service);
+        say(
+          'warn',
+          'watchdog.restart',
+          v.service,
+          `restarting after ${trigger.failures} consecutive failures (${v.code})`,
+        );
+        // count the next streak from zero: another full streak earns another restart
+        memory = {
+          trigger: { ...trigger, failures: 0 },
+          restarts: [...restarts, now],
+          gaveUp: false,
+        };
+      }
+    }
+    services[v.service] = memory;
+  }
+  return { state: { ...previous, services }, restart, events };
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import type { TriggerState } from '../hysteresis/index.js';
+
+/** Per service, everything a fresh process needs to continue where the last tick stopped. */
+export interface ServiceMemory {
+  readonly trigger: TriggerState;
+  /** ms timestamps of restarts inside the restart window */
+  readonly restarts: readonly number[];
+  /** set once the restart cap was hit; cleared when the service is healthy again */
+  readonly gaveUp: boolean;
+}
+
+export interface WatchdogState {
+  readonly version: 1;
+  readonly services: Readonly<Record<string, ServiceMemory>>;
+  /** the lock holder's `since` we already logged a skip for: log once per deploy */
+  readonly skippedFor?: string;
+  /** the drain marker's `since` we already reported as expired */
+  readonly expiredMarker?: string;
+}
+
+const trigger = z.object({
+  health: z.enum(['unknown', 'healthy', 'unhealthy']),
+  failures: z.number().int().nonnegative(),
+  successes: z.number().int().nonnegative(),
+});
+
+export const watchdogStateSchema = z.object({
+  version: z.literal(1),
+  services: z.record(
+    z.string(),
+    z.object({ trigger, restarts: z.array(z.number()), gaveUp: z.boolean() }),
+  ),
+  skippedFor: z.string().optional(),
+  expiredMarker: z.string().optional(),
+});
+
+export function freshState(): WatchdogState {
+  return { version: 1, services: {} };
+}
+
+/**
+ * While a deploy or a planned drain owns the host, failures are on purpose:
+ * forget the streaks so the first failure after it is not counted as the Nth.
+ */
+export function forgetStreaks(state: WatchdogState): WatchdogState {
+  const services: Record<string, ServiceMemory> = {};
+  for (const [name, memory] of Object.entries(state.services)) {
+    services[name] = { ...memory, trigger: { ...memory.trigger, failures: 0, successes: 0 } };
+  }
+  return { ...state, services };
+}

@@ -1,0 +1,73 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { execa } from 'execa';
+import { bundlePath } from '../../scripts/build.js';
+import {
+  startLab,
+  type Lab,
+  type LabConfigOptions,
+  type LabOptions,
+} from '../../scripts/lab/index.js';
+
+export interface DeployRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface Fleet {
+  readonly lab: Lab;
+  readonly configPath: string;
+  /** run the real `deploy` (the bundle) against the lab's deploy.yml */
+  deploy(args: readonly string[], options?: { timeoutMs?: number }): Promise<DeployRun>;
+  /** start `deploy …` without waiting (for interrupting it) */
+  spawnDeploy(args: readonly string[]): ReturnType<typeof execa>;
+  writeConfig(options?: LabConfigOptions): Promise<void>;
+  stageEverywhere(release: string, options?: { bad?: boolean }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A lab whose hosts are set up by `deploy setup`, with release `r1` live from a first rollout. */
+export async function startFleet(
+  options: LabOptions & { config?: LabConfigOptions; release?: string | null } = {},
+): Promise<Fleet> {
+  const lab = await startLab({ handleSignals: false, ...options });
+  const configPath = path.join(lab.layout.workDir, 'deploy.yml');
+  const argvFor = (args: readonly string[]) => [bundlePath, ...args, '-c', configPath];
+  const fleet: Fleet = {
+    lab,
+    configPath,
+    deploy: async (args, o = {}) => {
+      const r = await execa(process.execPath, argvFor(args), {
+        reject: false,
+        timeout: o.timeoutMs ?? 300_000,
+        env: { HANDOFF_WHO: 'e2e' },
+      });
+      return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+    },
+    spawnDeploy: (args) =>
+      execa(process.execPath, argvFor(args), { reject: false, env: { HANDOFF_WHO: 'e2e' } }),
+    writeConfig: (o) => writeFile(configPath, lab.config(o)),
+    stageEverywhere: async (release, o) => {
+      await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, release, o)));
+    },
+    stop: () => lab.stop(),
+  };
+  try {
+    await fleet.writeConfig(options.config);
+    const setup = await fleet.deploy(['setup']);
+    if (setup.code !== 0)
+      throw new Error(`deploy setup failed (${setup.code}): ${setup.stderr}${setup.stdout}`);
+    const release = options.release === undefined ? 'r1' : options.release;
+    if (release) {
+      await fleet.stageEverywhere(release);
+      const first = await fleet.deploy(['rollout', '--release', release]);
+      if (first.code !== 0)
+        throw new Error(`first rollout failed (${first.code}): ${first.stderr}${first.stdout}`);
+    }
+    return fleet;
+  } catch (error) {
+    await lab.stop();
+    throw error;
+  }
+}

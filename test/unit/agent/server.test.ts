@@ -1,0 +1,189 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../src/clock.js';
+import type { AgentIO } from '../../../src/host/agent/io.js';
+import type { AgentLine, AgentOp } from '../../../src/host/agent/protocol.js';
+import { serveAgentOp, type AgentArgs } from '../../../src/host/agent/server.js';
+import type { VerifyReport } from '../../../src/host/agent/types.js';
+import { acquireHostLock } from '../../../src/host/lock.js';
+import { hostFixture, type HostFixture } from '../../support/host-fixture.js';
+
+/** Stdin the test feeds line by line; stdout collected as protocol lines. */
+function memoryIO() {
+  const lines: AgentLine[] = [];
+  const queue: string[] = [];
+  let wake: (() => void) | undefined;
+  let closed = false;
+  const io: AgentIO = {
+    send: (line) => void lines.push(line),
+    input: {
+      async *[Symbol.asyncIterator]() {
+        for (;;) {
+          if (queue.length > 0) yield queue.shift()!;
+          else if (closed) return;
+          else await new Promise<void>((r) => (wake = r));
+        }
+      },
+    },
+  };
+  return {
+    io,
+    lines,
+    write: (l: string) => (queue.push(l), wake?.()),
+    close: () => ((closed = true), wake?.()),
+  };
+}
+
+let host: HostFixture | undefined;
+afterEach(async () => {
+  if (host) await call(host, 'stop');
+  host = undefined;
+});
+
+async function call(h: HostFixture, op: AgentOp, args: AgentArgs = {}, stdin = '') {
+  const m = memoryIO();
+  const code = await serveAgentOp(op, args, {
+    config: h.config,
+    clock: systemClock,
+    io: m.io,
+    self: __filename,
+    readStdin: () => Promise.resolve(stdin),
+  });
+  const result = m.lines.find((l) => l.type === 'result');
+  return { code, result, data: result?.type === 'result' && result.ok ? result.data : undefined };
+}
+
+describe('the agent on a host', () => {
+  it('says hello with its version, protocol and checksum', async () => {
+    host = await hostFixture();
+    const r = await call(host, 'hello');
+    expect(r.code).toBe(0);
+    expect(r.data).toMatchObject({ protocol: 1, version: '0.1.0' });
+    expect((r.data as { sha256: string }).sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('deploys a release: publish, switch, start, verify, and reports it in status', async () => {
+    host = await hostFixture();
+    expect((await call(host, 'publish', { release: 'r1' })).code).toBe(0);
+    expect((await call(host, 'switch', { release: 'r1' })).data).toEqual({
+      previous: null,
+      current: 'r1',
+    });
+    expect((await call(host, 'start')).code).toBe(0);
+    const verify = await call(host, 'verify', { successes: 2, timeoutMs: 10_000 });
+    expect(verify.data).toMatchObject({
+      ok: true,
+      services: [{ name: 'app', ok: true, passes: 2 }],
+    });
+    const status = await call(host, 'status');
+    expect(status.data).toMatchObject({
+      release: 'r1',
+      releases: ['r1'],
+      draining: null,
+      lock: { locked: false },
+    });
+  });
+
+  it('counts a draining 503 as answering only when told the host is drained', async () => {
+    host = await hostFixture();
+    await call(host, 'publish', { release: 'r1' });
+    await call(host, 'switch', { release: 'r1' });
+    await call(host, 'start');
+    await call(host, 'drain', { by: 'test', leaseMs: 60_000, release: 'r1' });
+    const drained = (
+      await call(host, 'verify', { successes: 1, timeoutMs: 5_000, allowDraining: true })
+    ).data as VerifyReport;
+    expect(drained.services[0]).toMatchObject({ ok: true, draining: true });
+    const strict = await call(host, 'verify', { successes: 1, timeoutMs: 1_000 });
+    expect(strict.code).toBe(0);
+    expect((strict.data as VerifyReport).ok).toBe(false);
+    expect((await call(host, 'status')).data).toMatchObject({
+      draining: { by: 'test', release: 'r1' },
+    });
+    await call(host, 'undrain');
+    expect((await call(host, 'status')).data).toMatchObject({ draining: null });
+  });
+
+  it('never puts a response body in the verify report', async () => {
+    host = await hostFixture();
+    await call(host, 'publish', { release: 'r1' }, JSON.stringify({ files: { BAD: '1' } }));
+    await call(host, 'switch', { release: 'r1' });
+    await call(host, 'start');
+    const r = await call(host, 'verify', { successes: 1, timeoutMs: 2_000 });
+    expect((r.data as VerifyReport).services[0]).toMatchObject({ ok: false, code: 'status-500' });
+    expect(JSON.stringify(r.result)).not.toContain('hunter2');
+  });
+
+  it('holds the lock until told to release it, appending audit lines meanwhile', async () => {
+    host = await hostFixture();
+    const m = memoryIO();
+    const holding = serveAgentOp(
+      'lock-hold',
+      { what: 'rollout', message: 'release r2' },
+      {
+        config: host.config,
+        clock: systemClock,
+        io: m.io,
+        self: __filename,
+        readStdin: () => Promise.resolve(''),
+      },
+    );
+    await expect.poll(() => m.lines.some((l) => l.type === 'locked')).toBe(true);
+    await expect(acquireHostLock(host.config.host.lock, { what: 'watchdog' })).rejects.toThrow(
+      /held by rollout/,
+    );
+    m.write(JSON.stringify({ audit: { step: 'drain', release: 'r2' } }));
+    m.write('release');
+    expect(await holding).toBe(0);
+    const audit = await readFile(path.join(host.config.host.root, 'audit.jsonl'), 'utf8');
+    expect(JSON.parse(audit.trim())).toEqual({ step: 'drain', release: 'r2' });
+    const again = await acquireHostLock(host.config.host.lock, { what: 'watchdog' });
+    await again.release();
+  });
+
+  it('releases the lock when stdin closes, as when the SSH session drops', async () => {
+    host = await hostFixture();
+    const m = memoryIO();
+    const holding = serveAgentOp(
+      'lock-hold',
+      { what: 'rollout' },
+      {
+        config: host.config,
+        clock: systemClock,
+        io: m.io,
+        self: __filename,
+        readStdin: () => Promise.resolve(''),
+      },
+    );
+    await expect.poll(() => m.lines.some((l) => l.type === 'locked')).toBe(true);
+    m.close();
+    expect(await holding).toBe(0);
+    expect((await call(host, 'status')).data).toMatchObject({ lock: { locked: false } });
+  });
+
+  it('refuses a second holder with exit 3 and names the first', async () => {
+    host = await hostFixture();
+    const lock = await acquireHostLock(host.config.host.lock, {
+      what: 'deploy rollout',
+      message: 'release r9',
+    });
+    try {
+      const r = await call(host, 'lock-hold', { what: 'rollout' });
+      expect(r.code).toBe(3);
+      expect(r.result).toMatchObject({ ok: false, error: { code: 'lock-held' } });
+      expect(JSON.stringify(r.result)).toContain('held by deploy rollout');
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it('answers a missing flag with a usage error result, exit 2', async () => {
+    host = await hostFixture();
+    const r = await call(host, 'switch');
+    expect(r).toMatchObject({
+      code: 2,
+      result: { ok: false, error: { message: 'missing --release' } },
+    });
+  });
+});

@@ -1,0 +1,133 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, loadConfigFromJson } from '../../../src/config/load.js';
+import { toHostJson } from '../../../src/config/serialize.js';
+import { minimal, writeConfig } from './temp-config.js';
+
+const example = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../infra/deploy.example.yml',
+);
+
+describe('loading deploy.yml', () => {
+  it('loads the shipped example into durations in milliseconds', async () => {
+    const config = await loadConfig(example, { env: {} });
+    expect(config.hosts.map((h) => h.name)).toEqual(['web-1', 'web-2', 'web-3']);
+    expect(config.balancer).toEqual({
+      kind: 'static',
+      healthCheck: {
+        interval: 5_000,
+        timeout: 2_000,
+        unhealthyThreshold: 2,
+        healthyThreshold: 2,
+        idleTimeout: 60_000,
+      },
+    });
+    expect(config.services[0]).toMatchObject({ name: 'gateway', keepAliveTimeout: 65_000 });
+    expect(config.services[1]?.check).toEqual({
+      kind: 'heartbeat',
+      dir: 'marks',
+      maxAge: 30_000,
+      expected: 2,
+    });
+  });
+
+  it('returns a config frozen all the way down', async () => {
+    const config = await loadConfig(example, { env: {} });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.hosts)).toBe(true);
+    expect(Object.isFrozen(config.hosts[0])).toBe(true);
+    expect(Object.isFrozen(config.balancer.healthCheck)).toBe(true);
+    expect(Object.isFrozen(config.services[0]?.check)).toBe(true);
+  });
+
+  it('fills every default a minimal file leaves out', async () => {
+    const file = await writeConfig(minimal);
+    const config = await loadConfig(file, { env: { HOME: '/home/op' } });
+    expect(config.ssh).toEqual({
+      user: 'deploy',
+      port: 22,
+      knownHosts: '/home/op/.ssh/known_hosts',
+      connectTimeout: 10_000,
+    });
+    expect(config.hosts[0]).toEqual({ name: 'web-1', address: '10.0.0.1', target: '10.0.0.1' });
+    expect(config.drain).toEqual({
+      method: 'health',
+      overlap: 15_000,
+      maxRequest: 30_000,
+      stopTimeout: 150_000,
+    });
+    expect(config.rollout).toEqual({
+      batch: { kind: 'count', count: 1 },
+      minHealthy: 1,
+      verifySuccesses: 2,
+      verifyTimeout: 120_000,
+      rollback: true,
+      maxTimeBack: 60_000,
+    });
+    expect(config.host).toEqual({
+      root: '/srv/handoff/api',
+      lock: '/var/lock/handoff/api',
+      state: '/run/handoff/api',
+      agent: '/opt/handoff',
+    });
+    expect(config.watchdog).toEqual({
+      every: 60_000,
+      failuresBeforeRestart: 4,
+      successesBeforeHealthy: 2,
+      startPeriod: 60_000,
+      maxRestarts: 3,
+      restartWindow: 1_800_000,
+    });
+    expect(config.services[0]?.check).toEqual({
+      kind: 'http',
+      url: 'http://127.0.0.1:8080/health',
+      expectStatus: 200,
+      timeout: 2_000,
+    });
+  });
+
+  it('resolves the compose file beside deploy.yml and expands ~ in local paths', async () => {
+    const file = await writeConfig(
+      minimal.replace('  user: deploy\n', '  user: deploy\n  identity_file: ~/.ssh/id_ed25519\n'),
+    );
+    const config = await loadConfig(file, { env: { HOME: '/home/op' } });
+    expect(config.runtime).toEqual({
+      kind: 'compose',
+      composeFile: path.join(path.dirname(file), 'compose.yml'),
+    });
+    expect(config.ssh.identityFile).toBe('/home/op/.ssh/id_ed25519');
+  });
+
+  it('reads a percentage batch, a tcp check and a runtime check', async () => {
+    const file = await writeConfig(
+      `${minimal}  - { name: db, check: { tcp: "[::1]:5432", timeout: 500ms } }
+  - { name: jobs, check: { runtime: true } }
+rollout: { batch: "50%" }
+`,
+    );
+    const config = await loadConfig(file, { env: {} });
+    expect(config.rollout.batch).toEqual({ kind: 'percent', percent: 50 });
+    expect(config.services.map((s) => s.check)).toEqual([
+      expect.objectContaining({ kind: 'http' }),
+      { kind: 'tcp', host: '::1', port: 5432, timeout: 500 },
+      { kind: 'runtime', timeout: 2_000 },
+    ]);
+  });
+
+  it('loads a .json file the same way as YAML', async () => {
+    const yamlConfig = await loadConfig(example, { env: {} });
+    const file = await writeConfig(toHostJson(yamlConfig), 'api.json');
+    const jsonConfig = await loadConfig(file, { env: {} });
+    expect({ ...jsonConfig, source: '' }).toEqual({ ...yamlConfig, source: '' });
+  });
+
+  it('reads back the host config that setup publishes as exactly the same config', async () => {
+    const config = await loadConfig(example, { env: {} });
+    const text = toHostJson(config);
+    expect(() => JSON.parse(text) as unknown).not.toThrow();
+    const back = loadConfigFromJson(text, '/etc/handoff/api.json', { env: {} });
+    expect({ ...back, source: config.source }).toEqual(config);
+  });
+});

@@ -1,0 +1,82 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/errors.js';
+import { quoteArg, quoteArgv } from '../../../src/remote/quote.js';
+
+const nasty = [
+  'plain',
+  'with space',
+  "it's",
+  "''",
+  '$(touch /tmp/pwned)',
+  '`id`',
+  '$HOME',
+  'a\nb',
+  '',
+  '*',
+  ';rm -rf /;',
+  '"double"',
+  '\\back\\slash',
+  '!bang',
+  '-n',
+];
+
+describe('quoteArg', () => {
+  it('wraps a plain word in single quotes', () => {
+    expect(quoteArg('ls')).toBe("'ls'");
+  });
+
+  it('closes, escapes and reopens the quotes around a single quote', () => {
+    expect(quoteArg("it's")).toBe("'it'\\''s'");
+  });
+
+  it('renders the empty string as an empty quoted word', () => {
+    expect(quoteArg('')).toBe("''");
+  });
+
+  it('leaves $, backquotes and newlines inside the quotes untouched', () => {
+    expect(quoteArg('$(id)`x`\n')).toBe("'$(id)`x`\n'");
+  });
+
+  it('refuses a NUL byte, which no remote argv can carry', () => {
+    expect(() => quoteArg('a\0b')).toThrow(UsageError);
+  });
+});
+
+describe('quoteArgv', () => {
+  it('quotes every word and joins them with spaces', () => {
+    expect(quoteArgv(['ls', '-l', 'a b'])).toBe("'ls' '-l' 'a b'");
+  });
+
+  it('renders the environment as env assignments before the command', () => {
+    expect(quoteArgv(['run', 'x'], { RELEASE: 'r 1', A_2: "it's" })).toBe(
+      "env RELEASE='r 1' A_2='it'\\''s' 'run' 'x'",
+    );
+  });
+
+  it('omits env when the environment is empty', () => {
+    expect(quoteArgv(['true'], {})).toBe("'true'");
+  });
+
+  it('refuses an environment name a shell would not accept', () => {
+    expect(() => quoteArgv(['true'], { 'A;B': '1' })).toThrow(/A;B/);
+  });
+
+  it('refuses an environment name starting with a digit', () => {
+    expect(() => quoteArgv(['true'], { '1A': '1' })).toThrow(UsageError);
+  });
+
+  it('refuses an empty argv', () => {
+    expect(() => quoteArgv([])).toThrow(UsageError);
+  });
+
+  it('round-trips nasty arguments exactly through a real sh -c', () => {
+    const out = execFileSync('sh', ['-c', quoteArgv(['printf', '%s\\0', ...nasty])]);
+    expect(out.toString('utf8').split('\0').slice(0, -1)).toEqual(nasty);
+  });
+
+  it('passes env values through a real sh -c without expanding them', () => {
+    const out = execFileSync('sh', ['-c', quoteArgv(['printenv', 'V'], { V: '$(id) `x` $HOME' })]);
+    expect(out.toString('utf8')).toBe('$(id) `x` $HOME\n');
+  });
+});

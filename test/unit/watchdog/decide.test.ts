@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { WatchdogConfig } from '../../../src/config/types.js';
+import { schmittTrigger } from '../../../src/hysteresis/index.js';
+import { decide, type Verdict } from '../../../src/watchdog/decide.js';
+import { freshState, type WatchdogState } from '../../../src/watchdog/state.js';
+
+const config: WatchdogConfig = {
+  every: 60_000,
+  failuresBeforeRestart: 4,
+  successesBeforeHealthy: 2,
+  startPeriod: 60_000,
+  maxRestarts: 3,
+  restartWindow: 30 * 60_000,
+};
+const strategy = schmittTrigger({ failures: 4, successes: 2 });
+
+/** Feed one result per tick, a minute apart; collect what each tick decided. */
+function run(results: readonly boolean[], start: WatchdogState = freshState(), cfg = config) {
+  let state = start;
+  const ticks: { restart: readonly string[]; events: string[] }[] = [];
+  results.forEach((ok, i) => {
+    const verdicts: Verdict[] = [{ service: 'app', ok, code: ok ? 'ok' : 'refused' }];
+    const d = decide(state, verdicts, strategy, cfg, i * cfg.every);
+    state = d.state;
+    ticks.push({ restart: d.restart, events: d.events.map((e) => e.event) });
+  });
+  return { state, ticks, restartedAt: ticks.flatMap((t, i) => (t.restart.length ? [i + 1] : [])) };
+}
+
+describe('watchdog decisions', () => {
+  it('restarts a dead service on exactly the 4th consecutive failing tick', () => {
+    const { restartedAt } = run([true, false, false, false, false]);
+    expect(restartedAt).toEqual([5]);
+  });
+
+  it('restarts after 4 failures even when the very first tick fails', () => {
+    expect(run([false, false, false, false]).restartedAt).toEqual([4]);
+  });
+
+  it('never restarts a flapping service', () => {
+    expect(
+      run([true, false, true, false, true, false, true, false, false, true, false]).restartedAt,
+    ).toEqual([]);
+  });
+
+  it('ignores failures within start_period of a restart, then needs a new full streak', () => {
+    const cfg = { ...config, startPeriod: 150_000 };
+    // restart at tick 4 (t=3m); ticks 5 and 6 are within 150 s and do not count
+    const { restartedAt } = run(Array<boolean>(11).fill(false), freshState(), cfg);
+    expect(restartedAt).toEqual([4, 10]);
+  });
+
+  it('gives up after max_restarts within the window, with one ERROR', () => {
+    const cfg = { ...config, startPeriod: 1 };
+    const { ticks, restartedAt } = run(Array<boolean>(30).fill(false), freshState(), cfg);
+    expect(restartedAt).toEqual([4, 8, 12]);
+    const gaveUp = ticks.flatMap((t) => t.events).filter((e) => e === 'watchdog.gave-up');
+    expect(gaveUp).toHaveLength(1);
+  });
+
+  it('reports giving up once per unhealthy episode while the window is still full', () => {
+    const cfg = { ...config, startPeriod: 1 };
+    const pattern = [
+      ...Array<boolean>(16).fill(false),
+      true,
+      true,
+      ...Array<boolean>(6).fill(false),
+    ];
+    const { restartedAt, ticks } = run(pattern, freshState(), cfg);
+    expect(restartedAt).toEqual([4, 8, 12]);
+    const gaveUp = ticks.flatMap((t, i) => (t.events.includes('watchdog.gave-up') ? [i + 1] : []));
+    expect(gaveUp).toEqual([16, 22]);
+  });
+
+  it('lets old restarts fall out of the restart window', () => {
+    const cfg = { ...config, startPeriod: 1, restartWindow: 10 * 60_000 };
+    const { restartedAt } = run(Array<boolean>(24).fill(false), freshState(), cfg);
+    expect(restartedAt).toEqual([4, 8, 12, 16, 20, 24]);
+  });
+
+  it('logs transitions only: unhealthy, restart, recovered', () => {
+    const { ticks } = run([true, true, false, false, false, false, false, true, true, true]);
+    expect(ticks.map((t) => t.events)).toEqual([
+      ['watchdog.recovered'],
+      [],
+      [],
+      [],
+      [],
+      ['watchdog.unhealthy', 'watchdog.restart'],
+      [],
+      [],
+      ['watchdog.recovered'],
+      [],
+    ]);
+  });
+
+  it('forgets services that are no longer configured', () => {
+    const start: WatchdogState = {
+      version: 1,
+      services: {
+        gone: {
+          trigger: { health: 'healthy', failures: 0, successes: 3 },
+          restarts: [],
+          gaveUp: false,
+        },
+      },
+    };
+    expect(Object.keys(run([true], start).state.services)).toEqual(['app']);
+  });
+});

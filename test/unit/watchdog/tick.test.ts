@@ -1,0 +1,193 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../src/clock.js';
+import { acquireHostLock } from '../../../src/host/lock.js';
+import { publishRelease, switchRelease } from '../../../src/host/releases.js';
+import { createRuntime } from '../../../src/host/runtime/create.js';
+import { runtimeSettings } from '../../../src/host/runtime/runtime.js';
+import { MemoryLog } from '../../../src/log.js';
+import { tick } from '../../../src/watchdog/tick.js';
+import { hostFixture, type HostFixture } from '../../support/host-fixture.js';
+
+const WATCHDOG = `watchdog: { every: 1s, failures_before_restart: 4, successes_before_healthy: 2, start_period: 1s, max_restarts: 2, restart_window: 10m }`;
+
+let host: HostFixture | undefined;
+afterEach(async () => {
+  if (host)
+    await runtime(host)
+      .stop()
+      .catch(() => undefined);
+  host = undefined;
+});
+
+function runtime(h: HostFixture) {
+  return createRuntime(runtimeSettings(h.config), 'r1');
+}
+
+/** A host with release r1 live and its service answering. */
+async function liveHost(files: Record<string, string> = {}): Promise<HostFixture> {
+  const h = await hostFixture(WATCHDOG);
+  await publishRelease(h.config.host.root, 'r1', { '.env': 'RELEASE=r1\n', ...files });
+  await switchRelease(h.config.host.root, 'r1');
+  await runtime(h).start();
+  await expect
+    .poll(
+      () =>
+        fetch(`http://127.0.0.1:${h.port}/health`)
+          .then((r) => r.status)
+          .catch(() => 0),
+      { timeout: 10_000 },
+    )
+    .toBe(200);
+  return h;
+}
+
+async function ticks(h: HostFixture, n: number, log = new MemoryLog()) {
+  const outcomes = [];
+  for (let i = 0; i < n; i += 1) outcomes.push(await tick(h.config, { clock: systemClock, log }));
+  return {
+    outcomes,
+    log,
+    restartedAt: outcomes.flatMap((o, i) => (o.restarted.length ? [i + 1] : [])),
+  };
+}
+
+async function kill(h: HostFixture): Promise<void> {
+  const pid = await h.pid();
+  if (pid) process.kill(pid, 'SIGKILL');
+  await expect
+    .poll(() =>
+      fetch(`http://127.0.0.1:${h.port}/health`)
+        .then(() => 'up')
+        .catch(() => 'down'),
+    )
+    .toBe('down');
+}
+
+describe('a watchdog tick', () => {
+  it('restarts a killed service on exactly the 4th failing tick, and it comes back', async () => {
+    host = await liveHost();
+    await ticks(host, 1);
+    await kill(host);
+    const { restartedAt, log } = await ticks(host, 4);
+    expect(restartedAt).toEqual([4]);
+    await expect
+      .poll(
+        () =>
+          fetch(`http://127.0.0.1:${host!.port}/health`)
+            .then((r) => r.status)
+            .catch(() => 0),
+        { timeout: 10_000 },
+      )
+      .toBe(200);
+    expect(log.events.map((e) => e.event)).toEqual(['watchdog.unhealthy', 'watchdog.restart']);
+    const audit = await readFile(path.join(host.config.host.root, 'audit.jsonl'), 'utf8');
+    expect(JSON.parse(audit.trim())).toMatchObject({
+      step: 'watchdog.restart app',
+      result: 'ok',
+      release: 'r1',
+    });
+  });
+
+  it('never restarts a flapping service', async () => {
+    host = await liveHost();
+    const fail = path.join(host.config.host.state, 'FAIL');
+    const log = new MemoryLog();
+    for (let i = 0; i < 10; i += 1) {
+      if (i % 2 === 0) await writeFile(fail, '');
+      else await rm(fail, { force: true });
+      const o = await tick(host.config, { clock: systemClock, log });
+      expect(o.restarted).toEqual([]);
+    }
+  });
+
+  it('does nothing while the host lock is held, and says so once', async () => {
+    host = await liveHost();
+    const lock = await acquireHostLock(host.config.host.lock, {
+      what: 'deploy rollout',
+      message: 'release r2',
+    });
+    try {
+      await kill(host);
+      const { outcomes, restartedAt, log } = await ticks(host, 6);
+      expect(restartedAt).toEqual([]);
+      expect(outcomes.every((o) => o.outcome === 'skipped-lock')).toBe(true);
+      expect(log.events.map((e) => e.event).filter((e) => e !== 'watchdog.started')).toEqual([
+        'watchdog.skipped-for-deploy',
+      ]);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it('does nothing while the drain marker exists', async () => {
+    host = await liveHost();
+    await writeFile(
+      path.join(host.config.host.state, 'draining'),
+      JSON.stringify({
+        by: 't',
+        since: new Date().toISOString(),
+        until: new Date(Date.now() + 60_000).toISOString(),
+      }),
+    );
+    await kill(host);
+    const { outcomes, log } = await ticks(host, 5);
+    expect(outcomes.every((o) => o.outcome === 'skipped-drain')).toBe(true);
+    expect(log.events.filter((e) => e.event !== 'watchdog.started')).toEqual([]);
+  });
+
+  it('reports an expired drain marker with nobody holding the lock, once, at ERROR', async () => {
+    host = await liveHost();
+    const past = Date.now() - 60_000;
+    await writeFile(
+      path.join(host.config.host.state, 'draining'),
+      JSON.stringify({
+        by: 'rollout r2',
+        since: new Date(past).toISOString(),
+        until: new Date(past + 1000).toISOString(),
+      }),
+    );
+    const { log } = await ticks(host, 3);
+    expect(log.events.filter((e) => e.level === 'error').map((e) => e.event)).toEqual([
+      'watchdog.expired-drain',
+    ]);
+  });
+
+  it('gives up on a crash-looping service after max_restarts, with one ERROR', async () => {
+    host = await liveHost();
+    const log = new MemoryLog();
+    let restarts = 0;
+    for (let i = 0; i < 16; i += 1) {
+      await kill(host).catch(() => undefined);
+      const o = await tick(host.config, { clock: systemClock, log });
+      restarts += o.restarted.length;
+      // past start_period, so the next failures count
+      await new Promise((r) => setTimeout(r, o.restarted.length ? 1100 : 0));
+    }
+    expect(restarts).toBe(2);
+    expect(log.events.filter((e) => e.level === 'error').map((e) => e.event)).toEqual([
+      'watchdog.gave-up',
+    ]);
+  });
+
+  it('starts fresh, with a warning, when watchdog.json is corrupt', async () => {
+    host = await liveHost();
+    await writeFile(path.join(host.config.host.state, 'watchdog.json'), '{"version": 1, "serv');
+    const { outcomes, log } = await ticks(host, 1);
+    expect(outcomes[0]?.outcome).toBe('checked');
+    expect(log.events[0]).toMatchObject({ level: 'warn', event: 'watchdog.state' });
+    expect(
+      JSON.parse(await readFile(path.join(host.config.host.state, 'watchdog.json'), 'utf8')),
+    ).toMatchObject({ version: 1 });
+  });
+
+  it('creates a missing host.state directory', async () => {
+    host = await liveHost();
+    await runtime(host).stop();
+    await rm(host.config.host.state, { recursive: true, force: true });
+    const { outcomes } = await ticks(host, 1);
+    expect(outcomes[0]?.outcome).toBe('checked');
+    await mkdir(host.config.host.state, { recursive: true });
+  });
+});
