@@ -3,7 +3,7 @@ import { startFleet, type Fleet } from './fleet-harness.js';
 
 let fleet: Fleet;
 beforeAll(async () => {
-  fleet = await startFleet({ hosts: 3 });
+  fleet = await startFleet({ hosts: 3, subnet: '127.0.11', workDir: '/tmp/handoff-e2e-fleet' });
 });
 afterAll(async () => {
   await fleet?.stop();
