@@ -3,6 +3,7 @@ import type { Log } from '../../log.js';
 import type { RemoteProcess, Transport } from '../../remote/transport.js';
 import type { HostAgent } from './host-agent.js';
 import { decodeLine, type AgentOp, type AgentResultLine } from './protocol.js';
+import { AgentSession, type CallArgs } from './session.js';
 import type {
   AuditEntry,
   HelloData,
@@ -41,7 +42,20 @@ export interface HeldLock {
 }
 
 /** Orchestrator side of `deploy host …`: one method per operation, over any Transport. */
+/** `{leaseMs: 5, allowDraining: true}` → `--lease-ms 5 --allow-draining` */
+export function toFlags(args: CallArgs): string[] {
+  const flags: string[] = [];
+  for (const [key, value] of Object.entries(args)) {
+    if (value === undefined || value === false) continue;
+    const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    flags.push(...(value === true ? [flag] : [flag, String(value)]));
+  }
+  return flags;
+}
+
 export class AgentClient implements HostAgent {
+  private session: AgentSession | undefined;
+
   constructor(
     private readonly transport: Transport,
     private readonly paths: AgentPaths,
@@ -149,7 +163,10 @@ export class AgentClient implements HostAgent {
         throw this.noProtocol('lock-hold', code, '');
       }
       const line = decodeLine(next.value);
-      if (line?.type === 'locked') return this.held(proc, lines);
+      if (line?.type === 'locked') {
+        this.session = new AgentSession(this.host, proc, lines, this.log);
+        return this.held(proc);
+      }
       if (line?.type === 'result' && !line.ok) {
         proc.end();
         if (line.error.code === 'lock-held') {
@@ -161,10 +178,11 @@ export class AgentClient implements HostAgent {
     }
   }
 
-  private held(proc: RemoteProcess, lines: AsyncIterator<string>): HeldLock {
+  private held(proc: RemoteProcess): HeldLock {
     let releasing = false;
     const lost = new Promise<void>((resolve) => {
       void proc.exited.then(() => {
+        this.session = undefined;
         if (releasing) return;
         this.log.emit({
           level: 'error',
@@ -175,17 +193,12 @@ export class AgentClient implements HostAgent {
         resolve();
       });
     });
-    // keep draining stdout so the remote side never blocks on a full pipe
-    void (async () => {
-      for (let n = await lines.next(); !n.done; n = await lines.next()) {
-        /* only the exit matters now */
-      }
-    })().catch(() => undefined);
     return {
       lost,
       audit: (entry) => proc.write(`${JSON.stringify({ audit: entry })}\n`),
       release: async () => {
         releasing = true;
+        this.session = undefined;
         proc.write('release\n');
         proc.end();
         await proc.exited;

@@ -47,7 +47,27 @@ export interface AgentLockedLine {
   readonly holder: Record<string, unknown>;
 }
 
-export type AgentLine = AgentEventLine | AgentResultLine | AgentLockedLine;
+/**
+ * The answer to one `{"call": {id, op, args}}` line sent to a holding
+ * `lock-hold`: the operations of a deploy run inside the process that holds
+ * the lock, one SSH channel, no process start per step.
+ */
+export type AgentReplyLine =
+  | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly data: unknown }
+  | {
+      readonly type: 'reply';
+      readonly id: number;
+      readonly ok: false;
+      readonly error: AgentErrorInfo;
+    };
+
+export interface AgentCall {
+  readonly id: number;
+  readonly op: AgentOp;
+  readonly args: Readonly<Record<string, string | number | boolean | undefined>>;
+}
+
+export type AgentLine = AgentEventLine | AgentResultLine | AgentLockedLine | AgentReplyLine;
 
 export function encodeLine(line: AgentLine): string {
   return `${JSON.stringify(line)}\n`;
@@ -66,6 +86,8 @@ export function decodeLine(text: string): AgentLine | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const type = (value as { type?: unknown }).type;
   if (type === 'event' || type === 'locked') return value as AgentLine;
+  if (type === 'reply' && typeof (value as { id?: unknown }).id === 'number')
+    return value as AgentReplyLine;
   if (type === 'result' && typeof (value as { ok?: unknown }).ok === 'boolean') {
     const r = value as AgentResultLine;
     if (!r.ok && (typeof r.error !== 'object' || r.error === null)) return undefined;

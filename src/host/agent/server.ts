@@ -4,7 +4,7 @@ import { ExitCode, HandoffError, LockHeldError, UsageError } from '../../errors.
 import * as ops from './ops/basic.js';
 import { lockHold } from './ops/lock-hold.js';
 import type { AgentIO } from './io.js';
-import type { AgentOp } from './protocol.js';
+import type { AgentCall, AgentErrorInfo, AgentOp, AgentReplyLine } from './protocol.js';
 
 export interface AgentArgs {
   readonly release?: string;
@@ -44,6 +44,7 @@ async function dispatch(op: AgentOp, args: AgentArgs, env: AgentEnv): Promise<un
         what: args.what ?? 'rollout',
         message: args.message ?? '',
         clock,
+        handle: (call) => handleCall(call, env),
       });
     case 'drain':
       return ops.drain(config, clock, {
@@ -70,6 +71,45 @@ async function dispatch(op: AgentOp, args: AgentArgs, env: AgentEnv): Promise<un
     case 'audit':
       throw new UsageError('audit lines go through lock-hold');
   }
+}
+
+const SESSION_OPS: readonly AgentOp[] = [
+  'drain',
+  'undrain',
+  'switch',
+  'start',
+  'stop',
+  'verify',
+  'status',
+];
+
+/** One operation inside a holding session, answered as a reply line. */
+async function handleCall(call: AgentCall, env: AgentEnv): Promise<AgentReplyLine> {
+  try {
+    if (!SESSION_OPS.includes(call.op))
+      throw new UsageError(`${call.op} cannot run inside a lock session`);
+    const data = await dispatch(call.op, call.args, env);
+    return { type: 'reply', id: call.id, ok: true, data: data ?? null };
+  } catch (error) {
+    return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
+  }
+}
+
+function errorInfo(error: unknown): AgentErrorInfo & { holder?: unknown } {
+  const exit = error instanceof HandoffError ? error.exitCode : ExitCode.failed;
+  const code =
+    error instanceof LockHeldError
+      ? 'lock-held'
+      : error instanceof HandoffError
+        ? error.name
+        : 'internal';
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    code,
+    message,
+    exit,
+    ...(error instanceof LockHeldError && error.holder ? { holder: error.holder } : {}),
+  };
 }
 
 /**

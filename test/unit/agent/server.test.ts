@@ -187,3 +187,46 @@ describe('the agent on a host', () => {
     });
   });
 });
+
+describe('a lock session', () => {
+  it('runs operations sent as call lines under the lock, answering reply lines', async () => {
+    host = await hostFixture();
+    await call(host, 'publish', { release: 'r1' });
+    const m = memoryIO();
+    const holding = serveAgentOp(
+      'lock-hold',
+      { what: 'rollout' },
+      {
+        config: host.config,
+        clock: systemClock,
+        io: m.io,
+        self: __filename,
+        readStdin: () => Promise.resolve(''),
+      },
+    );
+    await expect.poll(() => m.lines.some((l) => l.type === 'locked')).toBe(true);
+    m.write(JSON.stringify({ call: { id: 1, op: 'switch', args: { release: 'r1' } } }));
+    m.write(JSON.stringify({ call: { id: 2, op: 'switch', args: {} } }));
+    m.write(JSON.stringify({ call: { id: 3, op: 'publish', args: { release: 'r2' } } }));
+    await expect.poll(() => m.lines.filter((l) => l.type === 'reply').length).toBe(3);
+    const replies = m.lines.filter((l) => l.type === 'reply');
+    expect(replies[0]).toEqual({
+      type: 'reply',
+      id: 1,
+      ok: true,
+      data: { previous: null, current: 'r1' },
+    });
+    expect(replies[1]).toMatchObject({
+      id: 2,
+      ok: false,
+      error: { message: 'missing --release', exit: 2 },
+    });
+    expect(replies[2]).toMatchObject({
+      id: 3,
+      ok: false,
+      error: { message: 'publish cannot run inside a lock session' },
+    });
+    m.close();
+    expect(await holding).toBe(0);
+  });
+});

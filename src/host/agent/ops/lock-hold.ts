@@ -4,6 +4,7 @@ import { LockHeldError } from '../../../errors.js';
 import { appendAudit } from '../../audit.js';
 import { acquireHostLock, type HostLock } from '../../lock.js';
 import { sendEvent, type AgentIO } from '../io.js';
+import type { AgentCall, AgentReplyLine } from '../protocol.js';
 
 /** A watchdog tick holds the lock for seconds: wait it out rather than fail a deploy. */
 const WAIT_FOR_WATCHDOG = 60_000;
@@ -31,12 +32,14 @@ async function acquire(
 /**
  * Hold the host lock for the orchestrator until it says `release` or stdin
  * closes — a dropped SSH session closes stdin, so the lock never outlives the
- * deploy that took it. Audit lines arrive over stdin and are appended at once.
+ * deploy that took it. Audit lines arrive over stdin and are appended at once;
+ * `call` lines run the deploy's operations here, under the lock, and are
+ * answered with `reply` lines.
  */
 export async function lockHold(
   config: Config,
   io: AgentIO,
-  options: { what: string; message: string; clock: Clock },
+  options: { what: string; message: string; clock: Clock; handle: CallHandler },
 ): Promise<unknown> {
   const lock = await acquire(config, options.what, options.message, options.clock);
   io.send({ type: 'locked', holder: { ...lock.holder } });
@@ -59,7 +62,7 @@ export async function lockHold(
         reason = 'released';
         break;
       }
-      if (text.startsWith('{')) await audit(config, io, text);
+      if (text.startsWith('{')) await onLine(config, io, text, options.handle);
     }
   } finally {
     await lock.release();
@@ -67,11 +70,33 @@ export async function lockHold(
   return { released: true, reason };
 }
 
-async function audit(config: Config, io: AgentIO, text: string): Promise<void> {
+/** Runs one operation of a session; its errors become the reply. */
+export type CallHandler = (call: AgentCall) => Promise<AgentReplyLine>;
+
+async function onLine(
+  config: Config,
+  io: AgentIO,
+  text: string,
+  handle: CallHandler,
+): Promise<void> {
+  let parsed: { audit?: unknown; call?: AgentCall };
   try {
-    const parsed = JSON.parse(text) as { audit?: unknown };
-    if (typeof parsed.audit === 'object' && parsed.audit !== null) {
-      await appendAudit(config.host.root, parsed.audit as Record<string, unknown>);
+    parsed = JSON.parse(text) as typeof parsed;
+  } catch {
+    sendEvent(io, 'warn', 'session', 'ignored a line that is not JSON');
+    return;
+  }
+  if (parsed.call && typeof parsed.call.id === 'number') {
+    io.send(await handle(parsed.call));
+    return;
+  }
+  await audit(config, io, parsed.audit);
+}
+
+async function audit(config: Config, io: AgentIO, entry: unknown): Promise<void> {
+  try {
+    if (typeof entry === 'object' && entry !== null) {
+      await appendAudit(config.host.root, entry as Record<string, unknown>);
     }
   } catch (error) {
     // an audit line must never cost the lock

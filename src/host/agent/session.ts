@@ -1,0 +1,91 @@
+import { HostUnreachableError } from '../../errors.js';
+import type { Log } from '../../log.js';
+import type { RemoteProcess } from '../../remote/transport.js';
+import { decodeLine, type AgentCall, type AgentOp } from './protocol.js';
+
+export type CallArgs = AgentCall['args'];
+
+interface Pending {
+  readonly op: AgentOp;
+  resolve(line: {
+    ok: boolean;
+    data?: unknown;
+    error?: { code: string; message: string; exit: number };
+  }): void;
+  reject(error: Error): void;
+}
+
+/**
+ * The orchestrator's side of a holding `lock-hold`: operations go down its
+ * stdin as `call` lines and come back as `reply` lines, so a deploy step costs
+ * a line on an open channel instead of a process start on the host.
+ */
+export class AgentSession {
+  private next = 1;
+  private readonly pending = new Map<number, Pending>();
+  private gone = false;
+
+  constructor(
+    private readonly host: string,
+    private readonly proc: RemoteProcess,
+    lines: AsyncIterator<string>,
+    private readonly log: Log,
+  ) {
+    void this.read(lines);
+    void proc.exited.then(() => this.fail());
+  }
+
+  call(
+    op: AgentOp,
+    args: CallArgs,
+  ): Promise<{
+    ok: boolean;
+    data?: unknown;
+    error?: { code: string; message: string; exit: number };
+  }> {
+    if (this.gone) return Promise.reject(this.lost(op));
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { op, resolve, reject });
+      this.proc.write(`${JSON.stringify({ call: { id, op, args } })}\n`);
+    });
+  }
+
+  private async read(lines: AsyncIterator<string>): Promise<void> {
+    try {
+      for (let n = await lines.next(); !n.done; n = await lines.next()) {
+        const line = decodeLine(n.value);
+        if (line?.type === 'reply') {
+          const p = this.pending.get(line.id);
+          this.pending.delete(line.id);
+          p?.resolve(line.ok ? { ok: true, data: line.data } : { ok: false, error: line.error });
+        } else if (line?.type === 'event') {
+          this.log.emit({
+            level: line.level,
+            event: line.event,
+            message: line.message,
+            host: this.host,
+            fields: line.fields,
+          });
+        }
+      }
+    } finally {
+      this.fail();
+    }
+  }
+
+  private fail(): void {
+    this.gone = true;
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      p.reject(this.lost(p.op));
+    }
+  }
+
+  private lost(op: AgentOp): Error {
+    return new HostUnreachableError(
+      this.host,
+      `the connection holding the host lock dropped during ${op}; the agent released the lock`,
+    );
+  }
+}
