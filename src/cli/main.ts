@@ -43,7 +43,10 @@ function report(error: unknown): number {
 }
 
 const invokedDirectly =
-  process.argv[1] !== undefined && /(?:main\.ts|deploy(?:\.m?js)?)$/.test(process.argv[1]);
+  process.argv[1] !== undefined && /(?:main\.ts|deploy(?:\.[cm]?js)?)$/.test(process.argv[1]);
 if (invokedDirectly) {
-  process.exitCode = await main(process.argv.slice(2));
+  // no top-level await: the host agent is bundled as CommonJS (scripts/build.ts)
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

@@ -25,6 +25,7 @@ interface HostFlags {
   readonly successes?: string;
   readonly timeoutMs?: string;
   readonly allowDraining?: boolean;
+  readonly force?: boolean;
 }
 
 function int(value: string | undefined, flag: string): number | undefined {
@@ -49,6 +50,7 @@ export const registerHost: RegisterCommand = (program: Command) => {
     .option('--successes <n>')
     .option('--timeout-ms <ms>')
     .option('--allow-draining')
+    .option('--force')
     .action(async (op: string, flags: HostFlags) => {
       const [{ loadConfig }, { serveAgentOp }, { stdioAgentIO, readAll }, { systemClock }] =
         await Promise.all([
@@ -78,6 +80,7 @@ export const registerHost: RegisterCommand = (program: Command) => {
           successes: int(flags.successes, '--successes'),
           timeoutMs: int(flags.timeoutMs, '--timeout-ms'),
           allowDraining: flags.allowDraining,
+          force: flags.force,
         };
         code = await serveAgentOp(op as (typeof OPS)[number], args, {
           config,

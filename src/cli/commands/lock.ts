@@ -14,6 +14,25 @@ interface ExecFlags {
  */
 export const registerLock: RegisterCommand = (program: Command) => {
   const lock = program.command('lock').description('the host lock');
+  for (const action of ['status', 'release'] as const) {
+    lock
+      .command(action)
+      .description(
+        action === 'status'
+          ? 'who holds the host lock on each host'
+          : 'free a stuck host lock (a live holder only with --force)',
+      )
+      .option('-c, --config <file>', 'deploy.yml', 'deploy.yml')
+      .option('--hosts <names>', 'only these hosts (comma separated)')
+      .option('--force', 'release: stop a live holder (SIGTERM)')
+      .option('--json', 'machine-readable output ending with a result line')
+      .action(
+        async (flags: { config: string; hosts?: string; force?: boolean; json?: boolean }) => {
+          const { runLockFleet } = await import('../fleet-commands.js');
+          await runLockFleet(flags, action);
+        },
+      );
+  }
   lock
     .command('exec')
     .description("on a host: run CMD under the host lock (for the host's own setup scripts)")

@@ -109,6 +109,10 @@ export class AgentClient implements HostAgent {
     return this.call<VerifyReport>('verify', args, { timeoutMs: options.timeoutMs + 30_000 });
   }
 
+  releaseLock(force: boolean): Promise<{ released: boolean; reason?: string }> {
+    return this.call('lock-release', force ? ['--force'] : [], { timeoutMs: 60_000 });
+  }
+
   argv(op: AgentOp, args: readonly string[] = []): string[] {
     return [
       `${this.paths.agent}/bin/deploy`,

@@ -19,7 +19,8 @@ export type AgentOp =
   | 'stop'
   | 'verify'
   | 'status'
-  | 'audit';
+  | 'audit'
+  | 'lock-release';
 
 export interface AgentEventLine {
   readonly type: 'event';

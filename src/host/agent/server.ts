@@ -3,6 +3,7 @@ import type { Config } from '../../config/types.js';
 import { ExitCode, HandoffError, LockHeldError, UsageError } from '../../errors.js';
 import * as ops from './ops/basic.js';
 import { lockHold } from './ops/lock-hold.js';
+import { lockRelease } from './ops/lock-release.js';
 import type { AgentIO } from './io.js';
 import type { AgentCall, AgentErrorInfo, AgentOp, AgentReplyLine } from './protocol.js';
 
@@ -15,6 +16,7 @@ export interface AgentArgs {
   readonly successes?: number;
   readonly timeoutMs?: number;
   readonly allowDraining?: boolean;
+  readonly force?: boolean;
 }
 
 export interface AgentEnv {
@@ -68,6 +70,8 @@ async function dispatch(op: AgentOp, args: AgentArgs, env: AgentEnv): Promise<un
         timeoutMs: args.timeoutMs ?? config.rollout.verifyTimeout,
         allowDraining: args.allowDraining ?? false,
       });
+    case 'lock-release':
+      return lockRelease(config, clock, args.force ?? false);
     case 'audit':
       throw new UsageError('audit lines go through lock-hold');
   }

@@ -49,9 +49,20 @@ export async function lockHold(
     if (lock.signal.aborted) resolve('compromised');
     lock.signal.addEventListener('abort', () => resolve('compromised'), { once: true });
   });
+  // `deploy lock release --force` (or a host shutdown) ends the holder cleanly
+  let onSignal: (() => void) | undefined;
+  const terminated = new Promise<'terminated'>((resolve) => {
+    onSignal = () => resolve('terminated');
+    process.once('SIGTERM', onSignal);
+    process.once('SIGHUP', onSignal);
+  });
   try {
     for (;;) {
-      const next = await Promise.race([lines.next(), compromised]);
+      const next = await Promise.race([lines.next(), compromised, terminated]);
+      if (next === 'terminated') {
+        reason = 'terminated';
+        break;
+      }
       if (next === 'compromised') {
         sendEvent(io, 'error', 'lock.compromised', String((lock.signal.reason as Error).message));
         throw lock.signal.reason;
@@ -65,6 +76,10 @@ export async function lockHold(
       if (text.startsWith('{')) await onLine(config, io, text, options.handle);
     }
   } finally {
+    if (onSignal) {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGHUP', onSignal);
+    }
     await lock.release();
   }
   return { released: true, reason };
