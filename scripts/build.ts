@@ -1,45 +1,102 @@
-import { build } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** the CLI: what an operator runs, and e2e tests with it */
 export const bundlePath = path.join(root, 'dist', 'deploy.mjs');
+/**
+ * what `deploy setup` installs on hosts as `host.agent/bin/deploy`
+ * (src/cli/agent-bundle.ts finds it beside the CLI)
+ */
+export const agentBundlePath = path.join(root, 'dist', 'agent', 'deploy.cjs');
+
+/** packages only the orchestrator uses: SSH to the hosts, and the ALB API */
+const ORCHESTRATOR_ONLY = /^(?:ssh2|@aws-sdk\/.+)$/;
 
 /**
- * One file, the CLI and the host agent alike, so a host runs exactly the
- * orchestrator's version and Node is its only prerequisite.
+ * The host agent never opens SSH or calls AWS, yet parsing ssh2 and the AWS
+ * SDK was half of every watchdog tick's CPU time, once a minute on every
+ * host. In the agent they are replaced by a module that says where to run
+ * the command instead, should anyone ever reach one.
  */
-export async function buildBundle(): Promise<string> {
+const orchestratorOnly: Plugin = {
+  name: 'orchestrator-only',
+  setup(b) {
+    b.onResolve({ filter: ORCHESTRATOR_ONLY }, (a) => ({ path: a.path, namespace: 'agent-stub' }));
+    b.onLoad({ filter: /.*/, namespace: 'agent-stub' }, (a) => ({
+      contents: `throw new Error(${JSON.stringify(
+        `${a.path} is not in the host agent: run this command on the machine you deploy from`,
+      )});\n// CommonJS, so the named imports of ssh2 bind without a build warning\nmodule.exports = {};`,
+      loader: 'js',
+    }));
+  },
+};
+
+const common: BuildOptions = {
+  entryPoints: [path.join(root, 'src', 'cli', 'main.ts')],
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  splitting: false,
+  sourcemap: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  // ssh2's optional native addon and its crypto binding are resolved at run time
+  external: ['cpu-features', '*.node'],
+  banner: {
+    // CommonJS dependencies (ssh2) expect require and __dirname inside an ES module bundle
+    js: [
+      '#!/usr/bin/env node',
+      "import { createRequire as __hRequire } from 'node:module';",
+      "import { fileURLToPath as __hPath } from 'node:url';",
+      "import { dirname as __hDir } from 'node:path';",
+      'const require = __hRequire(import.meta.url);',
+      'const __filename = __hPath(import.meta.url);',
+      'const __dirname = __hDir(__filename);',
+    ].join('\n'),
+  },
+};
+
+/** The CLI, one file, so Node is the operator's only prerequisite. */
+export async function buildCliBundle(): Promise<string> {
+  await build({ ...common, outfile: bundlePath });
+  return bundlePath;
+}
+
+/**
+ * The host agent: the same program, one file, without the orchestrator-only
+ * packages, as CommonJS. Installed without an extension, an ES module file
+ * is first compiled as CommonJS, fails, and is detected and compiled again:
+ * with the shebang line that cost more CPU than the whole tick otherwise
+ * does. Whitespace and syntax are minified (less to parse); names are kept so
+ * an internal error's stack still reads.
+ */
+export async function buildAgentBundle(): Promise<string> {
   await build({
-    entryPoints: [path.join(root, 'src', 'cli', 'main.ts')],
-    outfile: bundlePath,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    splitting: false,
-    sourcemap: false,
-    legalComments: 'none',
-    logLevel: 'warning',
-    // ssh2's optional native addon and its crypto binding are resolved at run time
-    external: ['cpu-features', '*.node'],
-    banner: {
-      // CommonJS dependencies (ssh2) expect require and __dirname inside an ES module bundle
-      js: [
-        '#!/usr/bin/env node',
-        "import { createRequire as __hRequire } from 'node:module';",
-        "import { fileURLToPath as __hPath } from 'node:url';",
-        "import { dirname as __hDir } from 'node:path';",
-        'const require = __hRequire(import.meta.url);',
-        'const __filename = __hPath(import.meta.url);',
-        'const __dirname = __hDir(__filename);',
-      ].join('\n'),
-    },
+    ...common,
+    outfile: agentBundlePath,
+    format: 'cjs',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    plugins: [orchestratorOnly],
+    // CommonJS has require and __dirname of its own
+    banner: { js: '#!/usr/bin/env node' },
+    // agent-bundle.ts reads import.meta.url only where it exists: in the CLI, or run from source
+    logOverride: { 'empty-import-meta': 'silent' },
   });
+  return agentBundlePath;
+}
+
+/** Both bundles; resolves with the CLI's path. */
+export async function buildBundle(): Promise<string> {
+  await Promise.all([buildCliBundle(), buildAgentBundle()]);
   return bundlePath;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   await buildBundle();
   console.log(bundlePath);
+  console.log(agentBundlePath);
 }

@@ -21,6 +21,7 @@ export interface FleetFlags {
 
 async function open(
   flags: FleetFlags,
+  options: { checkAgent: boolean } = { checkAgent: true },
 ): Promise<{ out: Output; config: Config; hosts: HostConfig[]; fleet: Fleet }> {
   const out = createOutput({ json: flags.json ?? false });
   const config = await loadConfig(flags.config, { log: out });
@@ -28,14 +29,17 @@ async function open(
     ?.split(',')
     .map((h) => h.trim())
     .filter(Boolean);
-  return { out, config, hosts: selectHosts(config.hosts, names), fleet: new Fleet(config, out) };
+  const hosts = selectHosts(config.hosts, names);
+  // every command but setup refuses a host whose agent is not this deploy's
+  const expected = options.checkAgent ? (await readAgentBundle()).sha256 : undefined;
+  return { out, config, hosts, fleet: new Fleet(config, out, expected) };
 }
 
 const messageOf = (e: unknown): string =>
   e instanceof HandoffError || e instanceof Error ? e.message : String(e);
 
 export async function runSetup(flags: FleetFlags): Promise<void> {
-  const { out, config, hosts, fleet } = await open(flags);
+  const { out, config, hosts, fleet } = await open(flags, { checkAgent: false });
   try {
     const bundle = await readAgentBundle();
     // the operator's HANDOFF_* overrides stay on the operator's machine: the host's cron has its own

@@ -1,7 +1,8 @@
 import { hostname, userInfo } from 'node:os';
 import type { Balancer } from '../balancer/balancer.js';
 import type { Config, HostConfig } from '../config/types.js';
-import { AgentClient } from '../host/agent/client.js';
+import { ExitCode } from '../errors.js';
+import { AgentClient, AgentError } from '../host/agent/client.js';
 import type { HostAgent } from '../host/agent/host-agent.js';
 import type { Log } from '../log.js';
 import type { Transport } from '../remote/transport.js';
@@ -31,10 +32,17 @@ function safeUser(): string {
 export class Fleet {
   private readonly transports = new Map<string, Promise<Transport>>();
   private balancerPromise: Promise<Balancer> | undefined;
+  private readonly checked = new Map<string, Promise<void>>();
 
+  /**
+   * `expectedAgent`: the sha256 of this deploy's agent; a host whose agent
+   * differs is refused (exit 3) before anything is asked of it. `deploy setup`,
+   * which installs it, passes none.
+   */
   constructor(
     readonly config: Config,
     private readonly log: Log,
+    private readonly expectedAgent?: string,
   ) {}
 
   transport(host: HostConfig): Promise<Transport> {
@@ -50,11 +58,28 @@ export class Fleet {
 
   async agent(host: HostConfig): Promise<HostAgent & AgentClient> {
     const transport = await this.transport(host);
-    return new AgentClient(
-      transport,
-      { agent: this.config.host.agent, hostConfig: hostConfigPath(this.config) },
-      this.log,
-    );
+    const paths = { agent: this.config.host.agent, hostConfig: hostConfigPath(this.config) };
+    const client = new AgentClient(transport, paths, this.log);
+    const expected = this.expectedAgent;
+    if (expected) {
+      let check = this.checked.get(host.name);
+      if (!check) {
+        check = client.hello().then((hello) => {
+          if (hello.sha256 === expected) return;
+          const what = `agent ${hello.version} (${hello.sha256.slice(0, 12)})`;
+          const fix = `run 'deploy setup --hosts ${host.name}'`;
+          throw new AgentError(
+            host.name,
+            'agent-version',
+            `${what} differs from this deploy's; ${fix}`,
+            ExitCode.blocked,
+          );
+        });
+        this.checked.set(host.name, check);
+      }
+      await check;
+    }
+    return client;
   }
 
   balancer(): Promise<Balancer> {

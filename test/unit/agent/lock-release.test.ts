@@ -15,7 +15,10 @@ afterEach(() => {
 
 async function release(host: HostFixture, force: boolean) {
   const lines: AgentLine[] = [];
-  const io = { send: (l: AgentLine) => void lines.push(l), input: [] as string[] };
+  const io = {
+    send: (l: AgentLine) => void lines.push(l),
+    input: (async function* () {})(),
+  };
   const code = await serveAgentOp(
     'lock-release',
     { force },
