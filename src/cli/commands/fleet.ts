@@ -24,14 +24,14 @@ export const registerFleet: RegisterCommand = (program: Command) => {
       ),
   )
     .option('--hosts <names>', 'only these hosts (comma separated)')
-    .action(async (flags: Flags) => (await import('../fleet-commands.js')).runSetup(flags));
+    .action(async (flags: Flags) => (await import('../fleet-cmd/setup.js')).runSetup(flags));
 
   common(
     program.command('verify').description('check every service on every host, and the balancer'),
   )
     .option('--hosts <names>', 'only these hosts (comma separated)')
     .option('--local', 'on a host: check its services directly, no SSH')
-    .action(async (flags: Flags) => (await import('../fleet-commands.js')).runVerify(flags));
+    .action(async (flags: Flags) => (await import('../fleet-cmd/verify.js')).runVerify(flags));
 
   common(
     program
@@ -39,7 +39,7 @@ export const registerFleet: RegisterCommand = (program: Command) => {
       .description('release, lock holder, drain marker and balancer state per host'),
   )
     .option('--hosts <names>', 'only these hosts (comma separated)')
-    .action(async (flags: Flags) => (await import('../fleet-commands.js')).runStatus(flags));
+    .action(async (flags: Flags) => (await import('../fleet-cmd/status.js')).runStatus(flags));
 
   for (const drain of [true, false]) {
     const name = drain ? 'drain' : 'undrain';
@@ -60,7 +60,7 @@ export const registerFleet: RegisterCommand = (program: Command) => {
       );
     cmd.action(async (host: string, flags: Flags) => {
       const [{ runDrain }, { parseDuration }] = await Promise.all([
-        import('../fleet-commands.js'),
+        import('../fleet-cmd/drain.js'),
         import('../../config/duration.js'),
       ]);
       await runDrain(

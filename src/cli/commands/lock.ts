@@ -28,7 +28,7 @@ export const registerLock: RegisterCommand = (program: Command) => {
       .option('--json', 'machine-readable output ending with a result line')
       .action(
         async (flags: { config: string; hosts?: string; force?: boolean; json?: boolean }) => {
-          const { runLockFleet } = await import('../fleet-commands.js');
+          const { runLockFleet } = await import('../fleet-cmd/lock.js');
           await runLockFleet(flags, action);
         },
       );

@@ -1,0 +1,46 @@
+import { BlockedError } from '../../errors.js';
+import { mapLimit } from '../../fleet/map-limit.js';
+import { open, messageOf, type FleetFlags } from './open.js';
+/** `deploy lock status|release` from the operator's machine. */
+export async function runLockFleet(
+  flags: FleetFlags & { force?: boolean },
+  action: 'status' | 'release',
+): Promise<void> {
+  const { out, hosts, fleet } = await open(flags);
+  try {
+    const rows = await mapLimit(hosts, 16, async (host) => {
+      try {
+        const agent = await fleet.agent(host);
+        if (action === 'release') {
+          const r = await agent.releaseLock(flags.force ?? false);
+          return {
+            host: host.name,
+            ok: true,
+            text: r.released ? 'released' : (r.reason ?? 'not locked'),
+          };
+        }
+        const s = await agent.status();
+        const h = s.lock.holder;
+        return {
+          host: host.name,
+          ok: true,
+          text: s.lock.locked
+            ? `held by ${h?.what ?? 'unknown'}${h ? ` (pid ${h.pid}) since ${h.since}${h.message ? `: ${h.message}` : ''}` : ''}`
+            : 'free',
+        };
+      } catch (error) {
+        return { host: host.name, ok: false, text: messageOf(error) };
+      }
+    });
+    for (const r of rows) out.text(`${r.ok ? '' : '✗ '}${r.host}: ${r.text}`);
+    out.result(
+      rows.every((r) => r.ok),
+      { hosts: rows },
+    );
+    const failed = rows.filter((r) => !r.ok);
+    if (failed.length > 0)
+      throw new BlockedError(`lock ${action} failed on ${failed.map((r) => r.host).join(', ')}`);
+  } finally {
+    await fleet.close();
+  }
+}

@@ -1,0 +1,31 @@
+import { loadConfig } from '../../config/load.js';
+import type { Config, HostConfig } from '../../config/types.js';
+import { HandoffError } from '../../errors.js';
+import { selectHosts } from '../../rollout/plan.js';
+import { readAgentBundle } from '../agent-bundle.js';
+import { Fleet } from '../fleet.js';
+import { createOutput, type Output } from '../output.js';
+export interface FleetFlags {
+  readonly config: string;
+  readonly hosts?: string;
+  readonly json?: boolean;
+}
+
+export async function open(
+  flags: FleetFlags,
+  options: { checkAgent: boolean } = { checkAgent: true },
+): Promise<{ out: Output; config: Config; hosts: HostConfig[]; fleet: Fleet }> {
+  const out = createOutput({ json: flags.json ?? false });
+  const config = await loadConfig(flags.config, { log: out });
+  const names = flags.hosts
+    ?.split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
+  const hosts = selectHosts(config.hosts, names);
+  // every command but setup refuses a host whose agent is not this deploy's
+  const expected = options.checkAgent ? (await readAgentBundle()).sha256 : undefined;
+  return { out, config, hosts, fleet: new Fleet(config, out, expected) };
+}
+
+export const messageOf = (e: unknown): string =>
+  e instanceof HandoffError || e instanceof Error ? e.message : String(e);

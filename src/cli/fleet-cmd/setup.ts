@@ -1,0 +1,45 @@
+import { loadConfig } from '../../config/load.js';
+import { toHostJson } from '../../config/serialize.js';
+import { BlockedError } from '../../errors.js';
+import { mapLimit } from '../../fleet/map-limit.js';
+import { setupHost } from '../../fleet/setup.js';
+import { readAgentBundle } from '../agent-bundle.js';
+import { hostConfigPath } from '../fleet.js';
+import { open, messageOf, type FleetFlags } from './open.js';
+export async function runSetup(flags: FleetFlags): Promise<void> {
+  const { out, config, hosts, fleet } = await open(flags, { checkAgent: false });
+  try {
+    const bundle = await readAgentBundle();
+    // the operator's HANDOFF_* overrides stay on the operator's machine: the host's cron has its own
+    const plain = await loadConfig(flags.config, {
+      env: process.env.HOME ? { HOME: process.env.HOME } : {},
+    });
+    const input = {
+      config,
+      hostConfigJson: toHostJson(plain),
+      hostConfigPath: hostConfigPath(config),
+      agentBundle: bundle.content,
+      log: out,
+    };
+    const results = await mapLimit(hosts, 8, async (host) => {
+      try {
+        return await setupHost(host, await fleet.transport(host), await fleet.agent(host), input);
+      } catch (error) {
+        return { host: host.name, ok: false, changed: [], error: messageOf(error) };
+      }
+    });
+    for (const r of results)
+      out.text(
+        `${r.ok ? '✓' : '✗'} ${r.host}: ${r.ok ? (r.changed.length ? `installed ${r.changed.join(', ')}` : 'unchanged') : r.error}`,
+      );
+    out.result(
+      results.every((r) => r.ok),
+      { hosts: results },
+    );
+    const failed = results.filter((r) => !r.ok);
+    if (failed.length > 0)
+      throw new BlockedError(`setup failed on ${failed.map((r) => r.host).join(', ')}`);
+  } finally {
+    await fleet.close();
+  }
+}

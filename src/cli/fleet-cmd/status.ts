@@ -1,0 +1,68 @@
+import { BlockedError } from '../../errors.js';
+import { mapLimit } from '../../fleet/map-limit.js';
+import { open, messageOf, type FleetFlags } from './open.js';
+export async function runStatus(flags: FleetFlags): Promise<void> {
+  const { out, config, hosts, fleet } = await open(flags);
+  try {
+    const balancer = await fleet.balancer();
+    const states = await balancer.states(config.hosts.map((h) => h.target));
+    const rows = await mapLimit(hosts, 16, async (host) => {
+      try {
+        return {
+          host: host.name,
+          status: await (await fleet.agent(host)).status(),
+          target: states.get(host.target),
+        };
+      } catch (error) {
+        return { host: host.name, error: messageOf(error), target: states.get(host.target) };
+      }
+    });
+    for (const r of rows) {
+      if ('error' in r) {
+        out.text(`${r.host}: unreachable: ${r.error}`);
+        continue;
+      }
+      const s = r.status;
+      const lock = s.lock.locked
+        ? `locked by ${s.lock.holder?.what ?? '?'} since ${s.lock.holder?.since ?? '?'}`
+        : 'unlocked';
+      const drain = s.draining
+        ? `DRAINED by ${s.draining.by} until ${s.draining.until}`
+        : 'not drained';
+      const target = r.target
+        ? `${r.target.state}${r.target.inRotation === null ? '' : r.target.inRotation ? ' (in rotation)' : ' (out of rotation)'}`
+        : 'unknown';
+      out.text(
+        `${r.host}: release ${s.release ?? '-'} (previous ${s.previous ?? '-'}), ${lock}, ${drain}, balancer ${target}; watchdog ${watchdogSummary(s.watchdog)}`,
+      );
+    }
+    out.result(
+      rows.every((r) => !('error' in r)),
+      { hosts: rows },
+    );
+    const unreachable = rows.filter((r) => 'error' in r).map((r) => r.host);
+    if (unreachable.length) throw new BlockedError(`unreachable: ${unreachable.join(', ')}`);
+  } finally {
+    await fleet.close();
+  }
+}
+
+/** `app healthy, worker unhealthy (2 restarts, gave up)` from the host's watchdog.json */
+function watchdogSummary(state: Readonly<Record<string, unknown>> | null): string {
+  const services = (state?.services ?? undefined) as
+    | Record<string, { trigger?: { health?: string }; restarts?: unknown[]; gaveUp?: boolean }>
+    | undefined;
+  if (!services || Object.keys(services).length === 0) return 'has not run yet';
+  return Object.entries(services)
+    .map(([name, m]) => {
+      const restarts = m.restarts?.length ?? 0;
+      const extra = [
+        restarts ? `${restarts} restart${restarts === 1 ? '' : 's'}` : '',
+        m.gaveUp ? 'gave up' : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
+      return `${name} ${m.trigger?.health ?? 'unknown'}${extra ? ` (${extra})` : ''}`;
+    })
+    .join(', ');
+}

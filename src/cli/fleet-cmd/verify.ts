@@ -1,0 +1,62 @@
+import { systemClock } from '../../clock.js';
+import { loadConfig } from '../../config/load.js';
+import { BlockedError, OperationError } from '../../errors.js';
+import { verifyServices } from '../../host/verify.js';
+import { verifyFleet } from '../../verify/fleet.js';
+import { renderFleetVerification } from '../../verify/render.js';
+import { createOutput } from '../output.js';
+import { open, type FleetFlags } from './open.js';
+export async function runVerify(flags: FleetFlags & { local?: boolean }): Promise<void> {
+  if (flags.local) return runVerifyLocal(flags);
+  const { out, config, hosts, fleet } = await open(flags);
+  try {
+    const balancer = await fleet.balancer();
+    const result = await verifyFleet(config, hosts, (h) => fleet.agent(h), balancer);
+    out.text(renderFleetVerification(result));
+    out.result(result.ok, { hosts: result.hosts, unreachable: result.unreachable });
+    if (result.unreachable.length > 0)
+      throw new BlockedError(`cannot verify ${result.unreachable.join(', ')}: unreachable`);
+    if (!result.ok) {
+      const bad = result.hosts.flatMap((h) =>
+        (h.report?.services ?? []).filter((s) => !s.ok).map((s) => `${h.host}/${s.name}`),
+      );
+      const out_ = result.hosts
+        .filter((h) => h.balancer?.inRotation === false)
+        .map((h) => `${h.host} out of rotation`);
+      throw new OperationError(`verify failed: ${[...bad, ...out_].join(', ')}`);
+    }
+  } finally {
+    await fleet.close();
+  }
+}
+
+/** On a host, no SSH: every check `verify_successes` times in a row. */
+async function runVerifyLocal(flags: FleetFlags): Promise<void> {
+  const out = createOutput({ json: flags.json ?? false });
+  const config = await loadConfig(flags.config, { log: out });
+  const { readLiveRelease } = await import('../../host/releases.js');
+  const { createRuntime } = await import('../../host/runtime/create.js');
+  const { runtimeSettings } = await import('../../host/runtime/runtime.js');
+  const release = await readLiveRelease(config.host.root);
+  const runtime = release ? createRuntime(runtimeSettings(config), release) : undefined;
+  const { verifyBudget } = await import('../../verify/fleet.js');
+  const report = await verifyServices(config, {
+    successes: config.rollout.verifySuccesses,
+    timeoutMs: verifyBudget(config),
+    allowDraining: false,
+    clock: systemClock,
+    ...(runtime ? { runtime } : {}),
+  });
+  for (const s of report.services)
+    out.text(
+      `${s.ok ? '✓' : '✗'} ${s.name.padEnd(20)} ${String(s.latency_ms).padStart(5)}ms  ${s.code}${s.draining ? ' (draining)' : ''}`,
+    );
+  out.result(report.ok, { ...report });
+  if (!report.ok)
+    throw new OperationError(
+      `verify failed: ${report.services
+        .filter((s) => !s.ok)
+        .map((s) => s.name)
+        .join(', ')}`,
+    );
+}
