@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { buildBundle } from './build.js';
-import { formatReport, nsenterArgv, startLab, startLoad, type Lab } from './lab/index.js';
+import { formatReport, startLab, startLoad, startWatchdogs } from './lab/index.js';
 
 const HOSTS = Number(process.env.DEMO_HOSTS ?? 3);
 
@@ -22,20 +22,6 @@ async function deploy(bundle: string, configPath: string, args: string[]): Promi
     env: { HANDOFF_WHO: 'demo' },
   });
   return r.exitCode ?? 1;
-}
-
-function startWatchdogs(lab: Lab) {
-  return lab.hosts.map((h) => {
-    const [cmd, ...args] = nsenterArgv(h, [
-      '/opt/handoff/bin/deploy',
-      'watchdog',
-      '--loop',
-      '1',
-      '-c',
-      '/etc/handoff/lab.json',
-    ]);
-    return execa(cmd as string, args, { reject: false, all: true, timeout: 900_000 });
-  });
 }
 
 async function main(): Promise<number> {
@@ -65,15 +51,12 @@ async function main(): Promise<number> {
 
     say('rollout of release r2 under continuous keep-alive load, watchdog ticking every second');
     await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, 'r2')));
-    const watchdogs = startWatchdogs(lab);
+    const watchdogs = startWatchdogs(lab.hosts);
     const load = startLoad({ url: lab.url, concurrency: 8, maxDurationMs: 600_000 });
     const code = await deploy(bundle, configPath, ['rollout', '--release', 'r2']);
     const report = await load.stop();
-    for (const w of watchdogs) w.kill('SIGTERM');
-    const restarts = (await Promise.all(watchdogs)).flatMap((r) =>
-      String(r.all ?? '')
-        .split('\n')
-        .filter((l) => /restart/.test(l)),
+    const restarts = (await watchdogs.stop()).flatMap((out) =>
+      out.split('\n').filter((l) => /restart/.test(l)),
     );
 
     say('result');

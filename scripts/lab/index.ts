@@ -29,3 +29,5 @@ export {
 } from './services.js';
 export { pidsInNamespace, mountNamespaceOf } from './procs.js';
 export { ensurePackages, missingPackages } from './packages.js';
+export { startWatchdogs } from './watchdogs.js';
+export type { Watchdogs } from './watchdogs.js';

@@ -24,7 +24,7 @@ async function releases(): Promise<string[]> {
 describe('deploy rollout under load', () => {
   it('reaches the new release on every host with zero failed requests, and the watchdog never acts', async () => {
     await fleet.stageEverywhere('r2');
-    const watchdogs = startWatchdogs(fleet.lab);
+    const watchdogs = startWatchdogs(fleet.lab.hosts);
     const load = startLoad({ url: fleet.lab.url, concurrency: 8 });
     const r = await fleet.deploy(['rollout', '--release', 'r2']);
     const report = await load.stop();

@@ -1,16 +1,6 @@
 import type { Command } from 'commander';
+import type { RolloutCliFlags } from '../rollout.js';
 import type { RegisterCommand } from './index.js';
-
-interface RolloutFlags {
-  readonly release: string;
-  readonly config: string;
-  readonly hosts?: string;
-  readonly batch?: string;
-  readonly dryRun?: boolean;
-  readonly rollback: boolean;
-  readonly json?: boolean;
-  readonly verbose?: boolean;
-}
 
 /** `deploy rollout`: the drain handshake, one host (or batch) at a time. */
 export const registerRollout: RegisterCommand = (program: Command) => {
@@ -25,7 +15,7 @@ export const registerRollout: RegisterCommand = (program: Command) => {
     .option('--no-rollback', 'leave a failed host drained for inspection')
     .option('--json', 'NDJSON events, ending with a result line')
     .option('-v, --verbose', 'also print step starts')
-    .action(async (flags: RolloutFlags) => {
+    .action(async (flags: RolloutCliFlags) => {
       const { runRollout } = await import('../rollout.js');
       await runRollout(flags);
     });

@@ -2,7 +2,7 @@ import { ExitCode, HandoffError, LockHeldError, type LockHolder } from '../../er
 import type { Log } from '../../log.js';
 import type { RemoteProcess, Transport } from '../../remote/transport.js';
 import type { HostAgent } from './host-agent.js';
-import { decodeLine, type AgentOp, type AgentResultLine } from './protocol.js';
+import { decodeLine, relayEvent, type AgentOp, type AgentResultLine } from './protocol.js';
 import { AgentSession, type CallArgs } from './session.js';
 import type {
   AuditEntry,
@@ -134,13 +134,7 @@ export class AgentClient implements HostAgent {
     for (const text of r.stdout.split('\n')) {
       const line = decodeLine(text);
       if (line?.type === 'event') {
-        this.log.emit({
-          level: line.level,
-          event: line.event,
-          message: line.message,
-          host: this.host,
-          fields: line.fields,
-        });
+        relayEvent(this.log, this.host, line);
       } else if (line?.type === 'result') {
         result = line;
       }

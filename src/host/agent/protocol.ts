@@ -3,7 +3,7 @@
  * the agent answers JSON lines on stdout — events while it works, exactly one
  * `result` line at the end — and exits non-zero on failure.
  */
-import type { Level } from '../../log.js';
+import type { Level, Log } from '../../log.js';
 
 /** Bump when a line's shape or an operation's meaning changes. */
 export const PROTOCOL = 1;
@@ -103,4 +103,15 @@ export interface HelloData {
   /** sha256 of the agent file itself: the orchestrator compares it with its own bundle */
   readonly sha256: string;
   readonly node: string;
+}
+
+/** An agent's event line, re-emitted on the orchestrator's log under the host's name. */
+export function relayEvent(log: Log, host: string, line: AgentEventLine): void {
+  log.emit({
+    level: line.level,
+    event: line.event,
+    message: line.message,
+    host,
+    fields: line.fields,
+  });
 }

@@ -127,16 +127,8 @@ export async function serveAgentOp(op: AgentOp, args: AgentArgs, env: AgentEnv):
     env.io.send({ type: 'result', ok: true, data: data ?? null });
     return ExitCode.ok;
   } catch (error) {
-    const exit = error instanceof HandoffError ? error.exitCode : ExitCode.failed;
-    const code =
-      error instanceof LockHeldError
-        ? 'lock-held'
-        : error instanceof HandoffError
-          ? error.name
-          : 'internal';
-    const message = error instanceof Error ? error.message : String(error);
-    const extra = error instanceof LockHeldError && error.holder ? { holder: error.holder } : {};
-    env.io.send({ type: 'result', ok: false, error: { code, message, exit, ...extra } });
-    return exit;
+    const info = errorInfo(error);
+    env.io.send({ type: 'result', ok: false, error: info });
+    return info.exit;
   }
 }

@@ -1,7 +1,7 @@
 import { HostUnreachableError } from '../../errors.js';
 import type { Log } from '../../log.js';
 import type { RemoteProcess } from '../../remote/transport.js';
-import { decodeLine, type AgentCall, type AgentOp } from './protocol.js';
+import { decodeLine, relayEvent, type AgentCall, type AgentOp } from './protocol.js';
 
 export type CallArgs = AgentCall['args'];
 
@@ -60,13 +60,7 @@ export class AgentSession {
           this.pending.delete(line.id);
           p?.resolve(line.ok ? { ok: true, data: line.data } : { ok: false, error: line.error });
         } else if (line?.type === 'event') {
-          this.log.emit({
-            level: line.level,
-            event: line.event,
-            message: line.message,
-            host: this.host,
-            fields: line.fields,
-          });
+          relayEvent(this.log, this.host, line);
         }
       }
     } finally {

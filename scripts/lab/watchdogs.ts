@@ -1,0 +1,43 @@
+import { execa, type ResultPromise } from 'execa';
+import { nsenterArgv } from './exec.js';
+import type { LabHost } from './host.js';
+
+export interface Watchdogs {
+  /** stop every loop; resolves with what each printed */
+  stop(): Promise<string[]>;
+}
+
+/**
+ * The real watchdog, installed by `deploy setup`, ticking every second inside
+ * every host — what cron does, only faster. Bounded: each loop is killed after
+ * `timeoutMs` at the latest.
+ */
+export function startWatchdogs(
+  hosts: readonly LabHost[],
+  options: { service?: string; timeoutMs?: number } = {},
+): Watchdogs {
+  const service = options.service ?? 'lab';
+  const procs: ResultPromise[] = hosts.map((h) => {
+    const argv = [
+      '/opt/handoff/bin/deploy',
+      'watchdog',
+      '--loop',
+      '1',
+      '-c',
+      `/etc/handoff/${service}.json`,
+    ];
+    const [cmd, ...args] = nsenterArgv(h, argv);
+    return execa(cmd as string, args, {
+      reject: false,
+      all: true,
+      timeout: options.timeoutMs ?? 900_000,
+    });
+  });
+  return {
+    stop: async () => {
+      for (const p of procs) p.kill('SIGTERM');
+      const results = await Promise.all(procs);
+      return results.map((r) => String(r.all ?? ''));
+    },
+  };
+}
