@@ -17,7 +17,7 @@ export default defineConfig({
           globalSetup: ['test/e2e/global-setup.ts'],
           // the lab binds fixed loopback addresses and mounts: one file at a time
           fileParallelism: false,
-          testTimeout: 180_000,
+          testTimeout: 360_000,
           hookTimeout: 180_000,
         },
       },

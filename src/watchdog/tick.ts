@@ -9,6 +9,7 @@ import { isExpired, readDrainMarker } from '../host/drain-marker.js';
 import type { HostExec } from '../host/exec.js';
 import { readCurrentRelease } from '../host/layout.js';
 import { acquireHostLock } from '../host/lock.js';
+import { lockWanted } from '../host/lock-intent.js';
 import { createRuntime } from '../host/runtime/create.js';
 import { runtimeSettings } from '../host/runtime/runtime.js';
 import { StateStore } from '../host/state-store.js';
@@ -44,6 +45,11 @@ export async function tick(config: Config, options: TickOptions): Promise<TickRe
   let state = await loadState(store, log);
   const save = (next: WatchdogState) => saveState(store, next);
 
+  if (await lockWanted(config.host.state, clock.now())) {
+    // a deploy is waiting for the lock: do not take it from under it
+    await save(forgetStreaks(state));
+    return { outcome: 'skipped-lock', restarted: [] };
+  }
   let lock;
   try {
     lock = await acquireHostLock(config.host.lock, { what: 'watchdog', retries: 0, clock });

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
@@ -119,6 +119,18 @@ describe('a watchdog tick', () => {
     } finally {
       await lock.release();
     }
+  });
+
+  it('stands aside while a deploy is waiting for the lock, but not for a stale wish', async () => {
+    host = await liveHost();
+    const wanted = path.join(host.config.host.state, 'lock-wanted');
+    await writeFile(wanted, '{}');
+    await kill(host);
+    const fresh = await ticks(host, 5);
+    expect(fresh.outcomes.every((o) => o.outcome === 'skipped-lock')).toBe(true);
+    const old = new Date(Date.now() - 10 * 60_000);
+    await utimes(wanted, old, old);
+    expect((await ticks(host, 1)).outcomes[0]?.outcome).toBe('checked');
   });
 
   it('does nothing while the drain marker exists', async () => {

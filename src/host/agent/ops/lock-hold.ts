@@ -3,6 +3,7 @@ import type { Config } from '../../../config/types.js';
 import { LockHeldError } from '../../../errors.js';
 import { appendAudit } from '../../audit.js';
 import { acquireHostLock, type HostLock } from '../../lock.js';
+import { announceLockIntent, withdrawLockIntent } from '../../lock-intent.js';
 import { sendEvent, type AgentIO } from '../io.js';
 import type { AgentCall, AgentReplyLine } from '../protocol.js';
 
@@ -16,16 +17,23 @@ async function acquire(
   clock: Clock,
 ): Promise<HostLock> {
   const started = clock.now();
-  for (;;) {
-    try {
-      return await acquireHostLock(config.host.lock, { what, message, clock });
-    } catch (error) {
-      const holder = error instanceof LockHeldError ? error.holder : undefined;
-      // no holder yet = someone is between taking the lock and writing who they are
-      const brief = error instanceof LockHeldError && (!holder || holder.what === 'watchdog');
-      if (!brief || clock.now() - started > WAIT_FOR_WATCHDOG) throw error;
-      await clock.sleep(250);
+  let announced = false;
+  try {
+    for (;;) {
+      try {
+        return await acquireHostLock(config.host.lock, { what, message, clock });
+      } catch (error) {
+        const holder = error instanceof LockHeldError ? error.holder : undefined;
+        // no holder yet = someone is between taking the lock and writing who they are
+        const brief = error instanceof LockHeldError && (!holder || holder.what === 'watchdog');
+        if (!brief || clock.now() - started > WAIT_FOR_WATCHDOG) throw error;
+        if (!announced) await announceLockIntent(config.host.state, what, clock.now());
+        announced = true;
+        await clock.sleep(100);
+      }
     }
+  } finally {
+    if (announced) await withdrawLockIntent(config.host.state);
   }
 }
 
