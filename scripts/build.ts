@@ -16,9 +16,9 @@ const ORCHESTRATOR_ONLY = /^(?:ssh2|@aws-sdk\/.+)$/;
 
 /**
  * The host agent never opens SSH or calls AWS, yet parsing ssh2 and the AWS
- * SDK was half of every watchdog tick's CPU time, once a minute on every
- * host. In the agent they are replaced by a module that says where to run
- * the command instead, should anyone ever reach one.
+ * SDK was a quarter of every watchdog tick's CPU time (docs/benchmarks.md),
+ * once a minute on every host. In the agent they are replaced by a module
+ * that says where to run the command instead, should anyone ever reach one.
  */
 const orchestratorOnly: Plugin = {
   name: 'orchestrator-only',

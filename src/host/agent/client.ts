@@ -79,34 +79,46 @@ export class AgentClient implements HostAgent {
   }
 
   async drain(by: string, leaseMs: number, release: string): Promise<void> {
-    await this.call('drain', ['--by', by, '--lease-ms', String(leaseMs), '--release', release]);
+    await this.op('drain', { by, leaseMs, release });
   }
 
   async undrain(): Promise<void> {
-    await this.call('undrain');
+    await this.op('undrain', {});
   }
 
   async stop(): Promise<void> {
-    await this.call('stop');
+    await this.op('stop', {});
   }
 
   switchTo(release: string): Promise<SwitchResult> {
-    return this.call<SwitchResult>('switch', ['--release', release]);
+    return this.op<SwitchResult>('switch', { release });
   }
 
   async start(): Promise<void> {
-    await this.call('start');
+    await this.op('start', {});
   }
 
   verify(options: VerifyOptions): Promise<VerifyReport> {
-    const args = [
-      '--successes',
-      String(options.successes),
-      '--timeout-ms',
-      String(options.timeoutMs),
-    ];
-    if (options.allowDraining) args.push('--allow-draining');
-    return this.call<VerifyReport>('verify', args, { timeoutMs: options.timeoutMs + 30_000 });
+    const { successes, timeoutMs, allowDraining } = options;
+    return this.op<VerifyReport>(
+      'verify',
+      { successes, timeoutMs, allowDraining },
+      timeoutMs + 30_000,
+    );
+  }
+
+  /**
+   * While this client holds the lock, operations run inside the holding agent
+   * (a line on an open channel); otherwise each is its own `deploy host <op>`.
+   */
+  private async op<T>(op: AgentOp, args: CallArgs, timeoutMs?: number): Promise<T> {
+    if (this.session) {
+      const r = await this.session.call(op, args);
+      if (!r.ok && r.error)
+        throw new AgentError(this.host, r.error.code, r.error.message, r.error.exit);
+      return r.data as T;
+    }
+    return this.call<T>(op, toFlags(args), timeoutMs === undefined ? {} : { timeoutMs });
   }
 
   releaseLock(force: boolean): Promise<{ released: boolean; reason?: string }> {

@@ -1,0 +1,52 @@
+import { cpus, loadavg } from 'node:os';
+import { buildBenchBundles } from './bundles.js';
+import { benchRollout } from './rollout.js';
+import { allPass, formatTable, type Row } from './table.js';
+import { benchVerify } from './verify.js';
+import { benchWatchdog } from './watchdog.js';
+
+/**
+ * `npm run bench [-- watchdog|verify|rollout …]`: each benchmark measures its
+ * baseline in the same run, prints a table, and the exit code says whether
+ * every goal was met.
+ */
+const benches: Record<string, { title: string; run: (r: (l: string) => void) => Promise<Row[]> }> =
+  {
+    watchdog: { title: 'watchdog: CPU of one tick vs a bare node', run: benchWatchdog },
+    verify: { title: 'verify: 30 hosts vs 1, and orchestrator RSS', run: benchVerify },
+    rollout: { title: 'rollout: requests lost, and overhead per host', run: benchRollout },
+  };
+
+const wanted = process.argv.slice(2).filter((a) => a !== '--');
+const unknown = wanted.filter((w) => !(w in benches));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `bench: unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(benches).join(', ')}\n`,
+  );
+  process.exit(2);
+}
+const names = wanted.length > 0 ? wanted : Object.keys(benches);
+const note = (line: string): void => void process.stderr.write(`${line}\n`);
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
+note(`bench: ${new Date().toISOString()}, ${cpus().length} cores, node ${process.version}`);
+note(
+  'bench: building dist/deploy.mjs and dist/agent/deploy.cjs, copied to /tmp/handoff-bench-dist',
+);
+await buildBenchBundles();
+let ok = true;
+for (const name of names) {
+  const bench = benches[name];
+  if (!bench) continue;
+  note(`bench: ${name} (load average ${load()})`);
+  const started = Date.now();
+  const rows = await bench.run(note);
+  ok &&= allPass(rows);
+  process.stdout.write(
+    `${formatTable(bench.title, rows)}\n(${((Date.now() - started) / 1000).toFixed(0)} s, load average after: ${load()})\n\n`,
+  );
+}
+process.exitCode = ok ? 0 : 1;

@@ -1,0 +1,131 @@
+import { formatReport, startLoad, type Lab, type LoadReport } from '../lab/index.js';
+import type { RolloutResult, StepName } from '../../src/rollout/types.js';
+import { startBenchFleet } from './fleet.js';
+import { median, ms, type Row } from './table.js';
+
+const OVERHEAD_GOAL_MS = 300;
+/** the steps that wait on the balancer, the overlap or the services, not on handoff */
+const WAITS: readonly StepName[] = ['await-out', 'overlap', 'stop', 'start', 'await-in'];
+const LOAD = { concurrency: 8, maxDurationMs: 300_000 } as const;
+
+function resultOf(stdout: string): RolloutResult {
+  const line = stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event?: string })
+    .find((l) => l.event === 'result');
+  if (!line) throw new Error(`deploy rollout --json printed no result line:\n${stdout}`);
+  return line as unknown as RolloutResult;
+}
+
+/** The lab's own stop/start of the app on every host in turn, with nothing told to the balancer. */
+async function naiveRollout(lab: Lab, release: string): Promise<LoadReport> {
+  const load = startLoad({ url: lab.url, ...LOAD });
+  const { paths, selfName, appPort } = lab.layout;
+  const env = `export RELEASE=${release} STATE_DIR=${paths.state} BIND=${selfName} PORT=${appPort}`;
+  for (const h of lab.hosts) {
+    await lab.inHost(h, [
+      'sh',
+      '-c',
+      `cd ${paths.root}/current && ${env} && node ctl.mjs stop app && node ctl.mjs start app`,
+    ]);
+  }
+  const report = await load.stop();
+  for (const h of lab.hosts) await lab.waitForStatus(h.name, (s) => s === 'UP', 30_000);
+  return report;
+}
+
+const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+
+/**
+ * P1: failed requests of a handoff rollout and of a naive stop/start, under
+ * the same keep-alive load on the same 3-host lab. P2: what the rollout costs
+ * beyond the waits it is made of, from its own step timings.
+ */
+export async function benchRollout(report: (line: string) => void): Promise<Row[]> {
+  report('rollout: starting a 3-host lab');
+  const fleet = await startBenchFleet({
+    hosts: 3,
+    subnet: '127.0.22',
+    workDir: '/tmp/handoff-bench-rollout',
+    report: (line) => report(`  ${line}`),
+  });
+  try {
+    const { lab } = fleet;
+    await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, 'r2')));
+    const load = startLoad({ url: lab.url, ...LOAD });
+    const hostCpuBefore = await fleet.hostCpuMs();
+    const run = await fleet.deploy(['rollout', '--release', 'r2', '--json'], { rss: true });
+    const hostCpu = (await fleet.hostCpuMs()) - hostCpuBefore;
+    const handoff = await load.stop();
+    if (run.code !== 0) throw new Error(`deploy rollout r2 exited ${run.code}: ${run.stderr}`);
+    const result = resultOf(run.stdout);
+    report(`handoff rollout under load: ${formatReport(handoff)}`);
+    const naive = await naiveRollout(lab, 'r2');
+    report(`naive stop/start under load: ${formatReport(naive)}`);
+
+    const steps = result.hosts.flatMap((h) => h.steps);
+    const waits = sum(steps.filter((s) => WAITS.includes(s.step)).map((s) => s.duration_ms));
+    const hosts = result.hosts.length;
+    const overhead = (result.elapsed_ms - waits) / hosts;
+    const byStep = new Map<string, number[]>();
+    for (const s of steps) byStep.set(s.step, [...(byStep.get(s.step) ?? []), s.duration_ms]);
+    report(
+      `step medians (ms): ${[...byStep].map(([k, v]) => `${k} ${Math.round(median(v))}`).join(', ')}`,
+    );
+    const awaitOut = steps.filter((s) => s.step === 'await-out' && s.bound_ms);
+    const worst = awaitOut.reduce(
+      (w, s) => (s.duration_ms / (s.bound_ms ?? 1) > w.duration_ms / (w.bound_ms ?? 1) ? s : w),
+      awaitOut[0] ?? { duration_ms: Number.NaN, bound_ms: Number.NaN },
+    );
+    report(
+      `await-out per host (ms / bound): ${awaitOut.map((s) => `${s.duration_ms}/${s.bound_ms}`).join(', ')}`,
+    );
+    return [
+      {
+        figure: 'P1 failed requests, handoff rollout',
+        value: `${handoff.failed} of ${handoff.total}`,
+        baseline: `naive: ${naive.failed} of ${naive.total}`,
+        goal: 'handoff 0',
+        pass: handoff.failed === 0 && handoff.ok > 0,
+      },
+      {
+        figure: 'P1 failed requests, naive stop/start',
+        value: `${naive.failed} of ${naive.total}`,
+        baseline: '-',
+        goal: 'naive > 0',
+        pass: naive.failed > 0,
+      },
+      {
+        figure: `P2 orchestration overhead per host (${hosts} hosts)`,
+        value: ms(overhead),
+        baseline: `${ms(result.elapsed_ms)} elapsed − ${ms(waits)} waits`,
+        goal: `≤ ${OVERHEAD_GOAL_MS} ms`,
+        pass: overhead <= OVERHEAD_GOAL_MS,
+      },
+      {
+        figure: 'P2 rollout process wall time (incl. startup, SSH connect)',
+        value: ms(run.wallMs),
+        baseline: `${ms(result.elapsed_ms)} elapsed`,
+        ratio: run.wallMs / result.elapsed_ms,
+        goal: 'recorded',
+      },
+      {
+        figure: 'P2 CPU of the rollout: orchestrator + hosts (agents, services)',
+        value: `${ms(run.cpuMs ?? Number.NaN)} + ${ms(hostCpu)}`,
+        baseline: `${ms(result.elapsed_ms)} elapsed`,
+        goal: 'recorded',
+      },
+      {
+        figure: 'P2 await-out measured ÷ bound (worst host)',
+        value: ms(worst.duration_ms),
+        baseline: `${ms(worst.bound_ms ?? Number.NaN)} bound`,
+        ratio: worst.duration_ms / (worst.bound_ms ?? Number.NaN),
+        goal: '≤ 1.00×',
+        pass: worst.duration_ms <= (worst.bound_ms ?? 0),
+      },
+    ];
+  } finally {
+    await fleet.stop();
+  }
+}
