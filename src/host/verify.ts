@@ -5,7 +5,7 @@ import { runCheck, type CheckResult } from './checks/run.js';
 import type { Runtime } from './runtime/runtime.js';
 
 /** Between rounds of checks: quick enough to finish soon after a service is up. */
-const ROUND_EVERY = 500;
+const ROUND_EVERY = 250;
 
 export function counts(result: CheckResult, allowDraining: boolean): boolean {
   // while drained, a 503 that says "draining" is the service answering as it should
