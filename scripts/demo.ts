@@ -31,7 +31,7 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  say('building the deploy bundle (the CLI and the host agent are one file)');
+  say('building the deploy bundles: the CLI, and the host agent that setup installs');
   const bundle = await buildBundle();
   say(`starting the lab: ${HOSTS} hosts with real sshd behind a real HAProxy`);
   const lab = await startLab({ hosts: HOSTS, report: (l) => console.log(`  ${l}`) });

@@ -30,9 +30,13 @@ export async function recover(
 
   if (!p.lock) return { ...base, result, leftDrained: false };
   if (p.lockLost) {
+    // no connection left to undrain with: say so, or a drained host looks like a finished one
+    const drained = p.drained
+      ? `; left DRAINED: the next 'deploy rollout' repairs it, or 'deploy undrain ${host.name}'`
+      : '';
     log(
       'error',
-      `lost the connection during ${p.step}; the agent released the lock. Check the host with 'deploy status --hosts ${host.name}'`,
+      `lost the connection during ${p.step}; the agent released the lock${drained}. Check the host with 'deploy status --hosts ${host.name}'`,
     );
     return { ...base, result, leftDrained: p.drained };
   }

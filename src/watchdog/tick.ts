@@ -188,9 +188,10 @@ async function saveState(store: StateStore, state: WatchdogState): Promise<void>
   try {
     await store.write(STATE_FILE, state);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const cause = (error as { cause?: unknown }).cause ?? error;
+    const code = (cause as NodeJS.ErrnoException).code ?? 'write failed';
     throw new OperationError(
-      `cannot write ${store.path(STATE_FILE)} (${code ?? (error as Error).message}); is host.state on a read-only file system?`,
+      `cannot write ${store.path(STATE_FILE)} (${code}); is host.state on a read-only file system?`,
     );
   }
 }
