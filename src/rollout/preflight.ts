@@ -73,7 +73,11 @@ export async function preflight(
   );
   if (problems.length > 0) throw new BlockedError(`preflight: ${problems.sort().join('; ')}`);
 
-  const held = hosts.filter((h) => statuses.get(h.name)?.lock.locked);
+  // a watchdog tick holds the lock for a moment and stands aside for us (lock-intent)
+  const held = hosts.filter((h) => {
+    const lock = statuses.get(h.name)?.lock;
+    return lock?.locked && lock.holder?.what !== 'watchdog';
+  });
   if (held.length > 0) {
     const who = held.map(
       (h) => `${h.name} (${statuses.get(h.name)?.lock.holder?.what ?? 'unknown holder'})`,

@@ -23,6 +23,8 @@ export class FakeHost implements HostAgent {
   drainedAt = 0;
   undrainedAt = 0;
   locked = false;
+  /** who the status says holds the lock */
+  holderWhat = 'deploy rollout';
   /** releases whose services fail their checks */
   bad = new Set<string>();
   /** make a call throw: op name → error */
@@ -60,7 +62,9 @@ export class FakeHost implements HostAgent {
       release: this.release,
       previous: this.previous,
       releases: [],
-      lock: { locked: this.locked },
+      lock: this.locked
+        ? { locked: true, holder: { what: this.holderWhat, pid: 1, since: 'then' } }
+        : { locked: false },
       draining: this.drained ? { by: 'someone', since: 'then', until: 'later' } : null,
       watchdog: null,
     });

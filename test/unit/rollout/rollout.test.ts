@@ -239,3 +239,21 @@ describe('rollout', () => {
     for (const n of [1, 2, 3]) expect(f.host(n).calls).toEqual(['hello', 'status']);
   });
 });
+
+describe('preflight and the host lock', () => {
+  it('refuses a fleet where another deploy holds a host lock, exit 3, nothing changed', async () => {
+    const f = fleet();
+    f.host(2).locked = true;
+    await expect(rollout(f.deps, options, undefined)).rejects.toThrow(
+      /host lock held on web-2 \(deploy rollout\)/,
+    );
+    for (const n of [1, 2, 3]) expect(f.actions(n)).toEqual([]);
+  });
+
+  it('is not refused by a watchdog tick that holds a lock for a moment', async () => {
+    const f = fleet();
+    f.host(2).locked = true;
+    f.host(2).holderWhat = 'watchdog';
+    expect((await rollout(f.deps, options, undefined)).ok).toBe(true);
+  });
+});
