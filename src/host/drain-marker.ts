@@ -7,8 +7,9 @@ import { readJsonFile, removeFile, type StateRead } from './state-store.js';
  * `host.state/draining`. While the file exists, every health endpoint on the
  * host answers 503 (the health library, or an nginx/HAProxy one-liner that
  * only tests for the file). Its content says who drained and until when: a
- * drain is a lease, so a deploy that died mid-way does not keep a host out of
- * rotation forever — the watchdog removes an expired marker.
+ * drain is a lease, so a deploy that died mid-way is noticed — the watchdog
+ * reports an expired marker at ERROR, and the next rollout repairs the host.
+ * Nobody removes it blindly: a half-deployed host must not get traffic.
  */
 export interface DrainMarker {
   /** who drained: `rollout 2026-11-30.1 by alice@laptop`, `deploy drain`, … */
