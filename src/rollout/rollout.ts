@@ -82,7 +82,13 @@ export async function rollout(
   };
   const prepare = (wave: readonly HostConfig[]) =>
     Promise.allSettled(
-      wave.map((h) => recorder(h).step('prepare', () => agentOf(h).publish(plan.release))),
+      wave.map((h) =>
+        recorder(h).step('prepare', async () => {
+          const agent = agentOf(h);
+          await agent.publish(plan.release);
+          await agent.openSession?.();
+        }),
+      ),
     );
 
   const outcomes: HostOutcome[] = [];
@@ -127,6 +133,8 @@ export async function rollout(
     }
   }
   await next.catch(() => undefined);
+  // sessions prepared for hosts the rollout never reached hold no lock: end them
+  for (const agent of pre.agents.values()) agent.close?.();
   const notReached = plan.waves
     .slice(waveIndex)
     .flat()

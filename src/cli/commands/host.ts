@@ -26,6 +26,7 @@ interface HostFlags {
   readonly timeoutMs?: string;
   readonly allowDraining?: boolean;
   readonly force?: boolean;
+  readonly defer?: boolean;
 }
 
 function int(value: string | undefined, flag: string): number | undefined {
@@ -51,6 +52,7 @@ export const registerHost: RegisterCommand = (program: Command) => {
     .option('--timeout-ms <ms>')
     .option('--allow-draining')
     .option('--force')
+    .option('--defer')
     .action(async (op: string, flags: HostFlags) => {
       const [{ loadConfig }, { serveAgentOp }, { stdioAgentIO, readAll }, { systemClock }] =
         await Promise.all([
@@ -81,6 +83,7 @@ export const registerHost: RegisterCommand = (program: Command) => {
           timeoutMs: int(flags.timeoutMs, '--timeout-ms'),
           allowDraining: flags.allowDraining,
           force: flags.force,
+          defer: flags.defer,
         };
         code = await serveAgentOp(op as (typeof OPS)[number], args, {
           config,

@@ -55,6 +55,9 @@ export function toFlags(args: CallArgs): string[] {
 
 export class AgentClient implements HostAgent {
   private session: AgentSession | undefined;
+  private sessionProc: RemoteProcess | undefined;
+  /** operations go through the session only while it holds the lock */
+  private locked = false;
 
   constructor(
     private readonly transport: Transport,
@@ -112,7 +115,7 @@ export class AgentClient implements HostAgent {
    * (a line on an open channel); otherwise each is its own `deploy host <op>`.
    */
   private async op<T>(op: AgentOp, args: CallArgs, timeoutMs?: number): Promise<T> {
-    if (this.session) {
+    if (this.session && this.locked) {
       const r = await this.session.call(op, args);
       if (!r.ok && r.error)
         throw new AgentError(this.host, r.error.code, r.error.message, r.error.exit);
@@ -158,41 +161,84 @@ export class AgentClient implements HostAgent {
   }
 
   /**
+   * Start the agent that will hold this host's lock, without taking the lock
+   * yet: done during prepare, so the lock step later costs a line, not a
+   * process start on the host.
+   */
+  async openSession(): Promise<void> {
+    if (this.sessionProc) return;
+    const proc = this.transport.spawn(this.argv('lock-hold', ['--defer']));
+    const lines = proc.lines[Symbol.asyncIterator]();
+    await this.until(proc, lines, 'ready');
+    this.attach(proc, lines);
+  }
+
+  /** End a session that never took the lock (the rollout stopped before this host). */
+  close(): void {
+    if (this.sessionProc && !this.locked) this.sessionProc.end();
+  }
+
+  /**
    * Take the host lock through a long-lived `lock-hold`: the agent holds it until
    * we release it or stdin closes, so a dropped SSH session releases it too.
    */
   async holdLock(what: string, message: string): Promise<HeldLock> {
+    if (this.session && this.sessionProc && !this.locked) {
+      const proc = this.sessionProc;
+      const r = await this.session.call('lock', { what, message });
+      if (!r.ok && r.error) throw this.refused(r.error);
+      this.locked = true;
+      return this.held(proc);
+    }
     const proc = this.transport.spawn(
       this.argv('lock-hold', ['--what', what, '--message', message]),
     );
     const lines = proc.lines[Symbol.asyncIterator]();
+    await this.until(proc, lines, 'locked');
+    this.attach(proc, lines);
+    this.locked = true;
+    return this.held(proc);
+  }
+
+  private async until(
+    proc: RemoteProcess,
+    lines: AsyncIterator<string>,
+    want: 'ready' | 'locked',
+  ): Promise<void> {
     for (;;) {
       const next = await lines.next();
-      if (next.done) {
-        const code = await proc.exited;
-        throw this.noProtocol('lock-hold', code, '');
-      }
+      if (next.done) throw this.noProtocol('lock-hold', await proc.exited, '');
       const line = decodeLine(next.value);
-      if (line?.type === 'locked') {
-        this.session = new AgentSession(this.host, proc, lines, this.log);
-        return this.held(proc);
-      }
+      if (line?.type === want) return;
       if (line?.type === 'result' && !line.ok) {
         proc.end();
-        if (line.error.code === 'lock-held') {
-          const holder = (line.error as { holder?: LockHolder }).holder;
-          throw new LockHeldError(`${this.host}:lock`, holder);
-        }
-        throw new AgentError(this.host, line.error.code, line.error.message, line.error.exit);
+        throw this.refused(line.error);
       }
     }
+  }
+
+  private refused(error: { code: string; message: string; exit: number }): Error {
+    if (error.code === 'lock-held') {
+      return new LockHeldError(`${this.host}:lock`, (error as { holder?: LockHolder }).holder);
+    }
+    return new AgentError(this.host, error.code, error.message, error.exit);
+  }
+
+  private attach(proc: RemoteProcess, lines: AsyncIterator<string>): void {
+    this.session = new AgentSession(this.host, proc, lines, this.log);
+    this.sessionProc = proc;
+    void proc.exited.then(() => {
+      if (this.sessionProc !== proc) return;
+      this.session = undefined;
+      this.sessionProc = undefined;
+      this.locked = false;
+    });
   }
 
   private held(proc: RemoteProcess): HeldLock {
     let releasing = false;
     const lost = new Promise<void>((resolve) => {
       void proc.exited.then(() => {
-        this.session = undefined;
         if (releasing) return;
         this.log.emit({
           level: 'error',
@@ -208,7 +254,7 @@ export class AgentClient implements HostAgent {
       audit: (entry) => proc.write(`${JSON.stringify({ audit: entry })}\n`),
       release: async () => {
         releasing = true;
-        this.session = undefined;
+        this.locked = false;
         proc.write('release\n');
         proc.end();
         await proc.exited;

@@ -12,6 +12,10 @@ export interface HostAgent {
   /** write the release directory (files + .env) without touching what runs */
   publish(release: string): Promise<void>;
   holdLock(what: string, message: string): Promise<HeldLock>;
+  /** start the lock holder ahead (prepare), so taking the lock later is cheap */
+  openSession?(): Promise<void>;
+  /** end a session that never took the lock */
+  close?(): void;
   drain(by: string, leaseMs: number, release: string): Promise<void>;
   undrain(): Promise<void>;
   stop(): Promise<void>;

@@ -20,7 +20,8 @@ export type AgentOp =
   | 'verify'
   | 'status'
   | 'audit'
-  | 'lock-release';
+  | 'lock-release'
+  | 'lock';
 
 export interface AgentEventLine {
   readonly type: 'event';
@@ -68,7 +69,13 @@ export interface AgentCall {
   readonly args: Readonly<Record<string, string | number | boolean | undefined>>;
 }
 
-export type AgentLine = AgentEventLine | AgentResultLine | AgentLockedLine | AgentReplyLine;
+/** `lock-hold --defer` is up and waits for a `lock` call. */
+export interface AgentReadyLine {
+  readonly type: 'ready';
+}
+
+export type AgentLine =
+  AgentEventLine | AgentResultLine | AgentLockedLine | AgentReplyLine | AgentReadyLine;
 
 export function encodeLine(line: AgentLine): string {
   return `${JSON.stringify(line)}\n`;
@@ -86,7 +93,7 @@ export function decodeLine(text: string): AgentLine | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const type = (value as { type?: unknown }).type;
-  if (type === 'event' || type === 'locked') return value as AgentLine;
+  if (type === 'event' || type === 'locked' || type === 'ready') return value as AgentLine;
   if (type === 'reply' && typeof (value as { id?: unknown }).id === 'number')
     return value as AgentReplyLine;
   if (type === 'result' && typeof (value as { ok?: unknown }).ok === 'boolean') {

@@ -1,11 +1,12 @@
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/types.js';
-import { ExitCode, HandoffError, LockHeldError, UsageError } from '../../errors.js';
+import { ExitCode, UsageError } from '../../errors.js';
 import * as ops from './ops/basic.js';
+import { errorInfo } from './error-info.js';
 import { lockHold } from './ops/lock-hold.js';
 import { lockRelease } from './ops/lock-release.js';
 import type { AgentIO } from './io.js';
-import type { AgentCall, AgentErrorInfo, AgentOp, AgentReplyLine } from './protocol.js';
+import type { AgentCall, AgentOp, AgentReplyLine } from './protocol.js';
 
 export interface AgentArgs {
   readonly release?: string;
@@ -17,6 +18,8 @@ export interface AgentArgs {
   readonly timeoutMs?: number;
   readonly allowDraining?: boolean;
   readonly force?: boolean;
+  /** lock-hold: start the session now, take the lock later (a `lock` call) */
+  readonly defer?: boolean;
 }
 
 export interface AgentEnv {
@@ -47,6 +50,7 @@ async function dispatch(op: AgentOp, args: AgentArgs, env: AgentEnv): Promise<un
         message: args.message ?? '',
         clock,
         handle: (call) => handleCall(call, env),
+        defer: args.defer ?? false,
       });
     case 'drain':
       return ops.drain(config, clock, {
@@ -97,23 +101,6 @@ async function handleCall(call: AgentCall, env: AgentEnv): Promise<AgentReplyLin
   } catch (error) {
     return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
   }
-}
-
-function errorInfo(error: unknown): AgentErrorInfo & { holder?: unknown } {
-  const exit = error instanceof HandoffError ? error.exitCode : ExitCode.failed;
-  const code =
-    error instanceof LockHeldError
-      ? 'lock-held'
-      : error instanceof HandoffError
-        ? error.name
-        : 'internal';
-  const message = error instanceof Error ? error.message : String(error);
-  return {
-    code,
-    message,
-    exit,
-    ...(error instanceof LockHeldError && error.holder ? { holder: error.holder } : {}),
-  };
 }
 
 /**

@@ -16,8 +16,12 @@ class RecordingTransport implements Transport {
       stderr: '',
     });
   }
-  spawn(): RemoteProcess {
-    const queue: string[] = ['{"type":"locked","holder":{}}'];
+  readonly spawns: string[][] = [];
+  spawn(argv: readonly string[]): RemoteProcess {
+    this.spawns.push([...argv]);
+    const queue: string[] = [
+      argv.includes('--defer') ? '{"type":"ready"}' : '{"type":"locked","holder":{}}',
+    ];
     let wake: (() => void) | undefined;
     let exit: (code: number) => void = () => undefined;
     const exited = new Promise<number>((r) => (exit = r));
@@ -96,6 +100,22 @@ describe('AgentClient', () => {
     await lock.release();
     await client.undrain();
     expect(t.execs).toHaveLength(1);
+  });
+
+  it('takes the lock inside a session started ahead, without a second process', async () => {
+    const t = new RecordingTransport();
+    const client = new AgentClient(t, paths, new MemoryLog());
+    await client.openSession();
+    await client.stop();
+    expect(t.execs).toHaveLength(1);
+    const lock = await client.holdLock('rollout', 'release r2');
+    await client.switchTo('r2');
+    expect(t.spawns).toHaveLength(1);
+    expect(t.written.map((w) => (JSON.parse(w) as { call: { op: string } }).call.op)).toEqual([
+      'lock',
+      'switch',
+    ]);
+    await lock.release();
   });
 
   it('turns call arguments into flags', () => {

@@ -6,7 +6,7 @@ import type { AgentIO } from '../../../src/host/agent/io.js';
 import type { AgentLine, AgentOp } from '../../../src/host/agent/protocol.js';
 import { serveAgentOp, type AgentArgs } from '../../../src/host/agent/server.js';
 import type { VerifyReport } from '../../../src/host/agent/types.js';
-import { acquireHostLock } from '../../../src/host/lock.js';
+import { acquireHostLock, readLockStatus } from '../../../src/host/lock.js';
 import { hostFixture, type HostFixture } from '../../support/host-fixture.js';
 
 /** Stdin the test feeds line by line; stdout collected as protocol lines. */
@@ -228,5 +228,39 @@ describe('a lock session', () => {
     });
     m.close();
     expect(await holding).toBe(0);
+  });
+
+  it('with --defer starts before the lock and takes it on a lock call', async () => {
+    host = await hostFixture();
+    await call(host, 'publish', { release: 'r1' });
+    const m = memoryIO();
+    const env = {
+      config: host.config,
+      clock: systemClock,
+      io: m.io,
+      self: __filename,
+      readStdin: () => Promise.resolve(''),
+    };
+    const holding = serveAgentOp('lock-hold', { what: 'rollout', defer: true }, env);
+    await expect.poll(() => m.lines.some((l) => l.type === 'ready')).toBe(true);
+    expect((await readLockStatus(host.config.host.lock)).locked).toBe(false);
+    m.write(JSON.stringify({ call: { id: 1, op: 'switch', args: { release: 'r1' } } }));
+    m.write(
+      JSON.stringify({ call: { id: 2, op: 'lock', args: { what: 'rollout', message: 'r1' } } }),
+    );
+    m.write(JSON.stringify({ call: { id: 3, op: 'switch', args: { release: 'r1' } } }));
+    await expect.poll(() => m.lines.filter((l) => l.type === 'reply').length).toBe(3);
+    const replies = m.lines.filter((l) => l.type === 'reply');
+    expect(replies[0]).toMatchObject({
+      id: 1,
+      ok: false,
+      error: { message: 'switch needs the host lock: send a lock call first' },
+    });
+    expect(replies[1]).toMatchObject({ id: 2, ok: true });
+    expect(replies[2]).toMatchObject({ id: 3, ok: true, data: { current: 'r1' } });
+    expect((await readLockStatus(host.config.host.lock)).locked).toBe(true);
+    m.close();
+    expect(await holding).toBe(0);
+    expect((await readLockStatus(host.config.host.lock)).locked).toBe(false);
   });
 });

@@ -1,9 +1,10 @@
 import type { Clock } from '../../../clock.js';
 import type { Config } from '../../../config/types.js';
-import { LockHeldError } from '../../../errors.js';
+import { LockHeldError, UsageError } from '../../../errors.js';
 import { appendAudit } from '../../audit.js';
 import { acquireHostLock, type HostLock } from '../../lock.js';
 import { announceLockIntent, withdrawLockIntent } from '../../lock-intent.js';
+import { errorInfo } from '../error-info.js';
 import { sendEvent, type AgentIO } from '../io.js';
 import type { AgentCall, AgentReplyLine } from '../protocol.js';
 
@@ -42,21 +43,31 @@ async function acquire(
  * closes — a dropped SSH session closes stdin, so the lock never outlives the
  * deploy that took it. Audit lines arrive over stdin and are appended at once;
  * `call` lines run the deploy's operations here, under the lock, and are
- * answered with `reply` lines.
+ * answered with `reply` lines. With `defer` the session starts at once
+ * (during prepare, off the critical path) and a `lock` call takes the lock
+ * when the host's turn comes.
  */
 export async function lockHold(
   config: Config,
   io: AgentIO,
-  options: { what: string; message: string; clock: Clock; handle: CallHandler },
+  options: { what: string; message: string; clock: Clock; handle: CallHandler; defer?: boolean },
 ): Promise<unknown> {
-  const lock = await acquire(config, options.what, options.message, options.clock);
-  io.send({ type: 'locked', holder: { ...lock.holder } });
+  let lock: HostLock | undefined;
+  let onCompromised: () => void = () => undefined;
+  const compromised = new Promise<'compromised'>(
+    (resolve) => (onCompromised = () => resolve('compromised')),
+  );
+  const take = async (what: string, message: string): Promise<HostLock> => {
+    lock ??= await acquire(config, what, message, options.clock);
+    if (lock.signal.aborted) onCompromised();
+    lock.signal.addEventListener('abort', onCompromised, { once: true });
+    return lock;
+  };
+  if (options.defer) io.send({ type: 'ready' });
+  else
+    io.send({ type: 'locked', holder: { ...(await take(options.what, options.message)).holder } });
   let reason = 'stdin closed';
   const lines = io.input[Symbol.asyncIterator]();
-  const compromised = new Promise<'compromised'>((resolve) => {
-    if (lock.signal.aborted) resolve('compromised');
-    lock.signal.addEventListener('abort', () => resolve('compromised'), { once: true });
-  });
   // `deploy lock release --force` (or a host shutdown) ends the holder cleanly
   let onSignal: (() => void) | undefined;
   const terminated = new Promise<'terminated'>((resolve) => {
@@ -64,6 +75,22 @@ export async function lockHold(
     process.once('SIGTERM', onSignal);
     process.once('SIGHUP', onSignal);
   });
+  const handle: CallHandler = async (call) => {
+    if (call.op === 'lock') {
+      try {
+        const args = call.args as { what?: string; message?: string };
+        const held = await take(args.what ?? options.what, args.message ?? options.message);
+        return { type: 'reply', id: call.id, ok: true, data: { holder: held.holder } };
+      } catch (error) {
+        return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
+      }
+    }
+    if (!lock && call.op !== 'status') {
+      const error = new UsageError(`${call.op} needs the host lock: send a lock call first`);
+      return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
+    }
+    return options.handle(call);
+  };
   try {
     for (;;) {
       const next = await Promise.race([lines.next(), compromised, terminated]);
@@ -72,8 +99,9 @@ export async function lockHold(
         break;
       }
       if (next === 'compromised') {
-        sendEvent(io, 'error', 'lock.compromised', String((lock.signal.reason as Error).message));
-        throw lock.signal.reason;
+        const why = (lock?.signal.reason as Error | undefined)?.message ?? 'lost the host lock';
+        sendEvent(io, 'error', 'lock.compromised', why);
+        throw lock?.signal.reason ?? new Error(why);
       }
       if (next.done) break;
       const text = next.value.trim();
@@ -81,16 +109,16 @@ export async function lockHold(
         reason = 'released';
         break;
       }
-      if (text.startsWith('{')) await onLine(config, io, text, options.handle);
+      if (text.startsWith('{')) await onLine(config, io, text, handle);
     }
   } finally {
     if (onSignal) {
       process.off('SIGTERM', onSignal);
       process.off('SIGHUP', onSignal);
     }
-    await lock.release();
+    await lock?.release();
   }
-  return { released: true, reason };
+  return { released: lock !== undefined, reason };
 }
 
 /** Runs one operation of a session; its errors become the reply. */

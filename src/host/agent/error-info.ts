@@ -1,0 +1,20 @@
+import { ExitCode, HandoffError, LockHeldError } from '../../errors.js';
+import type { AgentErrorInfo } from './protocol.js';
+
+/** Any error as the protocol's error object; a refused lock carries its holder. */
+export function errorInfo(error: unknown): AgentErrorInfo & { holder?: unknown } {
+  const exit = error instanceof HandoffError ? error.exitCode : ExitCode.failed;
+  const code =
+    error instanceof LockHeldError
+      ? 'lock-held'
+      : error instanceof HandoffError
+        ? error.name
+        : 'internal';
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    code,
+    message,
+    exit,
+    ...(error instanceof LockHeldError && error.holder ? { holder: error.holder } : {}),
+  };
+}
