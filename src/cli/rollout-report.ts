@@ -22,6 +22,7 @@ function hostLine(o: HostOutcome): string {
 export function renderResult(r: RolloutResult): string {
   const lines = r.hosts.map(hostLine);
   if (r.notReached.length > 0) lines.push(`  not reached (untouched): ${r.notReached.join(', ')}`);
+  if (r.blocked) lines.push(`stopped before the next wave: ${r.blocked}`);
   const failed = r.hosts.find((h) => h.result !== 'deployed');
   if (failed) {
     lines.push(

@@ -1,5 +1,5 @@
 import { loadConfig } from '../config/load.js';
-import { OperationError } from '../errors.js';
+import { BlockedError, OperationError } from '../errors.js';
 import { parseBatchFlag } from '../rollout/plan.js';
 import { makePlan, rollout } from '../rollout/rollout.js';
 import type { RolloutDeps } from '../rollout/types.js';
@@ -71,7 +71,14 @@ export async function runRollout(flags: RolloutCliFlags): Promise<void> {
     }
     out.text(renderResult(result));
     out.result(result.ok, { ...result });
-    if (!result.ok) throw new OperationError(failureMessage(result));
+    if (!result.ok) {
+      if (result.blocked) throw new BlockedError(result.blocked);
+      const failed = result.hosts.filter((h) => h.result !== 'deployed');
+      // every host that failed was refused before anything changed on it (its lock was taken)
+      if (failed.length > 0 && failed.every((h) => h.blocked))
+        throw new BlockedError(failureMessage(result));
+      throw new OperationError(failureMessage(result));
+    }
   } finally {
     interrupt.dispose();
     await fleet.close();

@@ -128,7 +128,8 @@ export async function switchRelease(
       `release ${release} is not published on this host (${target}); the prepare step publishes it`,
     );
   const live = await readLiveRelease(root);
-  if (live === release) return { previous: await readPreviousRelease(root), current: release };
+  // nothing changes: what was live before this switch is this release itself
+  if (live === release) return { previous: live, current: release };
   if (live) await pointAt(previousLink(root), live);
   await pointAt(currentLink(root), release);
   return { previous: live, current: release };

@@ -24,6 +24,8 @@ export interface HostRun {
   readonly bounds: Bounds;
   readonly rec: StepRecorder;
   readonly leaseMs: number;
+  /** the release live on the host before this rollout (what a rollback returns to) */
+  readonly liveBefore: string | null;
 }
 
 /** Where a host stands while it is being deployed: what recovery has to undo. */

@@ -1,4 +1,4 @@
-import { HandoffError } from '../errors.js';
+import { BlockedError, HandoffError } from '../errors.js';
 import type { HostActions } from './host-actions.js';
 import type { HostProgress, HostRun } from './host-deploy.js';
 import { rollbackHost } from './rollback.js';
@@ -28,7 +28,14 @@ export async function recover(
   const log = (level: 'info' | 'error', message: string): void =>
     deps.log.emit({ level, event: 'recover', message, host: host.name });
 
-  if (!p.lock) return { ...base, result, leftDrained: false };
+  if (!p.lock) {
+    return {
+      ...base,
+      result,
+      leftDrained: false,
+      ...(error instanceof BlockedError ? { blocked: true } : {}),
+    };
+  }
   if (p.lockLost) {
     // no connection left to undrain with: say so, or a drained host looks like a finished one
     const drained = p.drained
@@ -54,6 +61,19 @@ export async function recover(
     }
   }
   if (!run.rollback) {
+    if (!p.drained) {
+      // undrained already (failed in await-in or confirm): take the failed release out
+      try {
+        await rec.step('drain', () => actions.drain());
+        p.drained = true;
+      } catch (drainError) {
+        log(
+          'error',
+          `could not drain it again (${messageOf(drainError)}): it may still get traffic; 'deploy drain ${host.name}'`,
+        );
+        return { ...base, result, leftDrained: false };
+      }
+    }
     log(
       'error',
       `left DRAINED on purpose (--no-rollback / rollout.rollback: false) for inspection; 'deploy undrain ${host.name}' puts it back`,
@@ -67,7 +87,7 @@ export async function recover(
   }
   log(
     'error',
-    `left DRAINED: rollback did not bring it back healthy (${rolled.detail}); inspect it with 'deploy verify --hosts ${host.name}'`,
+    `${p.drained ? 'left DRAINED' : 'NOT drained'}: rollback did not bring it back healthy (${rolled.detail}); inspect it with 'deploy verify --hosts ${host.name}'`,
   );
-  return { ...base, result, leftDrained: true };
+  return { ...base, result, leftDrained: p.drained };
 }

@@ -19,9 +19,9 @@ export async function repairLeftover(
   status: HostStatus,
   target: string,
   bounds: Bounds,
-): Promise<void> {
+): Promise<string | null> {
   const marker = status.draining;
-  if (!marker || status.lock.locked) return;
+  if (!marker || status.lock.locked) return status.release;
   const { log, config, balancer, clock, signal } = deps;
   log.emit({
     level: 'warn',
@@ -40,7 +40,14 @@ export async function repairLeftover(
       allowDraining: true,
     };
     let verified = await agent.verify(verifyOptions);
-    if (!verified.ok && status.previous && status.previous !== status.release) {
+    const switchedByRollout = marker.release !== undefined && marker.release === status.release;
+    let live = status.release;
+    if (
+      !verified.ok &&
+      switchedByRollout &&
+      status.previous &&
+      status.previous !== status.release
+    ) {
       log.emit({
         level: 'warn',
         event: 'repair',
@@ -49,6 +56,7 @@ export async function repairLeftover(
       });
       await agent.stop();
       await agent.switchTo(status.previous);
+      live = status.previous;
       await agent.start();
       verified = await agent.verify(verifyOptions);
     }
@@ -66,6 +74,7 @@ export async function repairLeftover(
       host: agent.host,
       message: 'repaired: verified and undrained',
     });
+    return live;
   } finally {
     await lock.release();
   }

@@ -36,21 +36,25 @@ export async function rollbackHost(
   const { deps, host, agent, rec, bounds } = run;
   const { clock, config, balancer } = deps;
   const signal = rollbackSignal(run);
-  const previous = p.switched ? p.switched.previous : undefined;
-  const release = previous ?? p.switched?.current ?? 'the running release';
+  // what ran before this rollout touched the host (preflight), not what a
+  // switch reply said: a switch that timed out may have happened anyway
+  const previous = run.liveBefore;
+  const release = previous ?? 'no release';
   try {
     return await rec.step(
       'rollback',
       async () => {
-        if (p.switched && previous === null) {
-          throw new OperationError('no previous release on the host to roll back to');
-        }
         if (!p.drained) {
           await actions.drain();
           p.drained = true;
         }
+        if (previous === null) {
+          throw new OperationError(
+            'the host ran no release before this rollout: nothing to roll back to',
+          );
+        }
         if (p.exposed) {
-          await awaitRotation(
+          const out = await awaitRotation(
             balancer,
             host.target,
             false,
@@ -59,10 +63,15 @@ export async function rollbackHost(
             clock,
             signal,
           );
+          // never stop what the balancer still routes to
+          if (!out.met)
+            throw new OperationError(
+              `${host.target} is still in rotation after the drain; not stopping it`,
+            );
           await clock.sleep(config.drain.overlap, signal);
         }
         await agent.stop();
-        if (previous) await agent.switchTo(previous);
+        await agent.switchTo(previous);
         await agent.start();
         const verified = await agent.verify({
           successes: 1,

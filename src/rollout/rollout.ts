@@ -1,5 +1,5 @@
 import type { HostConfig } from '../config/types.js';
-import { BlockedError, HandoffError, UsageError } from '../errors.js';
+import { BlockedError, UsageError } from '../errors.js';
 import { awaitInBound, awaitOutBound } from '../timing/index.js';
 import { checkCapacity } from './capacity.js';
 import { deployHost, type Bounds } from './host-deploy.js';
@@ -60,10 +60,13 @@ export async function rollout(
       elapsed_ms: 0,
     };
 
+  // what each host runs before we touch it: what a rollback returns to
+  const liveBefore = new Map<string, string | null>();
   for (const host of plan.waves.flat()) {
     const status = pre.statuses.get(host.name);
     const agent = pre.agents.get(host.name);
-    if (status && agent) await repairLeftover(deps, agent, status, host.target, bounds);
+    if (status && agent)
+      liveBefore.set(host.name, await repairLeftover(deps, agent, status, host.target, bounds));
   }
 
   const recorders = new Map<string, StepRecorder>();
@@ -92,6 +95,7 @@ export async function rollout(
     );
 
   const outcomes: HostOutcome[] = [];
+  let blocked: string | undefined;
   let next = plan.waves[0] ? prepare(plan.waves[0]) : Promise.resolve([]);
   let waveIndex = 0;
   for (; waveIndex < plan.waves.length; waveIndex += 1) {
@@ -102,15 +106,16 @@ export async function rollout(
     );
     if (failedPrepare.length > 0) {
       const [name, reason] = failedPrepare[0] ?? [];
-      throw new HandoffError(
-        `${name}: prepare failed, nothing drained: ${reason instanceof Error ? reason.message : String(reason)}`,
-        1,
-      );
+      const why = reason instanceof Error ? reason.message : String(reason);
+      blocked = `${name}: prepare failed, this wave was not drained: ${why}`;
+      break;
     }
     if (deps.signal.aborted) break;
     const later = plan.waves[waveIndex + 1];
     next = later ? prepare(later) : Promise.resolve([]);
-    await guardCapacity(deps, wave);
+    // the earlier waves' outcomes are kept: stopping here is reported, not thrown away
+    blocked = await guardCapacity(deps, wave);
+    if (blocked) break;
     const leaseMs = drainLease(deps, bounds.awaitOut, bounds.awaitIn);
     const results = await Promise.all(
       wave.map((host) =>
@@ -123,6 +128,7 @@ export async function rollout(
           bounds,
           rec: recorder(host),
           leaseMs,
+          liveBefore: liveBefore.get(host.name) ?? null,
         }),
       ),
     );
@@ -147,17 +153,20 @@ export async function rollout(
     hosts: outcomes,
     notReached,
     elapsed_ms: deps.clock.now() - startedAt,
+    ...(blocked ? { blocked } : {}),
   };
 }
 
 /** Right before a wave drains: the balancer's current view, not the preflight's. */
-async function guardCapacity(deps: RolloutDeps, wave: readonly HostConfig[]): Promise<void> {
+async function guardCapacity(
+  deps: RolloutDeps,
+  wave: readonly HostConfig[],
+): Promise<string | undefined> {
   const all = deps.config.hosts.map((h) => h.target);
   const states = await deps.balancer.states(all);
   const verdict = checkCapacity(targets(wave), all, states, deps.config.rollout.minHealthy);
-  if (!verdict.ok)
-    throw new BlockedError(
-      `capacity guard before ${wave.map((h) => h.name).join(', ')}: ${verdict.message}`,
-    );
   deps.log.emit({ level: 'debug', event: 'capacity', message: verdict.message });
+  return verdict.ok
+    ? undefined
+    : `capacity guard before ${wave.map((h) => h.name).join(', ')}: ${verdict.message}`;
 }

@@ -62,6 +62,8 @@ export interface HostOutcome {
   readonly error?: string;
   /** the host is left drained (out of rotation) and needs an operator */
   readonly leftDrained: boolean;
+  /** refused before anything changed on it (its lock was taken): exit 3, not 1 */
+  readonly blocked?: boolean;
 }
 
 export interface RolloutResult {
@@ -71,4 +73,6 @@ export interface RolloutResult {
   /** hosts of the plan that were never touched */
   readonly notReached: readonly string[];
   readonly elapsed_ms: number;
+  /** the rollout stopped before a wave for this reason (capacity guard, prepare): exit 3 */
+  readonly blocked?: string;
 }

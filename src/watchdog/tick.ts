@@ -46,8 +46,8 @@ export async function tick(config: Config, options: TickOptions): Promise<TickRe
   const save = (next: WatchdogState) => saveState(store, next);
 
   if (await lockWanted(config.host.state, clock.now())) {
-    // a deploy is waiting for the lock: do not take it from under it
-    await save(forgetStreaks(state));
+    // a deploy is waiting for the lock: do not take it from under it (and write
+    // nothing: a tick that holds the lock may be saving its counters right now)
     return { outcome: 'skipped-lock', restarted: [] };
   }
   let lock;
@@ -81,7 +81,9 @@ export async function tick(config: Config, options: TickOptions): Promise<TickRe
           message: `drain marker by ${m.by} expired at ${m.until} and nobody holds the lock: a deploy died and left this host drained; check it ('deploy verify --local') and undrain it ('deploy undrain')`,
         });
       }
-      await save({ ...forgetStreaks(state), ...(m ? { expiredMarker: m.since } : {}) });
+      // remembered only once reported: a marker first seen unexpired must still be reported when it expires
+      const reported = m && isExpired(m, clock.now()) ? { expiredMarker: m.since } : {};
+      await save({ ...forgetStreaks(state), ...reported });
       return { outcome: 'skipped-drain', restarted: [] };
     }
     const release = await readCurrentRelease(config.host.root);

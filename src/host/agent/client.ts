@@ -1,4 +1,10 @@
-import { ExitCode, HandoffError, LockHeldError, type LockHolder } from '../../errors.js';
+import {
+  ExitCode,
+  HandoffError,
+  HostUnreachableError,
+  LockHeldError,
+  type LockHolder,
+} from '../../errors.js';
 import type { Log } from '../../log.js';
 import type { RemoteProcess, Transport } from '../../remote/transport.js';
 import type { HostAgent } from './host-agent.js';
@@ -58,6 +64,8 @@ export class AgentClient implements HostAgent {
   private sessionProc: RemoteProcess | undefined;
   /** operations go through the session only while it holds the lock */
   private locked = false;
+  /** the holder died while holding: nothing may run as if it still held the lock */
+  private lockLost = false;
 
   constructor(
     private readonly transport: Transport,
@@ -115,8 +123,14 @@ export class AgentClient implements HostAgent {
    * (a line on an open channel); otherwise each is its own `deploy host <op>`.
    */
   private async op<T>(op: AgentOp, args: CallArgs, timeoutMs?: number): Promise<T> {
+    if (this.lockLost) {
+      throw new HostUnreachableError(
+        this.host,
+        `the connection holding the host lock dropped; not running ${op} without the lock`,
+      );
+    }
     if (this.session && this.locked) {
-      const r = await this.session.call(op, args);
+      const r = await this.session.call(op, args, timeoutMs);
       if (!r.ok && r.error)
         throw new AgentError(this.host, r.error.code, r.error.message, r.error.exit);
       return r.data as T;
@@ -183,6 +197,7 @@ export class AgentClient implements HostAgent {
    * we release it or stdin closes, so a dropped SSH session releases it too.
    */
   async holdLock(what: string, message: string): Promise<HeldLock> {
+    this.lockLost = false;
     if (this.session && this.sessionProc && !this.locked) {
       const proc = this.sessionProc;
       const r = await this.session.call('lock', { what, message });
@@ -229,6 +244,7 @@ export class AgentClient implements HostAgent {
     this.sessionProc = proc;
     void proc.exited.then(() => {
       if (this.sessionProc !== proc) return;
+      if (this.locked) this.lockLost = true;
       this.session = undefined;
       this.sessionProc = undefined;
       this.locked = false;

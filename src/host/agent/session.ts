@@ -1,4 +1,7 @@
-import { HostUnreachableError } from '../../errors.js';
+import { HostUnreachableError, OperationError } from '../../errors.js';
+
+/** the hard bound of one step inside a session, when the caller gives none */
+const DEFAULT_TIMEOUT = 15 * 60_000;
 import type { Log } from '../../log.js';
 import type { RemoteProcess } from '../../remote/transport.js';
 import { decodeLine, relayEvent, type AgentCall, type AgentOp } from './protocol.js';
@@ -38,6 +41,7 @@ export class AgentSession {
   call(
     op: AgentOp,
     args: CallArgs,
+    timeoutMs = DEFAULT_TIMEOUT,
   ): Promise<{
     ok: boolean;
     data?: unknown;
@@ -46,7 +50,22 @@ export class AgentSession {
     if (this.gone) return Promise.reject(this.lost(op));
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { op, resolve, reject });
+      // a hung step (a stop that never returns) must not hang the rollout with the host drained
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(
+          new OperationError(
+            `${this.host}: ${op} did not answer within ${Math.round(timeoutMs / 1000)}s`,
+          ),
+        );
+      }, timeoutMs);
+      const settle =
+        <T>(fn: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          fn(value);
+        };
+      this.pending.set(id, { op, resolve: settle(resolve), reject: settle(reject) });
       this.proc.write(`${JSON.stringify({ call: { id, op, args } })}\n`);
     });
   }

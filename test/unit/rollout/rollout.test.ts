@@ -240,6 +240,75 @@ describe('rollout', () => {
   });
 });
 
+describe('recovery, as a reviewer broke it', () => {
+  it('with --no-rollback drains again a host that failed confirm after going back in rotation', async () => {
+    const f = fleet();
+    f.host(1).failOn.set('confirm', new Error('reset'));
+    const result = await rollout(f.deps, { ...options, rollback: false }, undefined);
+    expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: true });
+    expect(f.host(1).drained).toBe(true);
+  });
+
+  it('rolls back to what ran before the rollout, even when the switch reply never came', async () => {
+    const f = fleet();
+    const h = f.host(1);
+    const switchTo = h.switchTo.bind(h);
+    h.switchTo = async (release: string) => {
+      await switchTo(release);
+      if (release === 'r2') throw new Error('timed out');
+      return { previous: 'r1', current: release };
+    };
+    const result = await rollout(f.deps, options, undefined);
+    expect(result.hosts[0]).toMatchObject({ result: 'rolled-back', stoppedAt: 'switch' });
+    expect(h.release).toBe('r1');
+  });
+
+  it('redeploying the live release and failing rolls back to that release, not an older one', async () => {
+    const f = fleet();
+    f.host(1).previous = 'r0';
+    f.host(1).failOn.set('confirm', new Error('reset'));
+    const result = await rollout(f.deps, { ...options, release: 'r1' }, undefined);
+    expect(result.hosts[0]).toMatchObject({ result: 'rolled-back' });
+    expect(f.host(1).release).toBe('r1');
+  });
+
+  it('leaves a fresh host that fails its first release drained, and says so truthfully', async () => {
+    const f = fleet(testConfig(), null);
+    f.host(1).bad.add('r2');
+    const result = await rollout(f.deps, options, undefined);
+    expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: true });
+    expect(f.host(1).drained).toBe(true);
+  });
+});
+
+describe('stopping between waves', () => {
+  it('keeps the deployed waves in the result when the capacity guard stops a later one', async () => {
+    const f = fleet();
+    // web-3 breaks while web-1 deploys: draining web-2 would leave too little
+    f.host(1).onCall = (op) => {
+      if (op === 'unlock') f.host(3).bad.add('r1');
+    };
+    const config = testConfig({ rollout: { ...testConfig().rollout, minHealthy: 2 } });
+    const result = await rollout({ ...f.deps, config }, options, undefined);
+    expect(result.ok).toBe(false);
+    expect(result.hosts.map((h) => [h.host, h.result])).toEqual([['web-1', 'deployed']]);
+    expect(result.blocked).toMatch(/capacity guard before web-2/);
+    expect(result.notReached).toEqual(['web-2', 'web-3']);
+  });
+
+  it('marks a host whose lock was taken after preflight as blocked, not failed', async () => {
+    const f = fleet();
+    f.host(1).failOn.set('lock', new BlockedError('lock held by deploy lock exec'));
+    const result = await rollout(f.deps, options, undefined);
+    expect(result.hosts[0]).toMatchObject({
+      result: 'failed',
+      blocked: true,
+      stoppedAt: 'lock',
+      leftDrained: false,
+    });
+  });
+});
+
 describe('preflight and the host lock', () => {
   it('refuses a fleet where another deploy holds a host lock, exit 3, nothing changed', async () => {
     const f = fleet();

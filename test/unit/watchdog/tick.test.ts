@@ -166,6 +166,26 @@ describe('a watchdog tick', () => {
     ]);
   });
 
+  it('reports a marker that expires while ticks are watching it, once', async () => {
+    host = await liveHost();
+    const now = Date.now();
+    await writeFile(
+      path.join(host.config.host.state, 'draining'),
+      JSON.stringify({
+        by: 'rollout r2',
+        since: new Date(now).toISOString(),
+        until: new Date(now + 60_000).toISOString(),
+      }),
+    );
+    const log = new MemoryLog();
+    const at = (t: number) => ({ now: () => t, sleep: () => Promise.resolve() });
+    for (const t of [now, now + 30_000, now + 120_000, now + 180_000])
+      await tick(host.config, { clock: at(t), log });
+    expect(log.events.filter((e) => e.level === 'error').map((e) => e.event)).toEqual([
+      'watchdog.expired-drain',
+    ]);
+  });
+
   it('gives up on a crash-looping service after max_restarts, with one ERROR', async () => {
     host = await liveHost();
     const log = new MemoryLog();

@@ -1,7 +1,14 @@
+import { readFile } from 'node:fs/promises';
 import type { Clock } from '../../../clock.js';
 import type { Config } from '../../../config/types.js';
 import { BlockedError, OperationError } from '../../../errors.js';
 import { HOST_LOCK_OPTIONS, readLockStatus } from '../../lock.js';
+
+/** The pid still belongs to a handoff process (pids are reused). */
+async function isHandoff(pid: number): Promise<boolean> {
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  return /deploy|handoff|lock/.test(cmdline.replace(/\0/g, ' '));
+}
 
 function alive(pid: number): boolean {
   try {
@@ -25,6 +32,11 @@ export async function lockRelease(config: Config, clock: Clock, force: boolean):
     if (!force) {
       throw new BlockedError(
         `the host lock is held by ${holder.what} (pid ${holder.pid}, alive) since ${holder.since}; pass --force to stop it`,
+      );
+    }
+    if (!(await isHandoff(holder.pid))) {
+      throw new BlockedError(
+        `pid ${holder.pid} no longer looks like the lock holder; not killing it. Check the host by hand`,
       );
     }
     process.kill(holder.pid, 'SIGTERM');
