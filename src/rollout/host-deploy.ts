@@ -2,7 +2,6 @@ import type { HostConfig } from '../config/types.js';
 import { HandoffError, OperationError } from '../errors.js';
 import type { HeldLock } from '../host/agent/client.js';
 import type { HostAgent } from '../host/agent/host-agent.js';
-import type { SwitchResult } from '../host/agent/types.js';
 import { hostActions, summarizeVerify, type HostActions } from './host-actions.js';
 import { formatMs, type Describe, type StepRecorder } from './recorder.js';
 import { recover } from './recover.js';
@@ -34,7 +33,6 @@ export interface HostProgress {
   lock?: HeldLock;
   drained: boolean;
   stopped: boolean;
-  switched?: SwitchResult;
   /** undrained after the new release started: the balancer may route to it */
   exposed: boolean;
   lockLost: boolean;
@@ -114,7 +112,7 @@ async function handshake(
   await step('overlap', () => clock.sleep(config.drain.overlap, signal));
   p.stopped = true;
   await step('stop', () => agent.stop());
-  p.switched = await step('switch', () => agent.switchTo(run.release));
+  await step('switch', () => agent.switchTo(run.release));
   await step('start', () => agent.start());
   const verifyOptions = {
     successes: 1,

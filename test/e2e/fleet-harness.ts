@@ -71,3 +71,16 @@ export async function startFleet(
     throw error;
   }
 }
+
+/** The live release of every host, from `deploy status --json`, in the fleet's order. */
+export async function liveReleases(
+  deploy: (args: readonly string[]) => Promise<DeployRun>,
+): Promise<string[]> {
+  const r = await deploy(['status', '--json']);
+  const result = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event?: string; hosts?: { status?: { release: string } }[] })
+    .find((l) => l.event === 'result');
+  return (result?.hosts ?? []).map((h) => h.status?.release ?? '?');
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReport, startLoad } from '../../scripts/lab/index.js';
-import { startFleet, type Fleet } from './fleet-harness.js';
+import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
 import { pinBundle, type Pinned } from './pinned-bundle.js';
 
 let fleet: Fleet;
@@ -43,15 +43,7 @@ function sampleOutOfRotation() {
   };
 }
 
-async function releases(): Promise<string[]> {
-  const r = await pinned.deploy(['status', '--json']);
-  const result = r.stdout
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { event?: string; hosts?: { status?: { release: string } }[] })
-    .find((l) => l.event === 'result');
-  return (result?.hosts ?? []).map((h) => h.status?.release ?? '?');
-}
+const releases = (): Promise<string[]> => liveReleases((args) => pinned.deploy(args));
 
 describe('deploy rollout --batch 2 on four hosts with min_healthy 2', () => {
   it('never has more than two targets out of rotation, reaches every host, and loses no request', async () => {

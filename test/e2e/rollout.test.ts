@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReport, startLoad } from '../../scripts/lab/index.js';
-import { startFleet, type Fleet } from './fleet-harness.js';
+import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
 import { startWatchdogs, watchdogActions } from './watchdogs.js';
 
 let fleet: Fleet;
@@ -11,15 +11,7 @@ afterAll(async () => {
   await fleet?.stop();
 });
 
-async function releases(): Promise<string[]> {
-  const r = await fleet.deploy(['status', '--json']);
-  const result = r.stdout
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { event?: string; hosts?: { status?: { release: string } }[] })
-    .find((l) => l.event === 'result');
-  return (result?.hosts ?? []).map((h) => h.status?.release ?? '?');
-}
+const releases = (): Promise<string[]> => liveReleases((args) => fleet.deploy(args));
 
 describe('deploy rollout under load', () => {
   it('reaches the new release on every host with zero failed requests, and the watchdog never acts', async () => {
