@@ -1,12 +1,25 @@
-import { Command, CommanderError } from 'commander';
 import { ExitCode, ExitStatus, isHandoffError } from '../errors.js';
-import { commands } from './commands/index.js';
+import { runWatchdog, tickFlags } from './commands/watchdog.js';
 
 /**
  * The only place that prints errors and sets the exit code. Expected stops are
  * HandoffErrors and print one line; anything else is a bug and says so.
  */
 export async function main(argv: readonly string[]): Promise<number> {
+  // a watchdog tick runs once a minute on every host: it does not load commander (watchdog.ts)
+  const tick = argv[0] === 'watchdog' ? tickFlags(argv.slice(1)) : undefined;
+  if (tick) {
+    try {
+      await runWatchdog(tick);
+      return ExitCode.ok;
+    } catch (error) {
+      return report(error);
+    }
+  }
+  const [{ Command }, { commands }] = await Promise.all([
+    import('commander'),
+    import('./commands/index.js'),
+  ]);
   const program = new Command('deploy')
     .description('zero-downtime rolling deploys behind a load balancer')
     .exitOverride()
@@ -24,8 +37,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** commander's errors, known without loading commander (a tick does not) */
+function isCommanderError(error: unknown): error is Error & { code: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && code.startsWith('commander.');
+}
+
 function report(error: unknown): number {
-  if (error instanceof CommanderError) {
+  if (isCommanderError(error)) {
     // commander already printed its message; --help and --version are not errors
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
       return ExitCode.ok;

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/load.js';
+import { loadConfig } from '../config/read.js';
 import { BlockedError, OperationError } from '../errors.js';
 import { parseBatchFlag } from '../rollout/plan.js';
 import { makePlan, rollout } from '../rollout/rollout.js';

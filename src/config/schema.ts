@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { balancerSchema } from './balancer-schema.js';
 import { count, duration, hostName, hostPath, port, serviceName, text } from './fields.js';
 import { serviceSchema } from './service-schema.js';

@@ -1,4 +1,5 @@
 import { formatDuration } from './duration.js';
+import { sealHostConfig } from './sealed.js';
 import type { RawConfigInput } from './schema.js';
 import type {
   BalancerConfig,
@@ -12,10 +13,11 @@ import type {
  * Config → the document it came from, with every default written out and
  * every path absolute. `deploy setup` publishes it as /etc/handoff/<service>.json
  * so the watchdog on a host runs with exactly the operator's settings
- * (including env overrides applied at setup), read back by loadConfigFromJson.
+ * (including env overrides applied at setup), read back by loadConfigFromJson;
+ * sealed (sealed.ts) so a watchdog tick can skip the YAML parser and zod.
  */
 export function toHostJson(config: Config): string {
-  return `${JSON.stringify(toDocument(config), null, 2)}\n`;
+  return sealHostConfig(toDocument(config), config);
 }
 
 export function toDocument(config: Config): RawConfigInput {

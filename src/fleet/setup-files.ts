@@ -1,4 +1,6 @@
 import type { Config } from '../config/types.js';
+import { UsageError } from '../errors.js';
+import { quoteArg } from '../remote/quote.js';
 
 /** What `deploy setup` writes on a host, as data: path, content, mode. */
 export interface SetupFile {
@@ -36,10 +38,24 @@ export function cronEntry(config: Config, hostConfig: string): string {
     hostConfig,
     ...(ticks > 1 ? ['--ticks', String(ticks)] : []),
   ];
+  const log = `${config.host.root}/watchdog.log`;
   return [
     `# handoff watchdog for ${config.service}: installed by 'deploy setup'; edit deploy.yml, not this file`,
     'PATH=/usr/local/bin:/usr/bin:/bin',
-    `${schedule} ${config.ssh.user} ${argv.join(' ')} >> ${config.host.root}/watchdog.log 2>&1`,
+    `${schedule} ${config.ssh.user} ${argv.map(cronWord).join(' ')} >> ${cronWord(log)} 2>&1`,
     '',
   ].join('\n');
+}
+
+/**
+ * One word of a cron command: quoted for the shell cron hands the line to
+ * (remote/quote.ts), and `%`, which cron turns into a newline even inside
+ * quotes, escaped for cron. A newline cannot be carried by a cron line at all.
+ */
+function cronWord(arg: string): string {
+  if (arg.includes('\n'))
+    throw new UsageError(
+      `${JSON.stringify(arg)} contains a newline, which a cron line cannot carry: rename the path`,
+    );
+  return quoteArg(arg).replaceAll('%', '\\%');
 }

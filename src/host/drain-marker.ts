@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { writeFileAtomic } from './atomic.js';
 import { drainMarkerPath } from './layout.js';
 import { readJsonFile, removeFile, type StateRead } from './state-store.js';
@@ -25,10 +25,10 @@ export interface DrainMarker {
 const isoTime = z.iso.datetime({ offset: true });
 
 export const drainMarkerSchema = z.object({
-  by: z.string().min(1),
+  by: z.string().check(z.minLength(1)),
   since: isoTime,
   until: isoTime,
-  release: z.string().min(1).optional(),
+  release: z.optional(z.string().check(z.minLength(1))),
 });
 
 /** A marker that starts now and expires after `lease` ms. */

@@ -1,7 +1,7 @@
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { constants } from 'node:os';
 import path from 'node:path';
-import { execa, type Options } from 'execa';
+import type { Options } from 'execa';
 import { OperationError } from '../errors.js';
 
 /**
@@ -61,6 +61,8 @@ export function createHostExec(base: { readonly env?: NodeJS.ProcessEnv } = {}):
       detached: true,
       maxBuffer,
     };
+    // imported here, not above: a watchdog tick on a healthy host runs nothing (docs/benchmarks.md)
+    const { execa } = await import('execa');
     const subprocess = execa(file, args, execaOptions);
     let timedOut = false;
     const timer =

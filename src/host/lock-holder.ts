@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '../clock.js';
 import type { LockHolder } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
@@ -16,10 +16,10 @@ import { readJsonFile, removeFile } from './state-store.js';
 
 const holderSchema = z.object({
   what: z.string(),
-  pid: z.number().int(),
+  pid: z.int(),
   since: z.string(),
-  message: z.string().optional(),
-  host: z.string().optional(),
+  message: z.optional(z.string()),
+  host: z.optional(z.string()),
 });
 
 export function describeSelf(what: string, now: number, message?: string): LockHolder {

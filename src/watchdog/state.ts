@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { TriggerState } from '../hysteresis/index.js';
 
 /** Per service, everything a fresh process needs to continue where the last tick stopped. */
@@ -21,8 +21,8 @@ export interface WatchdogState {
 
 const trigger = z.object({
   health: z.enum(['unknown', 'healthy', 'unhealthy']),
-  failures: z.number().int().nonnegative(),
-  successes: z.number().int().nonnegative(),
+  failures: z.int().check(z.nonnegative()),
+  successes: z.int().check(z.nonnegative()),
 });
 
 export const watchdogStateSchema = z.object({
@@ -31,8 +31,8 @@ export const watchdogStateSchema = z.object({
     z.string(),
     z.object({ trigger, restarts: z.array(z.number()), gaveUp: z.boolean() }),
   ),
-  skippedFor: z.string().optional(),
-  expiredMarker: z.string().optional(),
+  skippedFor: z.optional(z.string()),
+  expiredMarker: z.optional(z.string()),
 });
 
 export function freshState(): WatchdogState {

@@ -19,7 +19,7 @@ export const registerCheck: RegisterCommand = (program: Command) => {
     .option('--json', 'print {ok, timeline, invariants} as JSON')
     .action(async (flags: CheckFlags) => {
       const [{ loadConfig }, { runCheck }, { createOutput }] = await Promise.all([
-        import('../../config/load.js'),
+        import('../../config/read.js'),
         import('../check.js'),
         import('../output.js'),
       ]);

@@ -56,7 +56,7 @@ export const registerHost: RegisterCommand = (program: Command) => {
     .action(async (op: string, flags: HostFlags) => {
       const [{ loadConfig }, { serveAgentOp }, { stdioAgentIO, readAll }, { systemClock }] =
         await Promise.all([
-          import('../../config/load.js'),
+          import('../../config/read.js'),
           import('../../host/agent/server.js'),
           import('../agent-io.js'),
           import('../../clock.js'),

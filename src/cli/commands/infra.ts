@@ -14,7 +14,7 @@ export const registerInfra: RegisterCommand = (program: Command) => {
     .action(async (options: { config: string; dryRun?: boolean; json?: boolean }) => {
       const [{ loadConfig }, { infraApply }, { formatValue }, { createOutput }] = await Promise.all(
         [
-          import('../../config/load.js'),
+          import('../../config/read.js'),
           import('../../balancer/infra.js'),
           import('../../balancer/infra-diff.js'),
           import('../output.js'),

@@ -51,7 +51,7 @@ export const registerLock: RegisterCommand = (program: Command) => {
         { retriesFor },
         { createOutput },
       ] = await Promise.all([
-        import('../../config/load.js'),
+        import('../../config/read.js'),
         import('../../config/duration.js'),
         import('../../host/lock-exec.js'),
         import('../../host/lock.js'),

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { parseArgs } from 'node:util';
 import { UsageError } from '../../errors.js';
 import type { RegisterCommand } from './index.js';
 
@@ -9,51 +10,98 @@ interface WatchdogFlags {
 }
 
 /**
+ * The flags of `deploy watchdog`, declared once: commander shows and parses
+ * them like any command's, and `tickFlags` reads a cron tick's argv with
+ * node's parseArgs so that a tick does not load commander at all.
+ */
+const FLAGS = [
+  {
+    name: 'config',
+    short: 'c',
+    value: '<file>',
+    help: 'deploy.yml or the host config setup published',
+    default: 'deploy.yml',
+  },
+  {
+    name: 'ticks',
+    value: '<n>',
+    help: 'run N ticks, watchdog.every apart (cron, for a watchdog faster than once a minute)',
+  },
+  { name: 'loop', value: '<seconds>', help: 'tick every SECONDS until stopped (for the lab)' },
+] as const;
+
+/**
  * `deploy watchdog`: one tick, for cron. Cheap on purpose — it loads only what
- * a tick needs (no SSH, no AWS SDK).
+ * a tick needs (no SSH, no AWS SDK, no YAML parser or zod for a sealed host
+ * config, no commander for a plain tick).
  */
 export const registerWatchdog: RegisterCommand = (program: Command) => {
-  program
+  const command = program
     .command('watchdog')
-    .description('one watchdog tick (run from cron on every host)')
-    .option('-c, --config <file>', 'deploy.yml or the host config setup published', 'deploy.yml')
-    .option(
-      '--loop <seconds>',
-      'tick every SECONDS until stopped (for the lab; cron runs one tick)',
-    )
-    .action(async (flags: WatchdogFlags) => {
-      const loop = flags.loop === undefined ? undefined : Number(flags.loop);
-      if (loop !== undefined && !(Number.isFinite(loop) && loop > 0)) {
-        throw new UsageError(
-          `--loop ${JSON.stringify(flags.loop)}: expected a positive number of seconds`,
-        );
-      }
-      const ticks = flags.ticks === undefined ? 1 : Number(flags.ticks);
-      if (!(Number.isSafeInteger(ticks) && ticks >= 1)) {
-        throw new UsageError(`--ticks ${JSON.stringify(flags.ticks)}: expected a whole number ≥ 1`);
-      }
-      const [{ loadConfig }, { tick }, { systemClock }, { createOutput }] = await Promise.all([
-        import('../../config/load.js'),
-        import('../../watchdog/tick.js'),
-        import('../../clock.js'),
-        import('../output.js'),
-      ]);
-      const out = createOutput({ json: false });
-      const config = await loadConfig(flags.config, { log: out });
-      if (loop === undefined) {
-        for (let i = 0; i < ticks; i += 1) {
-          if (i > 0) await systemClock.sleep(config.watchdog.every);
-          await tick(config, { clock: systemClock, log: out });
-        }
-        return;
-      }
-      const stop = new AbortController();
-      const onSignal = (): void => stop.abort();
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
-      while (!stop.signal.aborted) {
-        await tick(config, { clock: systemClock, log: out });
-        await systemClock.sleep(loop * 1000, stop.signal).catch(() => undefined);
-      }
-    });
+    .description('one watchdog tick (run from cron on every host)');
+  for (const f of FLAGS) {
+    const flag = `${'short' in f ? `-${f.short}, ` : ''}--${f.name} ${f.value}`;
+    command.option(flag, f.help, 'default' in f ? f.default : undefined);
+  }
+  command.action((flags: WatchdogFlags) => runWatchdog(flags));
 };
+
+/**
+ * The flags of `deploy watchdog …` when node's parseArgs reads them as
+ * commander would; undefined for anything else (--help, a typo), which main
+ * then hands to commander for its usual help or error.
+ */
+export function tickFlags(args: readonly string[]): WatchdogFlags | undefined {
+  try {
+    const { values } = parseArgs({
+      args: [...args],
+      strict: true,
+      allowPositionals: false,
+      options: Object.fromEntries(
+        FLAGS.map((f) => [
+          f.name,
+          { type: 'string' as const, ...('short' in f ? { short: f.short } : {}) },
+        ]),
+      ),
+    });
+    return { ...values, config: values.config ?? FLAGS[0].default };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function runWatchdog(flags: WatchdogFlags): Promise<void> {
+  const loop = flags.loop === undefined ? undefined : Number(flags.loop);
+  if (loop !== undefined && !(Number.isFinite(loop) && loop > 0)) {
+    throw new UsageError(
+      `--loop ${JSON.stringify(flags.loop)}: expected a positive number of seconds`,
+    );
+  }
+  const ticks = flags.ticks === undefined ? 1 : Number(flags.ticks);
+  if (!(Number.isSafeInteger(ticks) && ticks >= 1)) {
+    throw new UsageError(`--ticks ${JSON.stringify(flags.ticks)}: expected a whole number ≥ 1`);
+  }
+  const [{ loadConfig }, { tick }, { systemClock }, { createOutput }] = await Promise.all([
+    import('../../config/read.js'),
+    import('../../watchdog/tick.js'),
+    import('../../clock.js'),
+    import('../output.js'),
+  ]);
+  const out = createOutput({ json: false });
+  const config = await loadConfig(flags.config, { log: out });
+  if (loop === undefined) {
+    for (let i = 0; i < ticks; i += 1) {
+      if (i > 0) await systemClock.sleep(config.watchdog.every);
+      await tick(config, { clock: systemClock, log: out });
+    }
+    return;
+  }
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  while (!stop.signal.aborted) {
+    await tick(config, { clock: systemClock, log: out });
+    await systemClock.sleep(loop * 1000, stop.signal).catch(() => undefined);
+  }
+}

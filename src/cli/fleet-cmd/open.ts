@@ -1,4 +1,4 @@
-import { loadConfig } from '../../config/load.js';
+import { loadConfig } from '../../config/read.js';
 import type { Config, HostConfig } from '../../config/types.js';
 import { HandoffError } from '../../errors.js';
 import { selectHosts } from '../../rollout/plan.js';

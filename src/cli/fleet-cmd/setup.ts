@@ -1,4 +1,4 @@
-import { loadConfig } from '../../config/load.js';
+import { loadConfig } from '../../config/read.js';
 import { toHostJson } from '../../config/serialize.js';
 import { BlockedError } from '../../errors.js';
 import { mapLimit } from '../../fleet/map-limit.js';

@@ -1,0 +1,55 @@
+import { readFile } from 'node:fs/promises';
+import { ConfigError } from '../errors.js';
+import { silentLog, type Log } from '../log.js';
+import { applyEnvOverrides } from './env.js';
+import { deepFreeze } from './normalize.js';
+import { unsealHostConfig } from './sealed.js';
+import type { Config } from './types.js';
+
+export interface LoadOptions {
+  /** HANDOFF_* overrides are read from here; defaults to process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** receives the `config.env` warnings */
+  readonly log?: Log;
+}
+
+/**
+ * Reads deploy.yml, or the host config that `deploy setup` publishes. A host
+ * config whose seal holds is taken as sealed (sealed.ts); everything else is
+ * parsed and validated in full by load.ts, imported only then, so a watchdog
+ * tick never loads the YAML parser or the zod schemas.
+ */
+export async function loadConfig(file: string, options: LoadOptions = {}): Promise<Config> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([{ path: '', message: unreadable(file, error) }]);
+  }
+  const sealed = unsealHostConfig(text, file);
+  if (sealed) return withEnv(sealed, options);
+  const { parseConfig } = await import('./load.js');
+  return parseConfig(text, file, options);
+}
+
+/** HANDOFF_* overrides on top of a valid Config, then frozen: the last step of every load. */
+export function withEnv(config: Config, options: LoadOptions): Config {
+  return deepFreeze(
+    applyEnvOverrides(config, options.env ?? process.env, options.log ?? silentLog),
+  );
+}
+
+function unreadable(file: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return `cannot read ${file}: no such file; pass -c FILE or create one with 'deploy init'`;
+    case 'EACCES':
+    case 'EPERM':
+      return `cannot read ${file}: permission denied`;
+    case 'EISDIR':
+      return `cannot read ${file}: it is a directory; pass -c with the config file`;
+    default:
+      return `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}

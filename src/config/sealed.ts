@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { VERSION } from '../version.js';
+import type { Config } from './types.js';
+
+/**
+ * The host config `deploy setup` publishes is generated from a Config that was
+ * validated on the operator's machine. Besides the deploy.yml-shaped document
+ * it carries that Config, normalized, under `sealed`, with a sha256 over both
+ * and the handoff version. A watchdog tick (once a minute on every host) then
+ * reads it with JSON.parse instead of the YAML parser and the zod schema, which
+ * were most of a tick's CPU (docs/benchmarks.md). Anything else — deploy.yml,
+ * a host config edited by hand, one written by another version — goes through
+ * full validation, so an edit is never trusted unchecked and never ignored.
+ *
+ * This module imports neither yaml nor zod; keep it that way.
+ */
+
+export const SEAL_KEY = 'sealed';
+const FORMAT = 'handoff-host-config/1';
+
+interface Seal {
+  readonly format: string;
+  readonly version: string;
+  readonly config: Omit<Config, 'source'>;
+  readonly sha256: string;
+}
+
+function digest(document: unknown, format: string, version: string, config: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify([format, version, document, config]))
+    .digest('hex');
+}
+
+/** The host config file: `document` (deploy.yml keys) plus the seal over it and `config`. */
+export function sealHostConfig(document: object, config: Config): string {
+  const { source: _source, ...normalized } = config;
+  const seal: Seal = {
+    format: FORMAT,
+    version: VERSION,
+    config: normalized,
+    sha256: digest(document, FORMAT, VERSION, normalized),
+  };
+  return `${JSON.stringify({ ...document, [SEAL_KEY]: seal }, null, 2)}\n`;
+}
+
+/**
+ * The sealed Config, when `text` is a host config whose seal matches its
+ * document, this format and this version; otherwise undefined and the caller
+ * validates the text in full. `source` becomes the Config's source.
+ */
+export function unsealHostConfig(text: string, source: string): Config | undefined {
+  // deploy.yml (YAML) cannot be a sealed host config; do not even try to parse it
+  if (!text.trimStart().startsWith('{')) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(data)) return undefined;
+  const { [SEAL_KEY]: seal, ...document } = data;
+  if (!isObject(seal) || seal.format !== FORMAT || seal.version !== VERSION) return undefined;
+  if (!isObject(seal.config) || typeof seal.sha256 !== 'string') return undefined;
+  if (digest(document, FORMAT, VERSION, seal.config) !== seal.sha256) return undefined;
+  return { ...(seal.config as unknown as Omit<Config, 'source'>), source };
+}
+
+/** The document without its seal, for full validation. */
+export function withoutSeal(data: unknown): unknown {
+  if (!isObject(data) || !(SEAL_KEY in data)) return data;
+  const { [SEAL_KEY]: _seal, ...document } = data;
+  return document;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

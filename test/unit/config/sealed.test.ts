@@ -1,0 +1,104 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/load.js';
+import { sealHostConfig, unsealHostConfig } from '../../../src/config/sealed.js';
+import { toDocument, toHostJson } from '../../../src/config/serialize.js';
+import type { Config } from '../../../src/config/types.js';
+import { ConfigError } from '../../../src/errors.js';
+import { VERSION } from '../../../src/version.js';
+import { writeConfig } from './temp-config.js';
+
+const example = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../infra/deploy.example.yml',
+);
+
+type Json = Record<string, Record<string, unknown>>;
+
+async function exampleConfig(): Promise<Config> {
+  return loadConfig(example, { env: {} });
+}
+
+/** a host config whose seal holds but whose sealed Config says overlap 7 s (the document says otherwise) */
+async function sealedWithOverlap7s(): Promise<string> {
+  const config = await exampleConfig();
+  const other = { ...config, drain: { ...config.drain, overlap: 7_000 } };
+  return writeConfig(sealHostConfig(toDocument(config), other), 'api.json');
+}
+
+async function editJson(file: string, edit: (data: Json) => void): Promise<void> {
+  const data = JSON.parse(await readFile(file, 'utf8')) as Json;
+  edit(data);
+  await writeFile(file, JSON.stringify(data, null, 2));
+}
+
+describe('the sealed host config', () => {
+  it('is read back from the seal, without validating the document again', async () => {
+    const file = await sealedWithOverlap7s();
+    expect((await exampleConfig()).drain.overlap).not.toBe(7_000);
+    const config = await loadConfig(file, { env: {} });
+    expect(config.drain.overlap).toBe(7_000);
+    expect(config.source).toBe(file);
+    expect(Object.isFrozen(config.drain)).toBe(true);
+  });
+
+  it('round-trips exactly the Config that setup sealed', async () => {
+    const config = await exampleConfig();
+    const back = unsealHostConfig(toHostJson(config), '/etc/handoff/api.json');
+    expect(back).toEqual({ ...config, source: '/etc/handoff/api.json' });
+  });
+
+  it('still applies the host’s HANDOFF_* overrides', async () => {
+    const file = await sealedWithOverlap7s();
+    const config = await loadConfig(file, { env: { HANDOFF_MAX_RESTARTS: '9' } });
+    expect(config.drain.overlap).toBe(7_000);
+    expect(config.watchdog.maxRestarts).toBe(9);
+  });
+
+  it('validates a document edited by hand in full, and uses the edit', async () => {
+    const file = await sealedWithOverlap7s();
+    await editJson(file, (data) => {
+      data.drain = { ...data.drain, overlap: '9s' };
+    });
+    expect((await loadConfig(file, { env: {} })).drain.overlap).toBe(9_000);
+  });
+
+  it('reports a bad hand edit with its place in the file', async () => {
+    const file = await sealedWithOverlap7s();
+    await editJson(file, (data) => {
+      data.drain = { ...data.drain, overlap: 'soon' };
+    });
+    const error = await loadConfig(file, { env: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toMatch(/drain\.overlap: .*api\.json:\d+:\d+/);
+  });
+
+  it('ignores a sealed Config edited by hand: the document decides', async () => {
+    const file = await sealedWithOverlap7s();
+    await editJson(file, (data) => {
+      const sealed = data.sealed as { config: { drain: Record<string, unknown> } };
+      sealed.config.drain.overlap = 1;
+    });
+    const document = (await exampleConfig()).drain.overlap;
+    expect((await loadConfig(file, { env: {} })).drain.overlap).toBe(document);
+  });
+
+  it('does not trust a seal written by another version of handoff', async () => {
+    const file = await sealedWithOverlap7s();
+    await editJson(file, (data) => {
+      (data.sealed as Record<string, unknown>).version = `${VERSION}-other`;
+    });
+    const document = (await exampleConfig()).drain.overlap;
+    expect((await loadConfig(file, { env: {} })).drain.overlap).toBe(document);
+  });
+
+  it('is never found in YAML, plain JSON or garbage', async () => {
+    const config = await exampleConfig();
+    expect(unsealHostConfig(await readFile(example, 'utf8'), example)).toBeUndefined();
+    expect(unsealHostConfig(JSON.stringify(toDocument(config)), 'a.json')).toBeUndefined();
+    expect(unsealHostConfig('{"sealed": ', 'a.json')).toBeUndefined();
+    expect(unsealHostConfig('[1, 2]', 'a.json')).toBeUndefined();
+  });
+});

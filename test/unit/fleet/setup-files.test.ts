@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { tickFlags } from '../../../src/cli/commands/watchdog.js';
+import type { Config } from '../../../src/config/types.js';
+import { cronEntry, cronSchedule } from '../../../src/fleet/setup-files.js';
+import { UsageError } from '../../../src/errors.js';
+
+function configWith(every: number, root = '/srv/api', agent = '/opt/handoff/api'): Config {
+  return {
+    service: 'api',
+    ssh: { user: 'deploy' },
+    host: { root, agent, lock: '/run/lock/api', state: '/var/lib/api' },
+    watchdog: { every },
+  } as unknown as Config;
+}
+
+/** the command part of the cron line: after the five schedule fields and the user */
+function cronCommand(entry: string): string {
+  const line = entry.split('\n').find((l) => /^[*\d]/.test(l)) ?? '';
+  return line.split(' ').slice(6).join(' ');
+}
+
+/** the words of a cron command as sh reads them (single quotes only, as quote.ts writes) */
+function shellWords(command: string): string[] {
+  return [...command.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) =>
+    m[1] !== undefined ? m[1].replaceAll(`'\\''`, `'`) : (m[2] ?? ''),
+  );
+}
+
+describe('the watchdog cron entry', () => {
+  it('runs several ticks per minute for a watchdog faster than cron', () => {
+    expect(cronSchedule(15_000)).toEqual({ schedule: '* * * * *', ticks: 4 });
+    expect(cronSchedule(60_000)).toEqual({ schedule: '* * * * *', ticks: 1 });
+    expect(cronSchedule(300_000)).toEqual({ schedule: '*/5 * * * *', ticks: 1 });
+  });
+
+  it('is a command line the watchdog accepts, ticks included', () => {
+    const words = shellWords(cronCommand(cronEntry(configWith(15_000), '/etc/handoff/api.json')));
+    expect(words.slice(0, 5)).toEqual([
+      '/opt/handoff/api/bin/deploy',
+      'watchdog',
+      '-c',
+      '/etc/handoff/api.json',
+      '--ticks',
+    ]);
+    const [, command, ...args] = words.slice(0, words.indexOf('>>'));
+    expect(command).toBe('watchdog');
+    expect(tickFlags(args)).toEqual({ config: '/etc/handoff/api.json', ticks: '4' });
+  });
+
+  it('quotes paths for the shell and escapes % for cron', () => {
+    const entry = cronEntry(configWith(60_000, "/srv/a b/it's 100%"), '/etc/handoff/api.json');
+    expect(cronCommand(entry)).toContain(`>> '/srv/a b/it'\\''s 100\\%/watchdog.log' 2>&1`);
+  });
+
+  it('refuses a path that a cron line cannot carry', () => {
+    expect(() => cronEntry(configWith(60_000, '/srv/a\nb'), '/etc/handoff/api.json')).toThrow(
+      UsageError,
+    );
+  });
+});
+
+describe('a watchdog tick’s flags without commander', () => {
+  it('reads what commander would', () => {
+    expect(tickFlags([])).toEqual({ config: 'deploy.yml' });
+    expect(tickFlags(['--config=x.json', '--loop', '2'])).toEqual({ config: 'x.json', loop: '2' });
+  });
+
+  it('leaves help and mistakes to commander', () => {
+    expect(tickFlags(['--help'])).toBeUndefined();
+    expect(tickFlags(['--tick', '3'])).toBeUndefined();
+    expect(tickFlags(['extra'])).toBeUndefined();
+  });
+});
