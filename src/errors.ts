@@ -74,6 +74,12 @@ export class BlockedError extends HandoffError {
   }
 }
 
+/** The agent on a host is not the one this deploy ships (`deploy setup` installs it). */
+export class AgentIdentityError extends BlockedError {
+  /** the protocol's error code for it, whatever the class is called */
+  static readonly code = 'agent-version';
+}
+
 /** Who holds a lock, as recorded beside it by the holder. */
 export interface LockHolder {
   readonly what: string;

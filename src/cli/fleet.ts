@@ -1,8 +1,7 @@
 import { hostname, userInfo } from 'node:os';
 import type { Balancer } from '../balancer/balancer.js';
 import type { Config, HostConfig } from '../config/types.js';
-import { ExitCode } from '../errors.js';
-import { AgentClient, AgentError } from '../host/agent/client.js';
+import { AgentClient, type AgentIdentity } from '../host/agent/client.js';
 import type { HostAgent } from '../host/agent/host-agent.js';
 import type { Log } from '../log.js';
 import type { Transport } from '../remote/transport.js';
@@ -32,11 +31,12 @@ function safeUser(): string {
 export class Fleet {
   private readonly transports = new Map<string, Promise<Transport>>();
   private balancerPromise: Promise<Balancer> | undefined;
-  private readonly checked = new Map<string, Promise<void>>();
+  private readonly identities = new Map<string, AgentIdentity>();
 
   /**
    * `expectedAgent`: the sha256 of this deploy's agent; a host whose agent
-   * differs is refused (exit 3) before anything is asked of it. `deploy setup`,
+   * differs refuses the first operation asked of it (`--expect-agent`), before
+   * it does anything, and the command exits 3. `deploy setup`,
    * which installs it, passes none.
    */
   constructor(
@@ -59,27 +59,13 @@ export class Fleet {
   async agent(host: HostConfig): Promise<HostAgent & AgentClient> {
     const transport = await this.transport(host);
     const paths = { agent: this.config.host.agent, hostConfig: hostConfigPath(this.config) };
-    const client = new AgentClient(transport, paths, this.log);
     const expected = this.expectedAgent;
-    if (expected) {
-      let check = this.checked.get(host.name);
-      if (!check) {
-        check = client.hello().then((hello) => {
-          if (hello.sha256 === expected) return;
-          const what = `agent ${hello.version} (${hello.sha256.slice(0, 12)})`;
-          const fix = `run 'deploy setup --hosts ${host.name}'`;
-          throw new AgentError(
-            host.name,
-            'agent-version',
-            `${what} differs from this deploy's; ${fix}`,
-            ExitCode.blocked,
-          );
-        });
-        this.checked.set(host.name, check);
-      }
-      await check;
+    let identity = this.identities.get(host.name);
+    if (expected && !identity) {
+      identity = { expected, verified: false };
+      this.identities.set(host.name, identity);
     }
-    return client;
+    return new AgentClient(transport, paths, this.log, identity);
   }
 
   balancer(): Promise<Balancer> {

@@ -1,4 +1,5 @@
 import { ExitCode, ExitStatus, isHandoffError } from '../errors.js';
+import { hostArgs, runHostOp } from './commands/host.js';
 import { runWatchdog, tickFlags } from './commands/watchdog.js';
 
 /**
@@ -6,11 +7,10 @@ import { runWatchdog, tickFlags } from './commands/watchdog.js';
  * HandoffErrors and print one line; anything else is a bug and says so.
  */
 export async function main(argv: readonly string[]): Promise<number> {
-  // a watchdog tick runs once a minute on every host: it does not load commander (watchdog.ts)
-  const tick = argv[0] === 'watchdog' ? tickFlags(argv.slice(1)) : undefined;
-  if (tick) {
+  const light = lightCommand(argv);
+  if (light) {
     try {
-      await runWatchdog(tick);
+      await light();
       return ExitCode.ok;
     } catch (error) {
       return report(error);
@@ -35,6 +35,25 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     return report(error);
   }
+}
+
+/**
+ * What runs on hosts over and over — a watchdog tick from cron, an agent
+ * operation for the orchestrator — is parsed without commander (loading it
+ * was a tenth of a tick); anything these parsers do not take, help included,
+ * goes to commander as usual.
+ */
+function lightCommand(argv: readonly string[]): (() => Promise<void>) | undefined {
+  const [command, ...rest] = argv;
+  if (command === 'watchdog') {
+    const flags = tickFlags(rest);
+    return flags && (() => runWatchdog(flags));
+  }
+  if (command === 'host') {
+    const parsed = hostArgs(rest);
+    return parsed && (() => runHostOp(parsed.op, parsed.flags));
+  }
+  return undefined;
 }
 
 /** commander's errors, known without loading commander (a tick does not) */

@@ -44,7 +44,7 @@ export async function runRollout(flags: RolloutCliFlags): Promise<void> {
     rollback: flags.rollback && config.rollout.rollback,
   };
   const agent = await readAgentBundle();
-  const fleet = new Fleet(config, out);
+  const fleet = new Fleet(config, out, agent.sha256);
   const interrupt = interruptSignal(out);
   try {
     const deps: RolloutDeps = {
@@ -63,7 +63,7 @@ export async function runRollout(flags: RolloutCliFlags): Promise<void> {
       const model = timingModel(timingInputFromConfig(config, settings));
       out.text(`\n${renderTimeline(model.timeline)}\n\n${renderInvariants(model.invariants)}`);
     }
-    const result = await rollout(deps, options, agent.sha256);
+    const result = await rollout(deps, options);
     if (options.dryRun) {
       out.text('\ndry run: preflight passed; nothing was changed');
       out.result(true, { dryRun: true, plan: plan.waves.map((w) => w.map((h) => h.name)) });

@@ -127,6 +127,18 @@ async function handshake(
   await step('undrain', () => actions.undrain());
   p.drained = false;
   p.exposed = true;
+  // confirm needs the host undrained, not in rotation: its passes (verify_successes,
+  // spaced) run while the balancer's healthy_threshold checks bring the target back,
+  // instead of after them. Started with rec.step, so p.step stays await-in meanwhile.
+  const confirming = rec.step('confirm', () =>
+    agent.verify({
+      successes: config.rollout.verifySuccesses,
+      timeoutMs: config.rollout.verifyTimeout,
+      allowDraining: false,
+    }),
+  );
+  // if await-in fails first, the rollback does not wait for it (the agent cuts it short)
+  confirming.catch(() => undefined);
   const back = await step(
     'await-in',
     () =>
@@ -138,12 +150,8 @@ async function handshake(
       `${host.name}: the balancer never put ${host.target} back in rotation within ${formatMs(bounds.awaitIn)} (last: ${describeState(back.last)}): release ${run.release} fails the balancer's health check`,
     );
   }
-  const confirmOptions = {
-    successes: config.rollout.verifySuccesses,
-    timeoutMs: config.rollout.verifyTimeout,
-    allowDraining: false,
-  };
-  const confirmed = await step('confirm', () => agent.verify(confirmOptions));
+  p.step = 'confirm';
+  const confirmed = await confirming;
   if (!confirmed.ok)
     throw new OperationError(
       `${host.name}: release ${run.release} failed to confirm: ${summarizeVerify(confirmed)}`,

@@ -19,13 +19,10 @@ export interface Preflight {
 /**
  * Everything that can refuse a rollout, checked before any host changes:
  * the invariants against the balancer's real settings, every host reachable
- * with our agent, no deploy already running, and capacity for every wave.
+ * with our agent (deps.agent's clients refuse any other), no deploy already
+ * running, and capacity for every wave.
  */
-export async function preflight(
-  deps: RolloutDeps,
-  plan: Plan,
-  expectedAgent: string | undefined,
-): Promise<Preflight> {
+export async function preflight(deps: RolloutDeps, plan: Plan): Promise<Preflight> {
   const { config, balancer, log } = deps;
   const settings = await balancer.settings();
   const model = timingModel({
@@ -55,15 +52,11 @@ export async function preflight(
     hosts.map(async (host) => {
       try {
         const agent = await deps.agent(host);
-        const hello = await agent.hello();
-        if (expectedAgent && hello.sha256 !== expectedAgent) {
-          problems.push(
-            `${host.name}: agent ${hello.version} (${hello.sha256.slice(0, 12)}) differs from this deploy's; run 'deploy setup --hosts ${host.name}'`,
-          );
-          return;
-        }
-        agents.set(host.name, agent);
+        // the agent that will hold this host's lock starts now (no lock yet): it checks it
+        // is this deploy's agent, answers the status, and carries every later step
+        await agent.openSession?.();
         statuses.set(host.name, await agent.status());
+        agents.set(host.name, agent);
       } catch (error) {
         problems.push(
           error instanceof HandoffError || error instanceof Error ? error.message : String(error),

@@ -20,7 +20,6 @@ export interface RolloutRun {
 }
 
 /** The sha256 of the agent bundle this orchestrator installs, or undefined to skip the check. */
-export type AgentIdentity = string | undefined;
 
 export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
   if (!RELEASE_ID.test(options.release)) {
@@ -37,13 +36,9 @@ export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
  * handshake concurrently; the next wave's release is published while this one
  * deploys. The first failing wave ends the rollout; later hosts stay untouched.
  */
-export async function rollout(
-  deps: RolloutDeps,
-  options: RolloutOptions,
-  agentIdentity: AgentIdentity,
-): Promise<RolloutResult> {
+export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promise<RolloutResult> {
   const plan = makePlan(deps, options);
-  const pre = await preflight(deps, plan, agentIdentity);
+  const pre = await preflight(deps, plan);
   const startedAt = deps.clock.now();
   const bounds: Bounds = {
     // a check that started inside the bound may still be answering: allow its timeout
@@ -51,7 +46,8 @@ export async function rollout(
     awaitIn: awaitInBound(pre.settings) + pre.settings.timeout,
     interval: pre.settings.interval,
   };
-  if (options.dryRun)
+  if (options.dryRun) {
+    for (const agent of pre.agents.values()) agent.close?.();
     return {
       ok: true,
       release: plan.release,
@@ -59,6 +55,7 @@ export async function rollout(
       notReached: plan.waves.flat().map((h) => h.name),
       elapsed_ms: 0,
     };
+  }
 
   // what each host runs before we touch it: what a rollback returns to
   const liveBefore = new Map<string, string | null>();
@@ -88,8 +85,9 @@ export async function rollout(
       wave.map((h) =>
         recorder(h).step('prepare', async () => {
           const agent = agentOf(h);
-          await agent.publish(plan.release);
+          // opened in preflight; again only if that session has ended since
           await agent.openSession?.();
+          await agent.publish(plan.release);
         }),
       ),
     );

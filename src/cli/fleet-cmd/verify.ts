@@ -14,8 +14,13 @@ export async function runVerify(flags: FleetFlags & { local?: boolean }): Promis
     const result = await verifyFleet(config, hosts, (h) => fleet.agent(h), balancer);
     out.text(renderFleetVerification(result));
     out.result(result.ok, { hosts: result.hosts, unreachable: result.unreachable });
-    if (result.unreachable.length > 0)
-      throw new BlockedError(`cannot verify ${result.unreachable.join(', ')}: unreachable`);
+    if (result.unreachable.length > 0) {
+      // each host's own reason: down, refused our key, or running another agent
+      const why = result.hosts
+        .filter((h) => !h.reachable)
+        .map((h) => `${h.host}: ${(h.error ?? 'unreachable').replace(`${h.host}: `, '')}`);
+      throw new BlockedError(`cannot verify ${why.join('; ')}`);
+    }
     if (!result.ok) {
       const bad = result.hosts.flatMap((h) =>
         (h.report?.services ?? []).filter((s) => !s.ok).map((s) => `${h.host}/${s.name}`),

@@ -1,4 +1,5 @@
 import {
+  AgentIdentityError,
   ExitCode,
   HandoffError,
   HostUnreachableError,
@@ -47,6 +48,19 @@ export interface HeldLock {
   readonly lost: Promise<void>;
 }
 
+/**
+ * The agent this deploy expects on a host, shared by every client of that
+ * host: the first operation carries `--expect-agent`, and once an agent has
+ * answered one, the others need not ask again.
+ */
+export interface AgentIdentity {
+  readonly expected: string;
+  verified: boolean;
+}
+
+/** publishing may pull images (compose): as long as an exec'd publish may take */
+const PUBLISH_TIMEOUT = 15 * 60_000;
+
 /** Orchestrator side of `deploy host …`: one method per operation, over any Transport. */
 /** `{leaseMs: 5, allowDraining: true}` → `--lease-ms 5 --allow-draining` */
 export function toFlags(args: CallArgs): string[] {
@@ -71,6 +85,7 @@ export class AgentClient implements HostAgent {
     private readonly transport: Transport,
     private readonly paths: AgentPaths,
     private readonly log: Log,
+    private readonly identity?: AgentIdentity,
   ) {}
 
   get host(): string {
@@ -81,12 +96,16 @@ export class AgentClient implements HostAgent {
     return this.call<HelloData>('hello', [], { timeoutMs: 15_000 });
   }
 
-  status(): Promise<HostStatus> {
+  /** through the session when one is open (no process start), else its own process */
+  async status(): Promise<HostStatus> {
+    if (this.session && !this.lockLost) return this.inSession<HostStatus>('status', {}, 15_000);
     return this.call<HostStatus>('status', [], { timeoutMs: 15_000 });
   }
 
   async publish(release: string): Promise<void> {
-    await this.call('publish', ['--release', release]);
+    if (this.session && !this.lockLost)
+      await this.inSession('publish', { release }, PUBLISH_TIMEOUT);
+    else await this.call('publish', ['--release', release]);
   }
 
   async drain(by: string, leaseMs: number, release: string): Promise<void> {
@@ -129,13 +148,16 @@ export class AgentClient implements HostAgent {
         `the connection holding the host lock dropped; not running ${op} without the lock`,
       );
     }
-    if (this.session && this.locked) {
-      const r = await this.session.call(op, args, timeoutMs);
-      if (!r.ok && r.error)
-        throw new AgentError(this.host, r.error.code, r.error.message, r.error.exit);
-      return r.data as T;
-    }
+    if (this.session && this.locked) return this.inSession<T>(op, args, timeoutMs);
     return this.call<T>(op, toFlags(args), timeoutMs === undefined ? {} : { timeoutMs });
+  }
+
+  private async inSession<T>(op: AgentOp, args: CallArgs, timeoutMs?: number): Promise<T> {
+    if (!this.session) throw new HostUnreachableError(this.host, `no agent session for ${op}`);
+    const r = await this.session.call(op, args, timeoutMs);
+    if (!r.ok && r.error)
+      throw new AgentError(this.host, r.error.code, r.error.message, r.error.exit);
+    return r.data as T;
   }
 
   releaseLock(force: boolean): Promise<{ released: boolean; reason?: string }> {
@@ -143,6 +165,7 @@ export class AgentClient implements HostAgent {
   }
 
   argv(op: AgentOp, args: readonly string[] = []): string[] {
+    const identity = this.identity;
     return [
       `${this.paths.agent}/bin/deploy`,
       'host',
@@ -150,7 +173,13 @@ export class AgentClient implements HostAgent {
       '--config',
       this.paths.hostConfig,
       ...args,
+      ...(identity && !identity.verified ? ['--expect-agent', identity.expected] : []),
     ];
+  }
+
+  /** an agent answered in the protocol: it is the expected one (it was asked) */
+  private answered(): void {
+    if (this.identity) this.identity.verified = true;
   }
 
   async call<T>(
@@ -169,8 +198,8 @@ export class AgentClient implements HostAgent {
       }
     }
     if (!result) throw this.noProtocol(op, r.code, r.stderr);
-    if (!result.ok)
-      throw new AgentError(this.host, result.error.code, result.error.message, result.error.exit);
+    if (!result.ok) throw this.refused(result.error);
+    this.answered();
     return result.data as T;
   }
 
@@ -224,7 +253,10 @@ export class AgentClient implements HostAgent {
       const next = await lines.next();
       if (next.done) throw this.noProtocol('lock-hold', await proc.exited, '');
       const line = decodeLine(next.value);
-      if (line?.type === want) return;
+      if (line?.type === want) {
+        this.answered();
+        return;
+      }
       if (line?.type === 'result' && !line.ok) {
         proc.end();
         throw this.refused(line.error);
@@ -233,10 +265,21 @@ export class AgentClient implements HostAgent {
   }
 
   private refused(error: { code: string; message: string; exit: number }): Error {
+    if (error.code === AgentIdentityError.code) return this.otherAgent(error.message);
+    this.answered();
     if (error.code === 'lock-held') {
       return new LockHeldError(`${this.host}:lock`, (error as { holder?: LockHolder }).holder);
     }
     return new AgentError(this.host, error.code, error.message, error.exit);
+  }
+
+  private otherAgent(what: string): AgentError {
+    return new AgentError(
+      this.host,
+      AgentIdentityError.code,
+      `${what}; run 'deploy setup --hosts ${this.host}'`,
+      ExitCode.blocked,
+    );
   }
 
   private attach(proc: RemoteProcess, lines: AsyncIterator<string>): void {
@@ -288,6 +331,10 @@ export class AgentClient implements HostAgent {
         ExitCode.blocked,
       );
     }
+    if (/unknown option '--expect-agent'/.test(stderr))
+      return this.otherAgent(
+        'the agent is older than this deploy (it does not know --expect-agent)',
+      );
     const hint = stderr.trim().split('\n')[0]?.slice(0, 200) ?? '';
     return new AgentError(
       this.host,

@@ -1,4 +1,4 @@
-import { ExitCode, HandoffError, LockHeldError } from '../../errors.js';
+import { AgentIdentityError, ExitCode, HandoffError, LockHeldError } from '../../errors.js';
 import type { AgentErrorInfo } from './protocol.js';
 
 /** Any error as the protocol's error object; a refused lock carries its holder. */
@@ -7,9 +7,11 @@ export function errorInfo(error: unknown): AgentErrorInfo & { holder?: unknown }
   const code =
     error instanceof LockHeldError
       ? 'lock-held'
-      : error instanceof HandoffError
-        ? error.name
-        : 'internal';
+      : error instanceof AgentIdentityError
+        ? AgentIdentityError.code
+        : error instanceof HandoffError
+          ? error.name
+          : 'internal';
   const message = error instanceof Error ? error.message : String(error);
   return {
     code,

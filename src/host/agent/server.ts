@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/types.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { AgentIdentityError, ExitCode, UsageError } from '../../errors.js';
 import * as ops from './ops/basic.js';
 import { errorInfo } from './error-info.js';
 import { lockHold } from './ops/lock-hold.js';
@@ -20,6 +20,10 @@ export interface AgentArgs {
   readonly force?: boolean;
   /** lock-hold: start the session now, take the lock later (a `lock` call) */
   readonly defer?: boolean;
+  /** the sha256 the orchestrator expects of this agent: any other refuses before doing anything */
+  readonly expectAgent?: string;
+  /** publish inside a session: the files of the release directory (exec publish reads stdin) */
+  readonly files?: Readonly<Record<string, string>>;
 }
 
 export interface AgentEnv {
@@ -32,12 +36,19 @@ export interface AgentEnv {
   readonly readStdin: () => Promise<string>;
 }
 
+const noStdin = (): Promise<string> => Promise.resolve('');
+
 function need<T>(value: T | undefined, flag: string): T {
   if (value === undefined) throw new UsageError(`missing ${flag}`);
   return value;
 }
 
-async function dispatch(op: AgentOp, args: AgentArgs, env: AgentEnv): Promise<unknown> {
+async function dispatch(
+  op: AgentOp,
+  args: AgentArgs,
+  env: AgentEnv,
+  signal?: AbortSignal,
+): Promise<unknown> {
   const { config, clock } = env;
   switch (op) {
     case 'hello':
@@ -49,7 +60,8 @@ async function dispatch(op: AgentOp, args: AgentArgs, env: AgentEnv): Promise<un
         what: args.what ?? 'rollout',
         message: args.message ?? '',
         clock,
-        handle: (call) => handleCall(call, env),
+        // stdin carries the session's lines: a call's document comes in its args
+        handle: (call, signal) => handleCall(call, { ...env, readStdin: noStdin }, signal),
         defer: args.defer ?? false,
       });
     case 'drain':
@@ -61,7 +73,11 @@ async function dispatch(op: AgentOp, args: AgentArgs, env: AgentEnv): Promise<un
     case 'undrain':
       return ops.undrain(config);
     case 'publish':
-      return ops.publish(config, need(args.release, '--release'), await env.readStdin());
+      return ops.publish(
+        config,
+        need(args.release, '--release'),
+        args.files ? JSON.stringify({ files: args.files }) : await env.readStdin(),
+      );
     case 'switch':
       return ops.switchTo(config, need(args.release, '--release'));
     case 'start':
@@ -73,6 +89,7 @@ async function dispatch(op: AgentOp, args: AgentArgs, env: AgentEnv): Promise<un
         successes: args.successes ?? config.rollout.verifySuccesses,
         timeoutMs: args.timeoutMs ?? config.rollout.verifyTimeout,
         allowDraining: args.allowDraining ?? false,
+        ...(signal ? { signal } : {}),
       });
     case 'lock-release':
       return lockRelease(config, clock, args.force ?? false);
@@ -82,6 +99,7 @@ async function dispatch(op: AgentOp, args: AgentArgs, env: AgentEnv): Promise<un
 }
 
 const SESSION_OPS: readonly AgentOp[] = [
+  'publish',
   'drain',
   'undrain',
   'switch',
@@ -92,11 +110,15 @@ const SESSION_OPS: readonly AgentOp[] = [
 ];
 
 /** One operation inside a holding session, answered as a reply line. */
-async function handleCall(call: AgentCall, env: AgentEnv): Promise<AgentReplyLine> {
+async function handleCall(
+  call: AgentCall,
+  env: AgentEnv,
+  signal: AbortSignal,
+): Promise<AgentReplyLine> {
   try {
     if (!SESSION_OPS.includes(call.op))
       throw new UsageError(`${call.op} cannot run inside a lock session`);
-    const data = await dispatch(call.op, call.args, env);
+    const data = await dispatch(call.op, call.args, env, signal);
     return { type: 'reply', id: call.id, ok: true, data: data ?? null };
   } catch (error) {
     return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
@@ -110,6 +132,7 @@ async function handleCall(call: AgentCall, env: AgentEnv): Promise<AgentReplyLin
  */
 export async function serveAgentOp(op: AgentOp, args: AgentArgs, env: AgentEnv): Promise<number> {
   try {
+    if (args.expectAgent !== undefined) await assertIdentity(args.expectAgent, env.self);
     const data = await dispatch(op, args, env);
     env.io.send({ type: 'result', ok: true, data: data ?? null });
     return ExitCode.ok;
@@ -118,4 +141,19 @@ export async function serveAgentOp(op: AgentOp, args: AgentArgs, env: AgentEnv):
     env.io.send({ type: 'result', ok: false, error: info });
     return info.exit;
   }
+}
+
+/**
+ * The orchestrator names the agent it expects (`--expect-agent SHA256`) on
+ * the first operation it sends a host, instead of a separate `hello` process:
+ * an agent that is not that one refuses before it touches anything. An agent
+ * older than the flag refuses it as an unknown option, which the client
+ * reports the same way (client.ts).
+ */
+async function assertIdentity(expected: string, self: string): Promise<void> {
+  const me = await ops.hello(self);
+  if (me.sha256 === expected) return;
+  throw new AgentIdentityError(
+    `agent ${me.version} (${me.sha256.slice(0, 12)}) differs from this deploy's`,
+  );
 }

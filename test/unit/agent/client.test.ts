@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentClient, toFlags } from '../../../src/host/agent/client.js';
+import { AgentClient, AgentError, toFlags } from '../../../src/host/agent/client.js';
 import { MemoryLog } from '../../../src/log.js';
 import type { ExecResult, RemoteProcess, Transport } from '../../../src/remote/transport.js';
 
@@ -8,19 +8,24 @@ class RecordingTransport implements Transport {
   readonly host = 'web-1';
   readonly execs: string[][] = [];
   readonly written: string[] = [];
+  /** what the next execs answer */
+  answer: ExecResult = {
+    code: 0,
+    stdout: '{"type":"result","ok":true,"data":{"done":true}}\n',
+    stderr: '',
+  };
+  /** the first line a spawned agent writes; by default ready (--defer) or locked */
+  firstLine: string | undefined;
   exec(argv: readonly string[]): Promise<ExecResult> {
     this.execs.push([...argv]);
-    return Promise.resolve({
-      code: 0,
-      stdout: '{"type":"result","ok":true,"data":{"done":true}}\n',
-      stderr: '',
-    });
+    return Promise.resolve(this.answer);
   }
   readonly spawns: string[][] = [];
   spawn(argv: readonly string[]): RemoteProcess {
     this.spawns.push([...argv]);
     const queue: string[] = [
-      argv.includes('--defer') ? '{"type":"ready"}' : '{"type":"locked","holder":{}}',
+      this.firstLine ??
+        (argv.includes('--defer') ? '{"type":"ready"}' : '{"type":"locked","holder":{}}'),
     ];
     let wake: (() => void) | undefined;
     let exit: (code: number) => void = () => undefined;
@@ -116,6 +121,83 @@ describe('AgentClient', () => {
       'switch',
     ]);
     await lock.release();
+  });
+
+  it('asks the first operation on a host for this deploy’s agent, and no later one', async () => {
+    const t = new RecordingTransport();
+    const identity = { expected: 'a'.repeat(64), verified: false };
+    const client = new AgentClient(t, paths, new MemoryLog(), identity);
+    await client.undrain();
+    await new AgentClient(t, paths, new MemoryLog(), identity).undrain();
+    expect(t.execs[0]?.slice(-2)).toEqual(['--expect-agent', 'a'.repeat(64)]);
+    expect(t.execs[1]).not.toContain('--expect-agent');
+  });
+
+  it('reports another agent as exit 3 with the fix, and asks again next time', async () => {
+    const t = new RecordingTransport();
+    const identity = { expected: 'a'.repeat(64), verified: false };
+    const client = new AgentClient(t, paths, new MemoryLog(), identity);
+    t.answer = {
+      code: 3,
+      stdout: `${JSON.stringify({
+        type: 'result',
+        ok: false,
+        error: {
+          code: 'agent-version',
+          message: "agent 0.0.9 (0123456789ab) differs from this deploy's",
+          exit: 3,
+        },
+      })}\n`,
+      stderr: '',
+    };
+    const error = await client.drain('ci', 5000, 'r2').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentError);
+    expect(error).toMatchObject({ code: 'agent-version', exitCode: 3 });
+    expect((error as Error).message).toBe(
+      "web-1: agent 0.0.9 (0123456789ab) differs from this deploy's; run 'deploy setup --hosts web-1'",
+    );
+    expect(identity.verified).toBe(false);
+    await client.undrain().catch(() => undefined);
+    expect(t.execs[1]).toContain('--expect-agent');
+  });
+
+  it('reports an agent older than --expect-agent the same way', async () => {
+    const t = new RecordingTransport();
+    const client = new AgentClient(t, paths, new MemoryLog(), { expected: 'a', verified: false });
+    t.answer = { code: 2, stdout: '', stderr: "error: unknown option '--expect-agent'\n" };
+    const error = await client.status().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'agent-version', exitCode: 3 });
+    expect((error as Error).message).toMatch(/older than this deploy.*deploy setup --hosts web-1/);
+  });
+
+  it('checks the agent when a session starts, and asks status and publish through it', async () => {
+    const t = new RecordingTransport();
+    const identity = { expected: 'a'.repeat(64), verified: false };
+    const client = new AgentClient(t, paths, new MemoryLog(), identity);
+    await client.openSession();
+    expect(t.spawns[0]?.slice(-2)).toEqual(['--expect-agent', 'a'.repeat(64)]);
+    expect(identity.verified).toBe(true);
+    await client.status();
+    await client.publish('r2');
+    expect(t.execs).toEqual([]);
+    expect(t.written.map((w) => JSON.parse(w) as unknown)).toEqual([
+      { call: { id: 1, op: 'status', args: {} } },
+      { call: { id: 2, op: 'publish', args: { release: 'r2' } } },
+    ]);
+  });
+
+  it('refuses a session whose agent is another', async () => {
+    const t = new RecordingTransport();
+    t.firstLine = JSON.stringify({
+      type: 'result',
+      ok: false,
+      error: { code: 'agent-version', message: 'agent 0.0.9 (0123456789ab) differs', exit: 3 },
+    });
+    const client = new AgentClient(t, paths, new MemoryLog(), { expected: 'a', verified: false });
+    await expect(client.openSession()).rejects.toMatchObject({
+      code: 'agent-version',
+      exitCode: 3,
+    });
   });
 
   it('turns call arguments into flags', () => {

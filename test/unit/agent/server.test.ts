@@ -54,6 +54,19 @@ async function call(h: HostFixture, op: AgentOp, args: AgentArgs = {}, stdin = '
   return { code, result, data: result?.type === 'result' && result.ok ? result.data : undefined };
 }
 
+/** `lock-hold` with these args, fed and read through memory */
+function startSession(h: HostFixture, args: AgentArgs) {
+  const m = memoryIO();
+  const holding = serveAgentOp('lock-hold', args, {
+    config: h.config,
+    clock: systemClock,
+    io: m.io,
+    self: __filename,
+    readStdin: () => Promise.resolve(''),
+  });
+  return { m, holding };
+}
+
 describe('the agent on a host', () => {
   it('says hello with its version, protocol and checksum', async () => {
     host = await hostFixture();
@@ -144,18 +157,7 @@ describe('the agent on a host', () => {
 
   it('releases the lock when stdin closes, as when the SSH session drops', async () => {
     host = await hostFixture();
-    const m = memoryIO();
-    const holding = serveAgentOp(
-      'lock-hold',
-      { what: 'rollout' },
-      {
-        config: host.config,
-        clock: systemClock,
-        io: m.io,
-        self: __filename,
-        readStdin: () => Promise.resolve(''),
-      },
-    );
+    const { m, holding } = startSession(host, { what: 'rollout' });
     await expect.poll(() => m.lines.some((l) => l.type === 'locked')).toBe(true);
     m.close();
     expect(await holding).toBe(0);
@@ -178,6 +180,25 @@ describe('the agent on a host', () => {
     }
   });
 
+  it('refuses --expect-agent with another checksum, exit 3, before doing anything', async () => {
+    host = await hostFixture();
+    const r = await call(host, 'drain', { by: 'ci', leaseMs: 60_000, expectAgent: 'f'.repeat(64) });
+    expect(r.code).toBe(3);
+    expect(r.result).toMatchObject({ ok: false, error: { code: 'agent-version', exit: 3 } });
+    expect(JSON.stringify(r.result)).toMatch(
+      /agent 0\.1\.0 \([0-9a-f]{12}\) differs from this deploy's/,
+    );
+    expect((await call(host, 'status')).data).toMatchObject({ draining: null });
+  });
+
+  it('runs an operation whose --expect-agent is its own checksum', async () => {
+    host = await hostFixture();
+    const me = (await call(host, 'hello')).data as { sha256: string };
+    const r = await call(host, 'drain', { by: 'ci', leaseMs: 60_000, expectAgent: me.sha256 });
+    expect(r.code).toBe(0);
+    expect((await call(host, 'status')).data).toMatchObject({ draining: { by: 'ci' } });
+  });
+
   it('answers a missing flag with a usage error result, exit 2', async () => {
     host = await hostFixture();
     const r = await call(host, 'switch');
@@ -192,22 +213,11 @@ describe('a lock session', () => {
   it('runs operations sent as call lines under the lock, answering reply lines', async () => {
     host = await hostFixture();
     await call(host, 'publish', { release: 'r1' });
-    const m = memoryIO();
-    const holding = serveAgentOp(
-      'lock-hold',
-      { what: 'rollout' },
-      {
-        config: host.config,
-        clock: systemClock,
-        io: m.io,
-        self: __filename,
-        readStdin: () => Promise.resolve(''),
-      },
-    );
+    const { m, holding } = startSession(host, { what: 'rollout' });
     await expect.poll(() => m.lines.some((l) => l.type === 'locked')).toBe(true);
     m.write(JSON.stringify({ call: { id: 1, op: 'switch', args: { release: 'r1' } } }));
     m.write(JSON.stringify({ call: { id: 2, op: 'switch', args: {} } }));
-    m.write(JSON.stringify({ call: { id: 3, op: 'publish', args: { release: 'r2' } } }));
+    m.write(JSON.stringify({ call: { id: 3, op: 'lock-release', args: {} } }));
     await expect.poll(() => m.lines.filter((l) => l.type === 'reply').length).toBe(3);
     const replies = m.lines.filter((l) => l.type === 'reply');
     expect(replies[0]).toEqual({
@@ -224,40 +234,62 @@ describe('a lock session', () => {
     expect(replies[2]).toMatchObject({
       id: 3,
       ok: false,
-      error: { message: 'publish cannot run inside a lock session' },
+      error: { message: 'lock-release cannot run inside a lock session' },
     });
     m.close();
     expect(await holding).toBe(0);
   });
 
+  it('answers other calls while a verify runs, and cuts the verify short when it ends', async () => {
+    host = await hostFixture();
+    const { m, holding } = startSession(host, { what: 'rollout' });
+    await expect.poll(() => m.lines.some((l) => l.type === 'locked')).toBe(true);
+    // nothing runs on this host: the verify keeps failing until its timeout, minutes away
+    m.write(
+      JSON.stringify({
+        call: { id: 1, op: 'verify', args: { successes: 1, timeoutMs: 600_000 } },
+      }),
+    );
+    m.write(JSON.stringify({ call: { id: 2, op: 'status', args: {} } }));
+    await expect.poll(() => m.lines.some((l) => l.type === 'reply' && l.id === 2)).toBe(true);
+    expect(m.lines.some((l) => l.type === 'reply' && l.id === 1)).toBe(false);
+    m.close();
+    expect(await holding).toBe(0);
+    expect(m.lines.find((l) => l.type === 'reply' && l.id === 1)).toMatchObject({ ok: false });
+    expect((await readLockStatus(host.config.host.lock)).locked).toBe(false);
+  });
+
   it('with --defer starts before the lock and takes it on a lock call', async () => {
     host = await hostFixture();
-    await call(host, 'publish', { release: 'r1' });
     const m = memoryIO();
     const env = {
       config: host.config,
       clock: systemClock,
       io: m.io,
       self: __filename,
-      readStdin: () => Promise.resolve(''),
+      // stdin is the session's own channel: nothing may wait for all of it
+      readStdin: () => new Promise<string>(() => undefined),
     };
     const holding = serveAgentOp('lock-hold', { what: 'rollout', defer: true }, env);
     await expect.poll(() => m.lines.some((l) => l.type === 'ready')).toBe(true);
     expect((await readLockStatus(host.config.host.lock)).locked).toBe(false);
-    m.write(JSON.stringify({ call: { id: 1, op: 'switch', args: { release: 'r1' } } }));
+    // publishing does not touch what runs: it needs no lock (prepare runs it ahead)
+    m.write(JSON.stringify({ call: { id: 1, op: 'publish', args: { release: 'r1' } } }));
+    m.write(JSON.stringify({ call: { id: 2, op: 'switch', args: { release: 'r1' } } }));
     m.write(
-      JSON.stringify({ call: { id: 2, op: 'lock', args: { what: 'rollout', message: 'r1' } } }),
+      JSON.stringify({ call: { id: 3, op: 'lock', args: { what: 'rollout', message: 'r1' } } }),
     );
-    m.write(JSON.stringify({ call: { id: 3, op: 'switch', args: { release: 'r1' } } }));
-    await expect.poll(() => m.lines.filter((l) => l.type === 'reply').length).toBe(3);
+    m.write(JSON.stringify({ call: { id: 4, op: 'switch', args: { release: 'r1' } } }));
+    await expect.poll(() => m.lines.filter((l) => l.type === 'reply').length).toBe(4);
     const replies = m.lines.filter((l) => l.type === 'reply');
-    expect(replies[0]).toMatchObject({
-      id: 1,
+    expect(replies[0]).toMatchObject({ id: 1, ok: true, data: { release: 'r1' } });
+    expect(replies[1]).toMatchObject({
+      id: 2,
       ok: false,
       error: { message: 'switch needs the host lock: send a lock call first' },
     });
-    expect(replies[1]).toMatchObject({ id: 2, ok: true });
-    expect(replies[2]).toMatchObject({ id: 3, ok: true, data: { current: 'r1' } });
+    expect(replies[2]).toMatchObject({ id: 3, ok: true });
+    expect(replies[3]).toMatchObject({ id: 4, ok: true, data: { current: 'r1' } });
     expect((await readLockStatus(host.config.host.lock)).locked).toBe(true);
     m.close();
     expect(await holding).toBe(0);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/config/types.js';
 import { BlockedError, InvariantError } from '../../../src/errors.js';
+import { AgentError } from '../../../src/host/agent/client.js';
 import { MemoryLog } from '../../../src/log.js';
 import { rollout } from '../../../src/rollout/rollout.js';
 import type { RolloutDeps, RolloutOptions } from '../../../src/rollout/types.js';
@@ -46,7 +47,7 @@ const options: RolloutOptions = { release: 'r2', dryRun: false, rollback: true }
 describe('rollout', () => {
   it('runs the drain handshake on every host, one at a time, in order', async () => {
     const f = fleet();
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     expect(result.ok).toBe(true);
     for (const n of [1, 2, 3]) {
       expect(f.actions(n)).toEqual(HANDSHAKE);
@@ -57,7 +58,7 @@ describe('rollout', () => {
 
   it('stops only after the balancer took the host out and the overlap passed', async () => {
     const f = fleet();
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     const steps = result.hosts[0]!.steps;
     const at = (s: string) => steps.find((x) => x.step === s)!;
     // out after interval 5 s × unhealthy_threshold 2, then overlap 15 s
@@ -68,7 +69,7 @@ describe('rollout', () => {
 
   it('writes one audit line per step through the lock holder', async () => {
     const f = fleet();
-    await rollout(f.deps, options, undefined);
+    await rollout(f.deps, options);
     expect(f.host(1).audit.map((a) => a.step)).toEqual([
       'drain',
       'await-out',
@@ -78,23 +79,34 @@ describe('rollout', () => {
       'start',
       'verify',
       'undrain',
-      'await-in',
       'confirm',
+      'await-in',
       'unlock',
     ]);
     expect(f.host(1).audit[0]).toMatchObject({ release: 'r2', who: 'ci@runner', result: 'ok' });
   });
 
+  it('confirms while the balancer brings the host back, not after', async () => {
+    const f = fleet();
+    const result = await rollout(f.deps, options);
+    const steps = result.hosts[0]?.steps ?? [];
+    const at = (name: string) => steps.find((s) => s.step === name)!;
+    // the fake balancer needs healthy_threshold × interval to put the target back
+    expect(at('await-in').duration_ms).toBeGreaterThan(0);
+    expect(at('confirm').offset_ms).toBe(at('await-in').offset_ms);
+    expect(at('unlock').offset_ms).toBe(at('await-in').offset_ms + at('await-in').duration_ms);
+  });
+
   it('publishes the release on every host of the plan', async () => {
     const f = fleet();
-    await rollout(f.deps, options, undefined);
+    await rollout(f.deps, options);
     for (const n of [1, 2, 3]) expect(f.host(n).calls).toContain('publish r2');
   });
 
   it('rolls back a release that fails verify, stops, and leaves later hosts untouched', async () => {
     const f = fleet();
     for (const n of [1, 2, 3]) f.host(n).bad.add('r2');
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     expect(result.ok).toBe(false);
     expect(result.hosts[0]).toMatchObject({
       result: 'rolled-back',
@@ -124,7 +136,7 @@ describe('rollout', () => {
   it('with --no-rollback leaves the failed host drained for inspection', async () => {
     const f = fleet();
     f.host(1).bad.add('r2');
-    const result = await rollout(f.deps, { ...options, rollback: false }, undefined);
+    const result = await rollout(f.deps, { ...options, rollback: false });
     expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: true });
     expect(f.host(1).drained).toBe(true);
     expect(f.host(1).locked).toBe(false);
@@ -133,7 +145,7 @@ describe('rollout', () => {
   it('undrains and stops when the balancer never takes the target out', async () => {
     const f = fleet();
     f.balancer.stuck.add('web-1');
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     expect(result.hosts[0]).toMatchObject({
       result: 'failed',
       stoppedAt: 'await-out',
@@ -147,7 +159,7 @@ describe('rollout', () => {
   it('rolls back, drained again, a release that fails confirm after going back in rotation', async () => {
     const f = fleet();
     f.host(1).failOn.set('confirm', new Error('connection reset'));
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     expect(result.hosts[0]).toMatchObject({ result: 'rolled-back', stoppedAt: 'confirm' });
     const after = f.actions(1).slice(f.actions(1).indexOf('confirm') + 1);
     expect(after).toEqual(['drain', 'stop', 'switch r1', 'start', 'verify', 'undrain', 'unlock']);
@@ -158,7 +170,7 @@ describe('rollout', () => {
     f.host(1).onCall = (op) => {
       if (op === 'drain') f.controller.abort(new Error('SIGTERM'));
     };
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     expect(result.hosts[0]).toMatchObject({ result: 'interrupted', leftDrained: false });
     expect(result.hosts[0]!.error).toMatch(/interrupted during/);
     expect(f.actions(1)).toEqual(['lock', 'drain', 'undrain', 'unlock']);
@@ -170,7 +182,7 @@ describe('rollout', () => {
     f.host(1).onCall = (op) => {
       if (op === 'start' && f.host(1).release === 'r2') f.controller.abort(new Error('SIGTERM'));
     };
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     expect(result.hosts[0]).toMatchObject({ result: 'interrupted', leftDrained: false });
     expect(f.host(1).release).toBe('r1');
     expect(f.host(1).locked).toBe(false);
@@ -180,13 +192,13 @@ describe('rollout', () => {
   it('is blocked by the capacity guard before draining anything', async () => {
     const f = fleet(testConfig({ rollout: { ...testConfig().rollout, minHealthy: 2 } }));
     f.host(2).bad.add('r1');
-    await expect(rollout(f.deps, options, undefined)).rejects.toThrow(BlockedError);
+    await expect(rollout(f.deps, options)).rejects.toThrow(BlockedError);
     for (const n of [1, 2, 3]) expect(f.actions(n)).toEqual([]);
   });
 
   it('deploys a fresh fleet where no target is in rotation yet', async () => {
     const f = fleet(testConfig(), null);
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     expect(result.ok).toBe(true);
     expect(f.host(3).release).toBe('r2');
   });
@@ -197,7 +209,7 @@ describe('rollout', () => {
       4,
     );
     const f = fleet(config);
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     expect(result.ok).toBe(true);
     expect(f.balancer.maxOut).toBe(2);
   });
@@ -205,38 +217,42 @@ describe('rollout', () => {
   it('refuses to start when an invariant is broken against the balancer settings', async () => {
     const config = testConfig({ drain: { ...testConfig().drain, maxRequest: 90_000 } });
     const f = fleet(config);
-    await expect(rollout(f.deps, options, undefined)).rejects.toThrow(InvariantError);
+    await expect(rollout(f.deps, options)).rejects.toThrow(InvariantError);
     expect(f.actions(1)).toEqual([]);
   });
 
   it('refuses a host whose agent differs from this deploy', async () => {
     const f = fleet();
-    await expect(rollout(f.deps, options, 'other-sha')).rejects.toThrow(
-      /run 'deploy setup --hosts web-1'/,
+    // what AgentClient answers when the agent refuses --expect-agent
+    f.host(1).failOn.set(
+      'status',
+      new AgentError(
+        'web-1',
+        'agent-version',
+        "agent 0.0.9 (abc) differs from this deploy's; run 'deploy setup --hosts web-1'",
+        3,
+      ),
     );
+    await expect(rollout(f.deps, options)).rejects.toThrow(
+      /preflight: web-1: agent 0.0.9.*deploy setup --hosts web-1/,
+    );
+    for (const n of [1, 2, 3]) expect(f.actions(n)).toEqual([]);
   });
 
   it('repairs a drain marker left by an interrupted rollout before starting', async () => {
     const f = fleet();
     f.host(2).drained = true;
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     expect(result.ok).toBe(true);
-    expect(f.host(2).calls.slice(0, 6)).toEqual([
-      'hello',
-      'status',
-      'lock',
-      'verify',
-      'undrain',
-      'unlock',
-    ]);
+    expect(f.host(2).calls.slice(0, 5)).toEqual(['status', 'lock', 'verify', 'undrain', 'unlock']);
     expect(f.log.events.some((e) => e.event === 'repair' && e.host === 'web-2')).toBe(true);
   });
 
   it('changes nothing on a dry run', async () => {
     const f = fleet();
-    const result = await rollout(f.deps, { ...options, dryRun: true }, undefined);
+    const result = await rollout(f.deps, { ...options, dryRun: true });
     expect(result.ok).toBe(true);
-    for (const n of [1, 2, 3]) expect(f.host(n).calls).toEqual(['hello', 'status']);
+    for (const n of [1, 2, 3]) expect(f.host(n).calls).toEqual(['status']);
   });
 });
 
@@ -244,7 +260,7 @@ describe('recovery, as a reviewer broke it', () => {
   it('with --no-rollback drains again a host that failed confirm after going back in rotation', async () => {
     const f = fleet();
     f.host(1).failOn.set('confirm', new Error('reset'));
-    const result = await rollout(f.deps, { ...options, rollback: false }, undefined);
+    const result = await rollout(f.deps, { ...options, rollback: false });
     expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: true });
     expect(f.host(1).drained).toBe(true);
   });
@@ -258,7 +274,7 @@ describe('recovery, as a reviewer broke it', () => {
       if (release === 'r2') throw new Error('timed out');
       return { previous: 'r1', current: release };
     };
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     expect(result.hosts[0]).toMatchObject({ result: 'rolled-back', stoppedAt: 'switch' });
     expect(h.release).toBe('r1');
   });
@@ -267,7 +283,7 @@ describe('recovery, as a reviewer broke it', () => {
     const f = fleet();
     f.host(1).previous = 'r0';
     f.host(1).failOn.set('confirm', new Error('reset'));
-    const result = await rollout(f.deps, { ...options, release: 'r1' }, undefined);
+    const result = await rollout(f.deps, { ...options, release: 'r1' });
     expect(result.hosts[0]).toMatchObject({ result: 'rolled-back' });
     expect(f.host(1).release).toBe('r1');
   });
@@ -275,7 +291,7 @@ describe('recovery, as a reviewer broke it', () => {
   it('leaves a fresh host that fails its first release drained, and says so truthfully', async () => {
     const f = fleet(testConfig(), null);
     f.host(1).bad.add('r2');
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: true });
     expect(f.host(1).drained).toBe(true);
   });
@@ -289,7 +305,7 @@ describe('stopping between waves', () => {
       if (op === 'unlock') f.host(3).bad.add('r1');
     };
     const config = testConfig({ rollout: { ...testConfig().rollout, minHealthy: 2 } });
-    const result = await rollout({ ...f.deps, config }, options, undefined);
+    const result = await rollout({ ...f.deps, config }, options);
     expect(result.ok).toBe(false);
     expect(result.hosts.map((h) => [h.host, h.result])).toEqual([['web-1', 'deployed']]);
     expect(result.blocked).toMatch(/capacity guard before web-2/);
@@ -299,7 +315,7 @@ describe('stopping between waves', () => {
   it('marks a host whose lock was taken after preflight as blocked, not failed', async () => {
     const f = fleet();
     f.host(1).failOn.set('lock', new BlockedError('lock held by deploy lock exec'));
-    const result = await rollout(f.deps, options, undefined);
+    const result = await rollout(f.deps, options);
     expect(result.hosts[0]).toMatchObject({
       result: 'failed',
       blocked: true,
@@ -313,7 +329,7 @@ describe('preflight and the host lock', () => {
   it('refuses a fleet where another deploy holds a host lock, exit 3, nothing changed', async () => {
     const f = fleet();
     f.host(2).locked = true;
-    await expect(rollout(f.deps, options, undefined)).rejects.toThrow(
+    await expect(rollout(f.deps, options)).rejects.toThrow(
       /host lock held on web-2 \(deploy rollout\)/,
     );
     for (const n of [1, 2, 3]) expect(f.actions(n)).toEqual([]);
@@ -323,6 +339,6 @@ describe('preflight and the host lock', () => {
     const f = fleet();
     f.host(2).locked = true;
     f.host(2).holderWhat = 'watchdog';
-    expect((await rollout(f.deps, options, undefined)).ok).toBe(true);
+    expect((await rollout(f.deps, options)).ok).toBe(true);
   });
 });

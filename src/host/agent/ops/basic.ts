@@ -97,7 +97,7 @@ export async function stop(config: Config): Promise<unknown> {
 export async function verify(
   config: Config,
   clock: Clock,
-  args: { successes: number; timeoutMs: number; allowDraining: boolean },
+  args: { successes: number; timeoutMs: number; allowDraining: boolean; signal?: AbortSignal },
 ): Promise<VerifyReport> {
   const release = await readLiveRelease(config.host.root);
   const runtime = release ? createRuntime(runtimeSettings(config), release) : undefined;

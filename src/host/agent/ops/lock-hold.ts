@@ -75,7 +75,11 @@ export async function lockHold(
     process.once('SIGTERM', onSignal);
     process.once('SIGHUP', onSignal);
   });
-  const handle: CallHandler = async (call) => {
+  // read-only calls run beside the others (a rollout confirms while it awaits the balancer);
+  // when the session ends they are cut short, so the process and the lock end with it
+  const reads = new Set<Promise<void>>();
+  const ending = new AbortController();
+  const handle = async (call: AgentCall): Promise<AgentReplyLine> => {
     if (call.op === 'lock') {
       try {
         const args = call.args as { what?: string; message?: string };
@@ -85,11 +89,12 @@ export async function lockHold(
         return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
       }
     }
-    if (!lock && call.op !== 'status') {
+    // before the lock only what does not touch what runs: status, and publishing a release
+    if (!lock && call.op !== 'status' && call.op !== 'publish') {
       const error = new UsageError(`${call.op} needs the host lock: send a lock call first`);
       return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
     }
-    return options.handle(call);
+    return options.handle(call, ending.signal);
   };
   try {
     for (;;) {
@@ -109,9 +114,18 @@ export async function lockHold(
         reason = 'released';
         break;
       }
-      if (text.startsWith('{')) await onLine(config, io, text, handle);
+      if (!text.startsWith('{')) continue;
+      const line = onLine(config, io, text, handle);
+      if (!isReadOnly(text)) {
+        await line;
+        continue;
+      }
+      const read = line.finally(() => reads.delete(read));
+      reads.add(read);
     }
   } finally {
+    ending.abort();
+    await Promise.allSettled(reads);
     if (onSignal) {
       process.off('SIGTERM', onSignal);
       process.off('SIGHUP', onSignal);
@@ -122,13 +136,25 @@ export async function lockHold(
 }
 
 /** Runs one operation of a session; its errors become the reply. */
-export type CallHandler = (call: AgentCall) => Promise<AgentReplyLine>;
+export type CallHandler = (call: AgentCall, signal: AbortSignal) => Promise<AgentReplyLine>;
+
+const READ_ONLY = new Set(['verify', 'status']);
+
+/** a call line whose operation changes nothing on the host */
+function isReadOnly(text: string): boolean {
+  try {
+    const op = (JSON.parse(text) as { call?: { op?: unknown } }).call?.op;
+    return typeof op === 'string' && READ_ONLY.has(op);
+  } catch {
+    return false;
+  }
+}
 
 async function onLine(
   config: Config,
   io: AgentIO,
   text: string,
-  handle: CallHandler,
+  handle: (call: AgentCall) => Promise<AgentReplyLine>,
 ): Promise<void> {
   let parsed: { audit?: unknown; call?: AgentCall };
   try {
