@@ -1,4 +1,6 @@
 import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -66,26 +68,80 @@ export async function buildCliBundle(): Promise<string> {
 }
 
 /**
- * The host agent: the same program, one file, without the orchestrator-only
- * packages, as CommonJS. Installed without an extension, an ES module file
- * is first compiled as CommonJS, fails, and is detected and compiled again:
- * with the shebang line that cost more CPU than the whole tick otherwise
- * does. Whitespace and syntax are minified (less to parse); names are kept so
- * an internal error's stack still reads.
+ * Packages the agent needs only off its hot paths — the YAML parser and the
+ * zod schema for a config that is not sealed, execa to run a command,
+ * commander for help and mistakes. Each is its own file beside the agent,
+ * named by its content (`deploy-yaml-<sha256>.cjs`), and required only when
+ * used: a watchdog tick or an agent operation neither reads nor compiles
+ * them, which was a sixth of a tick's CPU (docs/benchmarks.md). Being named
+ * by content, the agent file's own sha256 identifies them too.
+ */
+const AGENT_LIBS = ['yaml', 'zod', 'execa', 'commander'] as const;
+export const AGENT_LIB_FILE = /^deploy-[a-z]+-[0-9a-f]{12}\.cjs$/;
+
+const minified: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  legalComments: 'none',
+  logLevel: 'warning',
+  minifyWhitespace: true,
+  minifySyntax: true,
+};
+
+async function buildAgentLib(name: string): Promise<{ file: string; contents: Uint8Array }> {
+  const out = await build({
+    ...minified,
+    stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root },
+    write: false,
+  });
+  const contents = out.outputFiles[0]?.contents ?? new Uint8Array();
+  const hash = createHash('sha256').update(contents).digest('hex').slice(0, 12);
+  return { file: `deploy-${name}-${hash}.cjs`, contents };
+}
+
+/**
+ * The host agent: the same program without the orchestrator-only packages,
+ * as CommonJS, and its libraries beside it (AGENT_LIBS). Installed without
+ * an extension, an ES module file is first compiled as CommonJS, fails, and
+ * is detected and compiled again: with the shebang line that cost more CPU
+ * than the whole tick otherwise does. Whitespace and syntax are minified
+ * (less to parse); names are kept so an internal error's stack still reads.
  */
 export async function buildAgentBundle(): Promise<string> {
+  const dir = path.dirname(agentBundlePath);
+  const libs = await Promise.all(AGENT_LIBS.map(buildAgentLib));
+  const fileOf = new Map(AGENT_LIBS.map((name, i) => [name, libs[i]?.file ?? '']));
+  const besideTheAgent: Plugin = {
+    name: 'agent-libs',
+    setup(b) {
+      b.onResolve({ filter: /^(?:yaml|zod|execa|commander)$/ }, (a) => ({
+        path: `./${fileOf.get(a.path as (typeof AGENT_LIBS)[number]) ?? a.path}`,
+        external: true,
+      }));
+    },
+  };
   await build({
     ...common,
     outfile: agentBundlePath,
     format: 'cjs',
     minifyWhitespace: true,
     minifySyntax: true,
-    plugins: [orchestratorOnly],
+    plugins: [orchestratorOnly, besideTheAgent],
+    // import() of a library file becomes require(): an ES import of a CommonJS bundle
+    // would see only its default export
+    supported: { 'dynamic-import': false },
     // CommonJS has require and __dirname of its own
     banner: { js: '#!/usr/bin/env node' },
     // agent-bundle.ts reads import.meta.url only where it exists: in the CLI, or run from source
     logOverride: { 'empty-import-meta': 'silent' },
   });
+  const stale = (await readdir(dir)).filter(
+    (f) => AGENT_LIB_FILE.test(f) && !libs.some((l) => l.file === f),
+  );
+  await Promise.all(stale.map((f) => rm(path.join(dir, f), { force: true })));
+  await Promise.all(libs.map((l) => writeFile(path.join(dir, l.file), l.contents)));
   return agentBundlePath;
 }
 

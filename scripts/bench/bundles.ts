@@ -1,4 +1,4 @@
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, cp, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { agentBundlePath, buildBundle, bundlePath } from '../build.js';
 
@@ -15,7 +15,9 @@ export const benchAgent = path.join(DIR, 'agent', 'deploy.cjs');
  */
 export async function buildBenchBundles(): Promise<void> {
   await buildBundle();
+  await rm(path.dirname(benchAgent), { recursive: true, force: true });
   await mkdir(path.dirname(benchAgent), { recursive: true });
   await copyFile(bundlePath, benchCli);
-  await copyFile(agentBundlePath, benchAgent);
+  // the agent and the library files beside it
+  await cp(path.dirname(agentBundlePath), path.dirname(benchAgent), { recursive: true });
 }

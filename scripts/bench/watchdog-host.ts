@@ -1,4 +1,4 @@
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,8 +78,9 @@ watchdog: { every: 60s, failures_before_restart: 4, successes_before_healthy: 2,
     const deadline = Date.now() + 15_000;
     for (const port of ports) await healthy(port, deadline);
     const agent = path.join(dir, 'agent', 'bin', 'deploy');
-    await mkdir(path.dirname(agent), { recursive: true });
-    await copyFile(agentBundle, agent);
+    // as setup installs it: the agent, and the library files beside it
+    await cp(path.dirname(agentBundle), path.dirname(agent), { recursive: true });
+    await rename(path.join(path.dirname(agent), path.basename(agentBundle)), agent);
     const hostConfig = path.join(dir, 'bench.json');
     await writeFile(hostConfig, toHostJson(config));
     return { dir, agent, hostConfig, config, stop };

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../errors.js';
 
 /**
  * The file `deploy setup` installs as the host agent: `agent/deploy.cjs`
+ * (and the library files beside it, which it names by their content)
  * beside the CLI bundle this program runs from, built by the same
  * `npm run build`, so a host runs exactly the orchestrator's version without
  * the orchestrator-only packages (scripts/build.ts). Run from source (tsx), it
@@ -21,17 +22,43 @@ export function agentBundlePath(): string {
   return path.resolve(path.dirname(here), '..', '..', 'dist', 'agent', 'deploy.cjs');
 }
 
+/** a library file beside the agent (scripts/build.ts), named by its content */
+export interface AgentLib {
+  readonly name: string;
+  readonly content: Buffer;
+}
+
+/** `deploy-<package>-<sha256 prefix>.cjs`, as scripts/build.ts names them */
+const LIB_FILE = /^deploy-[a-z]+-[0-9a-f]{12}\.cjs$/;
+
 export async function readAgentBundle(): Promise<{
   path: string;
   content: Buffer;
   sha256: string;
+  libs: readonly AgentLib[];
 }> {
   const file = agentBundlePath();
+  const missing = () =>
+    new UsageError(`the agent bundle ${file} is missing; run 'npm run build' first`);
   let content: Buffer;
   try {
     content = await readFile(file);
   } catch {
-    throw new UsageError(`the agent bundle ${file} is missing; run 'npm run build' first`);
+    throw missing();
   }
-  return { path: file, content, sha256: createHash('sha256').update(content).digest('hex') };
+  // the libraries this agent requires, not older ones a previous build left beside it
+  const text = content.toString('latin1');
+  const names = (await readdir(path.dirname(file))).filter(
+    (name) => LIB_FILE.test(name) && text.includes(`"./${name}"`),
+  );
+  const libs = await Promise.all(
+    names.map(async (name) => ({
+      name,
+      content: await readFile(path.join(path.dirname(file), name)).catch(() => {
+        throw missing();
+      }),
+    })),
+  );
+  const sha256 = createHash('sha256').update(content).digest('hex');
+  return { path: file, content, sha256, libs };
 }

@@ -13,6 +13,8 @@ export interface SetupInput {
   readonly hostConfigJson: string;
   readonly hostConfigPath: string;
   readonly agentBundle: Buffer;
+  /** installed beside the agent, before it: an agent never names a file not yet there */
+  readonly agentLibs: readonly { readonly name: string; readonly content: Buffer }[];
   readonly log: Log;
 }
 
@@ -48,7 +50,14 @@ export async function setupHost(
   input: SetupInput,
 ): Promise<HostSetup> {
   const { config } = input;
+  const libs = input.agentLibs.map((lib) => ({
+    path: path.join(path.dirname(agentPath(config)), lib.name),
+    content: lib.content,
+    mode: 0o644,
+    what: `agent library ${lib.name}`,
+  }));
   const files: SetupFile[] = [
+    ...libs,
     { path: agentPath(config), content: input.agentBundle, mode: 0o755, what: 'agent' },
     { path: input.hostConfigPath, content: input.hostConfigJson, mode: 0o644, what: 'host config' },
     {

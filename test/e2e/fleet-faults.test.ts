@@ -167,6 +167,31 @@ describe('hosts without a working agent', () => {
   });
 });
 
+describe('a host config edited by hand', () => {
+  const HOST_CONFIG = '/etc/handoff/lab.json';
+  const edit = (overlap: string) =>
+    `const f = ${JSON.stringify(HOST_CONFIG)}, fs = require('fs'); const d = JSON.parse(fs.readFileSync(f, 'utf8')); d.drain.overlap = ${JSON.stringify(overlap)}; fs.writeFileSync(f, JSON.stringify(d, null, 2));`;
+
+  it('is validated in full by the agent on the host: a bad edit is one located line, exit 2', async () => {
+    await fleet.lab.inHost('web-1', ['cp', HOST_CONFIG, `${HOST_CONFIG}.saved`]);
+    try {
+      // the seal no longer holds: the agent loads the YAML parser and the schema from its
+      // library files, which setup installed beside it
+      await fleet.lab.inHost('web-1', [process.execPath, '-e', edit('soon')]);
+      const bad = await fleet.lab.inHost('web-1', [AGENT, 'watchdog', '-c', HOST_CONFIG]);
+      expect(bad.exitCode, bad.stderr).toBe(2);
+      expect(bad.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^deploy: drain\.overlap: .*\(\/etc\/handoff\/lab\.json:\d+:\d+\)$/),
+      ]);
+      await fleet.lab.inHost('web-1', [process.execPath, '-e', edit('3s')]);
+      const good = await fleet.lab.inHost('web-1', [AGENT, 'host', 'status', '-c', HOST_CONFIG]);
+      expect(good.exitCode, good.stderr).toBe(0);
+    } finally {
+      await fleet.lab.inHost('web-1', ['mv', `${HOST_CONFIG}.saved`, HOST_CONFIG]);
+    }
+  });
+});
+
 describe('the watchdog', () => {
   it('on a read-only host.state prints one ERROR line and exits 1, without a stack trace', async () => {
     const web1 = fleet.lab.host('web-1');

@@ -1,4 +1,4 @@
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, cp, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { agentBundlePath, bundlePath } from '../../scripts/build.js';
@@ -21,7 +21,8 @@ export async function pinBundle(fleet: Fleet): Promise<Pinned> {
   await mkdir(path.join(dir, 'agent'), { recursive: true });
   const cli = path.join(dir, 'deploy.mjs');
   await copyFile(bundlePath, cli);
-  await copyFile(agentBundlePath, path.join(dir, 'agent', 'deploy.cjs'));
+  // the agent and the library files beside it
+  await cp(path.dirname(agentBundlePath), path.join(dir, 'agent'), { recursive: true });
   const argv = (args: readonly string[], config = fleet.configPath) => [cli, ...args, '-c', config];
   const env = { HANDOFF_WHO: 'e2e' };
   const pinned: Pinned = {

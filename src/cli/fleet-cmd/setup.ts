@@ -19,6 +19,7 @@ export async function runSetup(flags: FleetFlags): Promise<void> {
       hostConfigJson: toHostJson(plain),
       hostConfigPath: hostConfigPath(config),
       agentBundle: bundle.content,
+      agentLibs: bundle.libs,
       log: out,
     };
     const results = await mapLimit(hosts, 8, async (host) => {
