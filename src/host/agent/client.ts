@@ -295,6 +295,7 @@ export class AgentClient implements HostAgent {
   }
 
   private held(proc: RemoteProcess): HeldLock {
+    const session = this.session;
     let releasing = false;
     const lost = new Promise<void>((resolve) => {
       void proc.exited.then(() => {
@@ -314,9 +315,15 @@ export class AgentClient implements HostAgent {
       release: async () => {
         releasing = true;
         this.locked = false;
+        // the holder ends with the lock: nothing more may be sent to it (a later step opens anew)
+        if (this.sessionProc === proc) {
+          this.session = undefined;
+          this.sessionProc = undefined;
+        }
         proc.write('release\n');
         proc.end();
-        await proc.exited;
+        // the holder answers once the lock is released; its exit may come later
+        await Promise.race([session?.finished ?? proc.exited, proc.exited]);
       },
     };
   }

@@ -27,6 +27,12 @@ export class AgentSession {
   private next = 1;
   private readonly pending = new Map<number, Pending>();
   private gone = false;
+  private ended: () => void = () => undefined;
+  /**
+   * The holder's last line, its result, has arrived (it writes it once the lock is
+   * released) or its output ended: releasing need not wait for the process to exit.
+   */
+  readonly finished = new Promise<void>((resolve) => (this.ended = resolve));
 
   constructor(
     private readonly host: string,
@@ -80,10 +86,13 @@ export class AgentSession {
           p?.resolve(line.ok ? { ok: true, data: line.data } : { ok: false, error: line.error });
         } else if (line?.type === 'event') {
           relayEvent(this.log, this.host, line);
+        } else if (line?.type === 'result') {
+          this.ended();
         }
       }
     } finally {
       this.fail();
+      this.ended();
     }
   }
 

@@ -16,6 +16,8 @@ class RecordingTransport implements Transport {
   };
   /** the first line a spawned agent writes; by default ready (--defer) or locked */
   firstLine: string | undefined;
+  /** whether a spawned agent exits when its stdin ends (a real one may take its time) */
+  exitOnEnd = true;
   exec(argv: readonly string[]): Promise<ExecResult> {
     this.execs.push([...argv]);
     return Promise.resolve(this.answer);
@@ -44,6 +46,8 @@ class RecordingTransport implements Transport {
       exited,
       write: (text) => {
         this.written.push(text);
+        if (text === 'release\n')
+          queue.push('{"type":"result","ok":true,"data":{"released":true,"reason":"released"}}');
         const call = text.startsWith('{')
           ? (JSON.parse(text) as { call?: { id: number } }).call
           : undefined;
@@ -58,7 +62,9 @@ class RecordingTransport implements Transport {
           );
         wake?.();
       },
-      end: () => exit(0),
+      end: () => {
+        if (this.exitOnEnd) exit(0);
+      },
       kill: () => exit(-1),
     };
   }
@@ -198,6 +204,20 @@ describe('AgentClient', () => {
       code: 'agent-version',
       exitCode: 3,
     });
+  });
+
+  it('has released the lock when the holder answers, before its process exits', async () => {
+    const t = new RecordingTransport();
+    t.exitOnEnd = false;
+    const client = new AgentClient(t, paths, new MemoryLog());
+    const lock = await client.holdLock('rollout', 'release r2');
+    await lock.release();
+    expect(t.written.at(-1)).toBe('release\n');
+    // that holder is ending: what comes next goes to a new one, not down its closed stdin
+    await client.openSession();
+    await client.publish('r3');
+    expect(t.spawns).toHaveLength(2);
+    expect(t.written.at(-1)).toContain('"publish"');
   });
 
   it('turns call arguments into flags', () => {
