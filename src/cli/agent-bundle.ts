@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../errors.js';
@@ -28,8 +28,8 @@ export interface AgentLib {
   readonly content: Buffer;
 }
 
-/** `deploy-<package>-<sha256 prefix>.cjs`, as scripts/build.ts names them */
-const LIB_FILE = /^deploy-[a-z]+-[0-9a-f]{12}\.cjs$/;
+/** `require("./deploy-<package>-<sha256 prefix>.cjs")`, as scripts/build.ts names them */
+const LIB_REF = /"\.\/(deploy-[a-z]+-[0-9a-f]{12}\.cjs)"/g;
 
 export async function readAgentBundle(): Promise<{
   path: string;
@@ -46,18 +46,17 @@ export async function readAgentBundle(): Promise<{
   } catch {
     throw missing();
   }
-  // the libraries this agent requires, not older ones a previous build left beside it
-  const text = content.toString('latin1');
-  const names = (await readdir(path.dirname(file))).filter(
-    (name) => LIB_FILE.test(name) && text.includes(`"./${name}"`),
-  );
+  // the libraries this agent requires (not older ones a previous build left beside it),
+  // every one of them: an agent without one would fail on a host the first time it needs it
+  const names = [...new Set([...content.toString('latin1').matchAll(LIB_REF)].map((m) => m[1]))];
   const libs = await Promise.all(
-    names.map(async (name) => ({
-      name,
-      content: await readFile(path.join(path.dirname(file), name)).catch(() => {
-        throw missing();
-      }),
-    })),
+    names.map(async (name = '') => {
+      const lib = path.join(path.dirname(file), name);
+      const libContent = await readFile(lib).catch(() => {
+        throw new UsageError(`the agent library ${lib} is missing; run 'npm run build' again`);
+      });
+      return { name, content: libContent };
+    }),
   );
   const sha256 = createHash('sha256').update(content).digest('hex');
   return { path: file, content, sha256, libs };

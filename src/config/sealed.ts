@@ -10,7 +10,9 @@ import type { Config } from './types.js';
  * reads it with JSON.parse instead of the YAML parser and the zod schema, which
  * were most of a tick's CPU (docs/benchmarks.md). Anything else — deploy.yml,
  * a host config edited by hand, one written by another version — goes through
- * full validation, so an edit is never trusted unchecked and never ignored.
+ * full validation, so a hand edit is checked and used, never ignored. The seal
+ * guards against mistakes, not against someone who can write the file: they
+ * could recompute it, and the config runs their commands anyway.
  *
  * This module imports neither yaml nor zod; keep it that way.
  */
@@ -65,9 +67,13 @@ export function unsealHostConfig(text: string, source: string): Config | undefin
   return { ...(seal.config as unknown as Omit<Config, 'source'>), source };
 }
 
-/** The document without its seal, for full validation. */
+/**
+ * A host config's document without its seal, for full validation. Only a seal
+ * setup wrote is taken off: a `sealed` key of anything else stays, and is an
+ * unknown key like any other.
+ */
 export function withoutSeal(data: unknown): unknown {
-  if (!isObject(data) || !(SEAL_KEY in data)) return data;
+  if (!isObject(data) || !isObject(data[SEAL_KEY]) || data[SEAL_KEY].format !== FORMAT) return data;
   const { [SEAL_KEY]: _seal, ...document } = data;
   return document;
 }

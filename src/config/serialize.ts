@@ -12,8 +12,8 @@ import type {
 /**
  * Config → the document it came from, with every default written out and
  * every path absolute. `deploy setup` publishes it as /etc/handoff/<service>.json
- * so the watchdog on a host runs with exactly the operator's settings
- * (including env overrides applied at setup), read back by loadConfigFromJson;
+ * so the watchdog on a host runs with exactly the operator's settings (setup
+ * leaves the operator's HANDOFF_* overrides out), read back by loadConfigFromJson;
  * sealed (sealed.ts) so a watchdog tick can skip the YAML parser and zod.
  */
 export function toHostJson(config: Config): string {

@@ -127,18 +127,18 @@ async function handshake(
   await step('undrain', () => actions.undrain());
   p.drained = false;
   p.exposed = true;
-  // confirm needs the host undrained, not in rotation: its passes (verify_successes,
-  // spaced) run while the balancer's healthy_threshold checks bring the target back,
-  // instead of after them. Started with rec.step, so p.step stays await-in meanwhile.
-  const confirming = rec.step('confirm', () =>
-    agent.verify({
-      successes: config.rollout.verifySuccesses,
-      timeoutMs: config.rollout.verifyTimeout,
-      allowDraining: false,
-    }),
-  );
+  // confirm's streak (verify_successes passes, spaced) runs while the balancer's
+  // healthy_threshold checks bring the target back, instead of after them; one more
+  // pass once the target is in rotation checks the services with traffic on them.
+  const confirmOptions = {
+    successes: config.rollout.verifySuccesses,
+    timeoutMs: config.rollout.verifyTimeout,
+    allowDraining: false,
+  };
+  // a failure to even send it surfaces at the confirm step, like one of the checks'
+  const streak = Promise.resolve().then(() => agent.verify(confirmOptions));
   // if await-in fails first, the rollback does not wait for it (the agent cuts it short)
-  confirming.catch(() => undefined);
+  streak.catch(() => undefined);
   const back = await step(
     'await-in',
     () =>
@@ -150,8 +150,10 @@ async function handshake(
       `${host.name}: the balancer never put ${host.target} back in rotation within ${formatMs(bounds.awaitIn)} (last: ${describeState(back.last)}): release ${run.release} fails the balancer's health check`,
     );
   }
-  p.step = 'confirm';
-  const confirmed = await confirming;
+  const confirmed = await step('confirm', async () => {
+    const passes = await streak;
+    return passes.ok ? agent.verify({ ...confirmOptions, successes: 1 }) : passes;
+  });
   if (!confirmed.ok)
     throw new OperationError(
       `${host.name}: release ${run.release} failed to confirm: ${summarizeVerify(confirmed)}`,

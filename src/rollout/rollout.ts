@@ -19,8 +19,6 @@ export interface RolloutRun {
   readonly done: Promise<RolloutResult>;
 }
 
-/** The sha256 of the agent bundle this orchestrator installs, or undefined to skip the check. */
-
 export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
   if (!RELEASE_ID.test(options.release)) {
     throw new UsageError(

@@ -109,6 +109,19 @@ export async function runHostOp(op: string, flags: HostFlags): Promise<void> {
       import('../../clock.js'),
     ]);
   const io = stdioAgentIO();
+  const expected = text(flags.expectAgent);
+  if (expected !== undefined) {
+    // first of all: another agent must not even read the config or the flags
+    const { assertIdentity } = await import('../../host/agent/server.js');
+    const { errorInfo } = await import('../../host/agent/error-info.js');
+    try {
+      await assertIdentity(expected, process.argv[1] ?? '');
+    } catch (error) {
+      const info = errorInfo(error);
+      io.send({ type: 'result', ok: false, error: info });
+      throw new ExitStatus(info.exit);
+    }
+  }
   if (!(OPS as readonly string[]).includes(op)) {
     io.send({
       type: 'result',
@@ -131,7 +144,6 @@ export async function runHostOp(op: string, flags: HostFlags): Promise<void> {
       allowDraining: flags.allowDraining === true,
       force: flags.force === true,
       defer: flags.defer === true,
-      expectAgent: text(flags.expectAgent),
     };
     code = await serveAgentOp(op as (typeof OPS)[number], args, {
       config,

@@ -1,6 +1,7 @@
 import {
   AgentIdentityError,
   ExitCode,
+  OperationError,
   HandoffError,
   HostUnreachableError,
   LockHeldError,
@@ -177,7 +178,10 @@ export class AgentClient implements HostAgent {
     ];
   }
 
-  /** an agent answered in the protocol: it is the expected one (it was asked) */
+  /**
+   * An operation that carried --expect-agent succeeded: the agent is the expected
+   * one. (A refusal may come before the agent compared: a bad config, a bad flag.)
+   */
   private answered(): void {
     if (this.identity) this.identity.verified = true;
   }
@@ -266,7 +270,6 @@ export class AgentClient implements HostAgent {
 
   private refused(error: { code: string; message: string; exit: number }): Error {
     if (error.code === AgentIdentityError.code) return this.otherAgent(error.message);
-    this.answered();
     if (error.code === 'lock-held') {
       return new LockHeldError(`${this.host}:lock`, (error as { holder?: LockHolder }).holder);
     }
@@ -323,7 +326,14 @@ export class AgentClient implements HostAgent {
         proc.write('release\n');
         proc.end();
         // the holder answers once the lock is released; its exit may come later
-        await Promise.race([session?.finished ?? proc.exited, proc.exited]);
+        const result = await Promise.race([
+          session?.finished ?? proc.exited.then(() => undefined),
+          proc.exited.then(() => undefined),
+        ]);
+        if (result?.ok === false)
+          throw new OperationError(
+            `${this.host}: the lock holder ended with an error: ${result.message ?? 'unknown'}`,
+          );
       },
     };
   }

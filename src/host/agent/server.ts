@@ -22,8 +22,6 @@ export interface AgentArgs {
   readonly defer?: boolean;
   /** the sha256 the orchestrator expects of this agent: any other refuses before doing anything */
   readonly expectAgent?: string;
-  /** publish inside a session: the files of the release directory (exec publish reads stdin) */
-  readonly files?: Readonly<Record<string, string>>;
 }
 
 export interface AgentEnv {
@@ -73,11 +71,7 @@ async function dispatch(
     case 'undrain':
       return ops.undrain(config);
     case 'publish':
-      return ops.publish(
-        config,
-        need(args.release, '--release'),
-        args.files ? JSON.stringify({ files: args.files }) : await env.readStdin(),
-      );
+      return ops.publish(config, need(args.release, '--release'), await env.readStdin());
     case 'switch':
       return ops.switchTo(config, need(args.release, '--release'));
     case 'start':
@@ -150,7 +144,7 @@ export async function serveAgentOp(op: AgentOp, args: AgentArgs, env: AgentEnv):
  * older than the flag refuses it as an unknown option, which the client
  * reports the same way (client.ts).
  */
-async function assertIdentity(expected: string, self: string): Promise<void> {
+export async function assertIdentity(expected: string, self: string): Promise<void> {
   const me = await ops.hello(self);
   if (me.sha256 === expected) return;
   throw new AgentIdentityError(

@@ -27,12 +27,15 @@ export class AgentSession {
   private next = 1;
   private readonly pending = new Map<number, Pending>();
   private gone = false;
-  private ended: () => void = () => undefined;
+  private ended: (result?: { ok: boolean; message?: string }) => void = () => undefined;
   /**
-   * The holder's last line, its result, has arrived (it writes it once the lock is
-   * released) or its output ended: releasing need not wait for the process to exit.
+   * The holder's last line, its result (it writes it once the lock is released),
+   * or undefined when its output ended without one: releasing need not wait for
+   * the process to exit.
    */
-  readonly finished = new Promise<void>((resolve) => (this.ended = resolve));
+  readonly finished = new Promise<{ ok: boolean; message?: string } | undefined>(
+    (resolve) => (this.ended = resolve),
+  );
 
   constructor(
     private readonly host: string,
@@ -87,7 +90,7 @@ export class AgentSession {
         } else if (line?.type === 'event') {
           relayEvent(this.log, this.host, line);
         } else if (line?.type === 'result') {
-          this.ended();
+          this.ended(line.ok ? { ok: true } : { ok: false, message: line.error.message });
         }
       }
     } finally {

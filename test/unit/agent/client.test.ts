@@ -18,6 +18,8 @@ class RecordingTransport implements Transport {
   firstLine: string | undefined;
   /** whether a spawned agent exits when its stdin ends (a real one may take its time) */
   exitOnEnd = true;
+  /** what a holder answers to `release` */
+  releaseAnswer = '{"type":"result","ok":true,"data":{"released":true,"reason":"released"}}';
   exec(argv: readonly string[]): Promise<ExecResult> {
     this.execs.push([...argv]);
     return Promise.resolve(this.answer);
@@ -46,8 +48,7 @@ class RecordingTransport implements Transport {
       exited,
       write: (text) => {
         this.written.push(text);
-        if (text === 'release\n')
-          queue.push('{"type":"result","ok":true,"data":{"released":true,"reason":"released"}}');
+        if (text === 'release\n') queue.push(this.releaseAnswer);
         const call = text.startsWith('{')
           ? (JSON.parse(text) as { call?: { id: number } }).call
           : undefined;
@@ -167,6 +168,19 @@ describe('AgentClient', () => {
     expect(t.execs[1]).toContain('--expect-agent');
   });
 
+  it('does not take a refusal that came before the agent compared as its word', async () => {
+    const t = new RecordingTransport();
+    const identity = { expected: 'a'.repeat(64), verified: false };
+    const client = new AgentClient(t, paths, new MemoryLog(), identity);
+    t.answer = {
+      code: 2,
+      stdout: '{"type":"result","ok":false,"error":{"code":"bad-config","message":"x","exit":2}}\n',
+      stderr: '',
+    };
+    await expect(client.undrain()).rejects.toMatchObject({ code: 'bad-config' });
+    expect(identity.verified).toBe(false);
+  });
+
   it('reports an agent older than --expect-agent the same way', async () => {
     const t = new RecordingTransport();
     const client = new AgentClient(t, paths, new MemoryLog(), { expected: 'a', verified: false });
@@ -218,6 +232,18 @@ describe('AgentClient', () => {
     await client.publish('r3');
     expect(t.spawns).toHaveLength(2);
     expect(t.written.at(-1)).toContain('"publish"');
+  });
+
+  it('fails the unlock when the holder ends with an error', async () => {
+    const t = new RecordingTransport();
+    t.exitOnEnd = false;
+    const client = new AgentClient(t, paths, new MemoryLog());
+    const lock = await client.holdLock('rollout', 'release r2');
+    t.releaseAnswer =
+      '{"type":"result","ok":false,"error":{"code":"OperationError","message":"lost the host lock","exit":1}}';
+    await expect(lock.release()).rejects.toThrow(
+      /lock holder ended with an error: lost the host lock/,
+    );
   });
 
   it('turns call arguments into flags', () => {

@@ -8,7 +8,7 @@ import { toDocument, toHostJson } from '../../../src/config/serialize.js';
 import type { Config } from '../../../src/config/types.js';
 import { ConfigError } from '../../../src/errors.js';
 import { VERSION } from '../../../src/version.js';
-import { writeConfig } from './temp-config.js';
+import { minimal, problemsOf, writeConfig } from './temp-config.js';
 
 const example = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -92,6 +92,12 @@ describe('the sealed host config', () => {
     });
     const document = (await exampleConfig()).drain.overlap;
     expect((await loadConfig(file, { env: {} })).drain.overlap).toBe(document);
+  });
+
+  it('leaves a `sealed` key that setup did not write to be an unknown key', async () => {
+    expect((await problemsOf(`${minimal}\nsealed: { sha256: abc }\n`)).join('\n')).toMatch(
+      /sealed/,
+    );
   });
 
   it('is never found in YAML, plain JSON or garbage', async () => {

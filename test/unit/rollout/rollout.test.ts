@@ -17,6 +17,8 @@ const HANDSHAKE = [
   'start',
   'verify',
   'undrain',
+  // the streak during await-in, and one pass once in rotation
+  'confirm',
   'confirm',
   'unlock',
 ];
@@ -79,22 +81,31 @@ describe('rollout', () => {
       'start',
       'verify',
       'undrain',
-      'confirm',
       'await-in',
+      'confirm',
       'unlock',
     ]);
     expect(f.host(1).audit[0]).toMatchObject({ release: 'r2', who: 'ci@runner', result: 'ok' });
   });
 
-  it('confirms while the balancer brings the host back, not after', async () => {
+  it('runs confirm’s streak while the balancer brings the host back, and one pass after', async () => {
     const f = fleet();
+    const confirms: number[] = [];
+    let lockedAt = 0;
+    f.host(1).onCall = (op) => {
+      if (op === 'confirm') confirms.push(f.clock.now());
+      if (op === 'lock') lockedAt = f.clock.now();
+    };
     const result = await rollout(f.deps, options);
     const steps = result.hosts[0]?.steps ?? [];
     const at = (name: string) => steps.find((s) => s.step === name)!;
+    const startedAt = lockedAt - at('lock').offset_ms;
+    const inRotation = startedAt + at('await-in').offset_ms + at('await-in').duration_ms;
     // the fake balancer needs healthy_threshold × interval to put the target back
     expect(at('await-in').duration_ms).toBeGreaterThan(0);
-    expect(at('confirm').offset_ms).toBe(at('await-in').offset_ms);
-    expect(at('unlock').offset_ms).toBe(at('await-in').offset_ms + at('await-in').duration_ms);
+    expect(confirms).toHaveLength(2);
+    expect(confirms[0]).toBeLessThan(inRotation);
+    expect(confirms[1]).toBeGreaterThanOrEqual(inRotation);
   });
 
   it('publishes the release on every host of the plan', async () => {
