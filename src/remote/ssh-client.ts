@@ -52,6 +52,9 @@ export function openClient(at: Endpoint, options: OpenOptions): Promise<Client> 
       client.removeListener('error', fail);
       // from here on the transport watches the connection; an unheard error must not crash us
       client.on('error', () => undefined);
+      // a session is a conversation of short lines (a step, its reply): Nagle's algorithm
+      // would hold a line back until the previous one is acknowledged
+      client.setNoDelay(true);
       resolve(client);
     };
     client.once('ready', onReady);
