@@ -137,7 +137,8 @@ async function handshake(
   };
   // a failure to even send it surfaces at the confirm step, like one of the checks'
   const streak = Promise.resolve().then(() => agent.verify(confirmOptions));
-  // if await-in fails first, the rollback does not wait for it (the agent cuts it short)
+  // if await-in fails first, the rollback does not wait for it: a verify runs beside other
+  // calls in the agent, and is cut short when the session ends
   streak.catch(() => undefined);
   const back = await step(
     'await-in',
