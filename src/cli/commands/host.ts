@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { parseArgs } from 'node:util';
 import { ExitStatus, UsageError } from '../../errors.js';
+import { addFlags, readFlags, type FlagSpec, type FlagValues } from '../flag-table.js';
 import type { RegisterCommand } from './index.js';
 
 const OPS = [
@@ -16,18 +16,21 @@ const OPS = [
   'status',
 ] as const;
 
-type HostFlags = Readonly<Record<string, string | boolean | undefined>> & {
-  readonly config: string;
-};
+type HostFlags = FlagValues & { readonly config: string };
 
 /**
- * The flags of `deploy host <op>`, declared once: commander shows them, and
- * `hostArgs` reads the orchestrator's argv with node's parseArgs, so an agent
- * operation — a process on the host for every step that is not in a session —
- * does not load commander.
+ * The flags of `deploy host <op>` (flag-table.ts): an agent operation — a
+ * process on the host for every step that is not in a session — does not
+ * load commander.
  */
-const FLAGS: readonly { name: string; value?: string; short?: string }[] = [
-  { name: 'config', short: 'c', value: '<file>' },
+const FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'config',
+    short: 'c',
+    value: '<file>',
+    help: 'the host config published by deploy setup',
+    default: 'deploy.yml',
+  },
   { name: 'release', value: '<id>' },
   { name: 'by', value: '<who>' },
   { name: 'lease-ms', value: '<ms>' },
@@ -40,7 +43,6 @@ const FLAGS: readonly { name: string; value?: string; short?: string }[] = [
   { name: 'force' },
   { name: 'defer' },
 ];
-const DEFAULT_CONFIG = 'deploy.yml';
 
 function int(value: string | boolean | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -49,52 +51,22 @@ function int(value: string | boolean | undefined, flag: string): number | undefi
   return Number(value);
 }
 
-const camel = (name: string): string =>
-  name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-
 /** `deploy host <op>`: the agent protocol, driven over SSH by the orchestrator (JSON lines). */
 export const registerHost: RegisterCommand = (program: Command) => {
-  const command = program
-    .command('host')
-    .description('the host agent protocol (internal: driven by the orchestrator over SSH)')
-    .argument('<op>', OPS.join(' | '));
-  for (const f of FLAGS) {
-    const flag = `${f.short ? `-${f.short}, ` : ''}--${f.name}${f.value ? ` ${f.value}` : ''}`;
-    if (f.name === 'config')
-      command.option(flag, 'the host config published by deploy setup', DEFAULT_CONFIG);
-    else command.option(flag);
-  }
-  command.action((op: string, flags: HostFlags) => runHostOp(op, flags));
+  addFlags(
+    program
+      .command('host')
+      .description('the host agent protocol (internal: driven by the orchestrator over SSH)')
+      .argument('<op>', OPS.join(' | ')),
+    FLAGS,
+  ).action((op: string, flags: HostFlags) => runHostOp(op, flags));
 };
 
-/**
- * `deploy host <op> …` as parseArgs reads it, the way commander would;
- * undefined for anything else (--help, an unknown flag), which main hands to
- * commander for its usual help or error.
- */
+/** `deploy host <op> …` read without commander (flag-table.ts); undefined: commander's to answer. */
 export function hostArgs(args: readonly string[]): { op: string; flags: HostFlags } | undefined {
-  try {
-    const { values, positionals } = parseArgs({
-      args: [...args],
-      strict: true,
-      allowPositionals: true,
-      options: Object.fromEntries(
-        FLAGS.map((f) => [
-          f.name,
-          {
-            type: f.value ? ('string' as const) : ('boolean' as const),
-            ...(f.short ? { short: f.short } : {}),
-          },
-        ]),
-      ),
-    });
-    const [op, ...rest] = positionals;
-    if (op === undefined || rest.length > 0) return undefined;
-    const flags = Object.fromEntries(Object.entries(values).map(([k, v]) => [camel(k), v]));
-    return { op, flags: { ...flags, config: values.config ?? DEFAULT_CONFIG } as HostFlags };
-  } catch {
-    return undefined;
-  }
+  const read = readFlags(FLAGS, args, 1);
+  const op = read?.operands[0];
+  return read && op !== undefined ? { op, flags: read.values as HostFlags } : undefined;
 }
 
 const text = (value: string | boolean | undefined): string | undefined =>

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { parseArgs } from 'node:util';
 import { UsageError } from '../../errors.js';
+import { addFlags, readFlags, type FlagSpec } from '../flag-table.js';
 import type { RegisterCommand } from './index.js';
 
 interface WatchdogFlags {
@@ -9,12 +9,8 @@ interface WatchdogFlags {
   readonly ticks?: string;
 }
 
-/**
- * The flags of `deploy watchdog`, declared once: commander shows and parses
- * them like any command's, and `tickFlags` reads a cron tick's argv with
- * node's parseArgs so that a tick does not load commander at all.
- */
-const FLAGS = [
+/** The flags of `deploy watchdog` (flag-table.ts): a cron tick does not load commander. */
+const FLAGS: readonly FlagSpec[] = [
   {
     name: 'config',
     short: 'c',
@@ -28,7 +24,7 @@ const FLAGS = [
     help: 'run N ticks, watchdog.every apart (cron, for a watchdog faster than once a minute)',
   },
   { name: 'loop', value: '<seconds>', help: 'tick every SECONDS until stopped (for the lab)' },
-] as const;
+];
 
 /**
  * `deploy watchdog`: one tick, for cron. Cheap on purpose — it loads only what
@@ -36,38 +32,15 @@ const FLAGS = [
  * config, no commander for a plain tick).
  */
 export const registerWatchdog: RegisterCommand = (program: Command) => {
-  const command = program
-    .command('watchdog')
-    .description('one watchdog tick (run from cron on every host)');
-  for (const f of FLAGS) {
-    const flag = `${'short' in f ? `-${f.short}, ` : ''}--${f.name} ${f.value}`;
-    command.option(flag, f.help, 'default' in f ? f.default : undefined);
-  }
-  command.action((flags: WatchdogFlags) => runWatchdog(flags));
+  addFlags(
+    program.command('watchdog').description('one watchdog tick (run from cron on every host)'),
+    FLAGS,
+  ).action((flags: WatchdogFlags) => runWatchdog(flags));
 };
 
-/**
- * The flags of `deploy watchdog …` when node's parseArgs reads them as
- * commander would; undefined for anything else (--help, a typo), which main
- * then hands to commander for its usual help or error.
- */
+/** A tick's argv read without commander (flag-table.ts); undefined: commander's to answer. */
 export function tickFlags(args: readonly string[]): WatchdogFlags | undefined {
-  try {
-    const { values } = parseArgs({
-      args: [...args],
-      strict: true,
-      allowPositionals: false,
-      options: Object.fromEntries(
-        FLAGS.map((f) => [
-          f.name,
-          { type: 'string' as const, ...('short' in f ? { short: f.short } : {}) },
-        ]),
-      ),
-    });
-    return { ...values, config: values.config ?? FLAGS[0].default };
-  } catch {
-    return undefined;
-  }
+  return readFlags(FLAGS, args, 0)?.values as WatchdogFlags | undefined;
 }
 
 export async function runWatchdog(flags: WatchdogFlags): Promise<void> {
