@@ -31,33 +31,38 @@ export interface AgentLib {
 /** `require("./deploy-<package>-<sha256 prefix>.cjs")`, as scripts/build.ts names them */
 const LIB_REF = /"\.\/(deploy-[a-z]+-[0-9a-f]{12}\.cjs)"/g;
 
+/** The agent file and its sha256: what every fleet command expects of a host. */
+export async function readAgent(): Promise<{ path: string; content: Buffer; sha256: string }> {
+  const file = agentBundlePath();
+  let content: Buffer;
+  try {
+    content = await readFile(file);
+  } catch {
+    throw new UsageError(`the agent bundle ${file} is missing; run 'npm run build' first`);
+  }
+  return { path: file, content, sha256: createHash('sha256').update(content).digest('hex') };
+}
+
+/** The agent and the library files it names: what `deploy setup` installs. */
 export async function readAgentBundle(): Promise<{
   path: string;
   content: Buffer;
   sha256: string;
   libs: readonly AgentLib[];
 }> {
-  const file = agentBundlePath();
-  const missing = () =>
-    new UsageError(`the agent bundle ${file} is missing; run 'npm run build' first`);
-  let content: Buffer;
-  try {
-    content = await readFile(file);
-  } catch {
-    throw missing();
-  }
+  const agent = await readAgent();
   // the libraries this agent requires (not older ones a previous build left beside it),
   // every one of them: an agent without one would fail on a host the first time it needs it
-  const names = [...new Set([...content.toString('latin1').matchAll(LIB_REF)].map((m) => m[1]))];
+  const refs = agent.content.toString('latin1').matchAll(LIB_REF);
+  const names = [...new Set([...refs].map((m) => m[1]))];
   const libs = await Promise.all(
     names.map(async (name = '') => {
-      const lib = path.join(path.dirname(file), name);
+      const lib = path.join(path.dirname(agent.path), name);
       const libContent = await readFile(lib).catch(() => {
         throw new UsageError(`the agent library ${lib} is missing; run 'npm run build' again`);
       });
       return { name, content: libContent };
     }),
   );
-  const sha256 = createHash('sha256').update(content).digest('hex');
-  return { path: file, content, sha256, libs };
+  return { ...agent, libs };
 }

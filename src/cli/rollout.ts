@@ -10,7 +10,7 @@ import {
   timingInputFromConfig,
   timingModel,
 } from '../timing/index.js';
-import { readAgentBundle } from './agent-bundle.js';
+import { readAgent } from './agent-bundle.js';
 import { Fleet, interruptSignal, whoAmI } from './fleet.js';
 import { createOutput } from './output.js';
 import { failureMessage, renderPlan, renderResult } from './rollout-report.js';
@@ -43,7 +43,7 @@ export async function runRollout(flags: RolloutCliFlags): Promise<void> {
     dryRun: flags.dryRun ?? false,
     rollback: flags.rollback && config.rollout.rollback,
   };
-  const agent = await readAgentBundle();
+  const agent = await readAgent();
   const fleet = new Fleet(config, out, agent.sha256);
   const interrupt = interruptSignal(out);
   try {

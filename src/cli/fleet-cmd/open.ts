@@ -2,7 +2,7 @@ import { loadConfig } from '../../config/read.js';
 import type { Config, HostConfig } from '../../config/types.js';
 import { HandoffError } from '../../errors.js';
 import { selectHosts } from '../../rollout/plan.js';
-import { readAgentBundle } from '../agent-bundle.js';
+import { readAgent } from '../agent-bundle.js';
 import { Fleet } from '../fleet.js';
 import { createOutput, type Output } from '../output.js';
 export interface FleetFlags {
@@ -23,7 +23,7 @@ export async function open(
     .filter(Boolean);
   const hosts = selectHosts(config.hosts, names);
   // every command but setup refuses a host whose agent is not this deploy's
-  const expected = options.checkAgent ? (await readAgentBundle()).sha256 : undefined;
+  const expected = options.checkAgent ? (await readAgent()).sha256 : undefined;
   return { out, config, hosts, fleet: new Fleet(config, out, expected) };
 }
 
