@@ -1,8 +1,8 @@
 import { hostname, userInfo } from 'node:os';
 import type { Balancer } from '../balancer/balancer.js';
 import type { Config, HostConfig } from '../config/types.js';
-import { AgentClient, type AgentIdentity } from '../host/agent/client.js';
-import type { HostAgent } from '../host/agent/host-agent.js';
+import { AgentClient, type AgentIdentity } from '../agent-client/client.js';
+import type { HostAgent } from '../agent-client/host-agent.js';
 import type { Log } from '../log.js';
 import type { Transport } from '../remote/transport.js';
 

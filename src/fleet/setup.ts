@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Config, HostConfig } from '../config/types.js';
 import { HandoffError, OperationError } from '../errors.js';
-import type { AgentClient } from '../host/agent/client.js';
+import type { AgentClient } from '../agent-client/client.js';
 import type { Log } from '../log.js';
 import type { Transport } from '../remote/transport.js';
 import { agentPath, cronEntry, cronPath, type SetupFile } from './setup-files.js';

@@ -1,5 +1,5 @@
 import type { HostConfig } from '../config/types.js';
-import type { HostAgent } from '../host/agent/host-agent.js';
+import type { HostAgent } from '../agent-client/host-agent.js';
 import type { VerifyReport } from '../host/agent/types.js';
 import type { RolloutDeps } from './types.js';
 

@@ -1,7 +1,7 @@
 import type { HostConfig } from '../config/types.js';
 import { HandoffError, OperationError } from '../errors.js';
-import type { HeldLock } from '../host/agent/client.js';
-import type { HostAgent } from '../host/agent/host-agent.js';
+import type { HeldLock } from '../agent-client/client.js';
+import type { HostAgent } from '../agent-client/host-agent.js';
 import { hostActions, summarizeVerify, type HostActions } from './host-actions.js';
 import { formatMs, type Describe, type StepRecorder } from './recorder.js';
 import { recover } from './recover.js';

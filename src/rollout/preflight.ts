@@ -1,7 +1,7 @@
 import type { TargetState } from '../balancer/balancer.js';
 import type { HealthCheckSettings, HostConfig } from '../config/types.js';
 import { BlockedError, HandoffError, InvariantError } from '../errors.js';
-import type { HostAgent } from '../host/agent/host-agent.js';
+import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostStatus } from '../host/agent/types.js';
 import { timingInputFromConfig, timingModel, type TimingModel } from '../timing/index.js';
 import { checkCapacity } from './capacity.js';

@@ -1,5 +1,5 @@
 import { BlockedError } from '../errors.js';
-import type { HostAgent } from '../host/agent/host-agent.js';
+import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostStatus } from '../host/agent/types.js';
 import { summarizeVerify } from './host-actions.js';
 import { awaitRotation } from './rotation.js';

@@ -1,7 +1,7 @@
 import type { Balancer } from '../balancer/balancer.js';
 import type { Clock } from '../clock.js';
 import type { Batch, Config, HostConfig } from '../config/types.js';
-import type { HostAgent } from '../host/agent/host-agent.js';
+import type { HostAgent } from '../agent-client/host-agent.js';
 import type { Log } from '../log.js';
 
 export interface RolloutDeps {

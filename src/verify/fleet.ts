@@ -2,7 +2,7 @@ import type { Balancer, TargetState } from '../balancer/balancer.js';
 import type { Config, HostConfig } from '../config/types.js';
 import { HandoffError, HostUnreachableError } from '../errors.js';
 import { mapLimit } from '../fleet/map-limit.js';
-import type { HostAgent } from '../host/agent/host-agent.js';
+import type { HostAgent } from '../agent-client/host-agent.js';
 import type { VerifyReport } from '../host/agent/types.js';
 
 export interface HostVerification {

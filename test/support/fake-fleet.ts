@@ -1,7 +1,7 @@
 import type { Balancer, TargetState } from '../../src/balancer/balancer.js';
 import type { HealthCheckSettings } from '../../src/config/types.js';
-import type { HeldLock } from '../../src/host/agent/client.js';
-import type { HostAgent } from '../../src/host/agent/host-agent.js';
+import type { HeldLock } from '../../src/agent-client/client.js';
+import type { HostAgent } from '../../src/agent-client/host-agent.js';
 import type { AuditEntry, HostStatus, VerifyReport } from '../../src/host/agent/types.js';
 import type { FakeClock } from './fake-clock.js';
 

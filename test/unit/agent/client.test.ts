@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentClient, AgentError, toFlags } from '../../../src/host/agent/client.js';
+import { AgentClient, AgentError, toFlags } from '../../../src/agent-client/client.js';
 import { MemoryLog } from '../../../src/log.js';
 import type { ExecResult, RemoteProcess, Transport } from '../../../src/remote/transport.js';
 

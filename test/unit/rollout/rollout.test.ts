@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/config/types.js';
 import { BlockedError, InvariantError } from '../../../src/errors.js';
-import { AgentError } from '../../../src/host/agent/client.js';
+import { AgentError } from '../../../src/agent-client/client.js';
 import { MemoryLog } from '../../../src/log.js';
 import { rollout } from '../../../src/rollout/rollout.js';
 import type { RolloutDeps, RolloutOptions } from '../../../src/rollout/types.js';

@@ -1,5 +1,11 @@
 import type { HeldLock } from './client.js';
-import type { HelloData, HostStatus, SwitchResult, VerifyOptions, VerifyReport } from './types.js';
+import type {
+  HelloData,
+  HostStatus,
+  SwitchResult,
+  VerifyOptions,
+  VerifyReport,
+} from '../host/agent/types.js';
 
 /**
  * What the orchestrator asks of one host. AgentClient implements it over a

@@ -1,10 +1,10 @@
-import { HostUnreachableError, OperationError } from '../../errors.js';
+import { HostUnreachableError, OperationError } from '../errors.js';
 
 /** the hard bound of one step inside a session, when the caller gives none */
 const DEFAULT_TIMEOUT = 15 * 60_000;
-import type { Log } from '../../log.js';
-import type { RemoteProcess } from '../../remote/transport.js';
-import { decodeLine, relayEvent, type AgentCall, type AgentOp } from './protocol.js';
+import type { Log } from '../log.js';
+import type { RemoteProcess } from '../remote/transport.js';
+import { decodeLine, relayEvent, type AgentCall, type AgentOp } from '../host/agent/protocol.js';
 
 export type CallArgs = AgentCall['args'];
 

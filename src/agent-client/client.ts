@@ -6,11 +6,16 @@ import {
   HostUnreachableError,
   LockHeldError,
   type LockHolder,
-} from '../../errors.js';
-import type { Log } from '../../log.js';
-import type { RemoteProcess, Transport } from '../../remote/transport.js';
+} from '../errors.js';
+import type { Log } from '../log.js';
+import type { RemoteProcess, Transport } from '../remote/transport.js';
 import type { HostAgent } from './host-agent.js';
-import { decodeLine, relayEvent, type AgentOp, type AgentResultLine } from './protocol.js';
+import {
+  decodeLine,
+  relayEvent,
+  type AgentOp,
+  type AgentResultLine,
+} from '../host/agent/protocol.js';
 import { AgentSession, type CallArgs } from './session.js';
 import type {
   AuditEntry,
@@ -19,7 +24,7 @@ import type {
   SwitchResult,
   VerifyOptions,
   VerifyReport,
-} from './types.js';
+} from '../host/agent/types.js';
 
 /** The agent answered with a failure; carries the exit code it asked for. */
 export class AgentError extends HandoffError {
