@@ -21,6 +21,7 @@ import type {
   AuditEntry,
   HelloData,
   HostStatus,
+  StopReport,
   SwitchResult,
   VerifyOptions,
   VerifyReport,
@@ -122,16 +123,16 @@ export class AgentClient implements HostAgent {
     await this.op('undrain', {});
   }
 
-  async stop(): Promise<void> {
-    await this.op('stop', {});
+  stop(release: string): Promise<StopReport> {
+    return this.op<StopReport>('stop', { release });
   }
 
   switchTo(release: string): Promise<SwitchResult> {
     return this.op<SwitchResult>('switch', { release });
   }
 
-  async start(): Promise<void> {
-    await this.op('start', {});
+  async start(services?: readonly string[]): Promise<void> {
+    await this.op('start', services ? { services: services.join(',') } : {});
   }
 
   verify(options: VerifyOptions): Promise<VerifyReport> {

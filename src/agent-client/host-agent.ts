@@ -2,6 +2,7 @@ import type { HeldLock } from './client.js';
 import type {
   HelloData,
   HostStatus,
+  StopReport,
   SwitchResult,
   VerifyOptions,
   VerifyReport,
@@ -24,8 +25,13 @@ export interface HostAgent {
   close?(): void;
   drain(by: string, leaseMs: number, release: string): Promise<void>;
   undrain(): Promise<void>;
-  stop(): Promise<void>;
+  /**
+   * stop what runs and prove it stopped; `release` is the one about to start,
+   * whose stop adopts services already running on a host with no release yet
+   */
+  stop(release: string): Promise<StopReport>;
   switchTo(release: string): Promise<SwitchResult>;
-  start(): Promise<void>;
+  /** every service, or only `services` */
+  start(services?: readonly string[]): Promise<void>;
   verify(options: VerifyOptions): Promise<VerifyReport>;
 }

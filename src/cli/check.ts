@@ -6,7 +6,32 @@ import {
   timingInputFromConfig,
   timingModel,
 } from '../timing/index.js';
+import { stopProofMethods } from '../host/stop-proof.js';
 import type { Output } from './output.js';
+
+interface StopProofLine {
+  readonly service: string;
+  readonly proven: boolean;
+  /** what must hold after stop, within drain.stop_timeout */
+  readonly by: readonly string[];
+}
+
+/** Which services a rollout proves stopped, and by what. */
+function stopProofs(config: Config): StopProofLine[] {
+  return config.services.map((s) => {
+    const by = stopProofMethods(s, config.runtime);
+    return { service: s.name, proven: by.length > 0, by };
+  });
+}
+
+function renderStopProofs(lines: readonly StopProofLine[], stopTimeout: number): string {
+  const width = Math.max(...lines.map((l) => l.service.length));
+  const rows = lines.map(
+    (l) =>
+      `  ${l.service.padEnd(width)}  ${l.proven ? l.by.join(', ') : 'NOT proven (stop_proof: false): a stop that exits 0 is taken at its word'}`,
+  );
+  return [`stop proof: after stop, within ${stopTimeout / 1000}s`, ...rows].join('\n');
+}
 
 async function settingsFor(
   config: Config,
@@ -47,10 +72,14 @@ export async function runCheck(
   out.text(renderTimeline(model.timeline));
   out.text('');
   out.text(renderInvariants(model.invariants));
+  const proofs = stopProofs(config);
+  out.text('');
+  out.text(renderStopProofs(proofs, config.drain.stopTimeout));
   out.result(failing.length === 0, {
     timeline: model.timeline,
     invariants: model.invariants,
     settings,
+    stop_proof: proofs,
   });
   if (failing.length > 0) {
     const ids = [...new Set(failing.map((i) => i.id))];

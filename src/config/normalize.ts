@@ -92,13 +92,21 @@ function serviceConfig(raw: RawService): ServiceConfig {
     ...(raw.start !== undefined && { start: raw.start }),
     ...(raw.stop !== undefined && { stop: raw.stop }),
     ...(raw.status !== undefined && { status: raw.status }),
+    stopProof: raw.stop_proof ?? true,
   };
 }
 
 function check(raw: RawCheck): CheckConfig {
   const timeout = raw.timeout ?? defaultCheckTimeout;
   if (raw.http) {
-    return { kind: 'http', url: raw.http.url, expectStatus: raw.http.expect_status, timeout };
+    const expectRelease = raw.http.expect_release ?? raw.expect_release ?? false;
+    return {
+      kind: 'http',
+      url: raw.http.url,
+      expectStatus: raw.http.expect_status,
+      expectRelease,
+      timeout,
+    };
   }
   if (raw.tcp) return { kind: 'tcp', host: raw.tcp.host, port: raw.tcp.port, timeout };
   if (raw.heartbeat) {

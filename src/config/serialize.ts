@@ -113,6 +113,7 @@ function service(s: ServiceConfig): RawConfigInput['services'][number] {
     ...(s.start !== undefined && { start: s.start }),
     ...(s.stop !== undefined && { stop: s.stop }),
     ...(s.status !== undefined && { status: s.status }),
+    ...(!s.stopProof && { stop_proof: false }),
   };
 }
 
@@ -120,7 +121,11 @@ function check(c: CheckConfig): RawConfigInput['services'][number]['check'] {
   switch (c.kind) {
     case 'http':
       return {
-        http: { url: c.url, expect_status: c.expectStatus },
+        http: {
+          url: c.url,
+          expect_status: c.expectStatus,
+          ...(c.expectRelease && { expect_release: true }),
+        },
         timeout: formatDuration(c.timeout),
       };
     case 'tcp': {

@@ -11,9 +11,16 @@ const url = z
   .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
   .meta({ description: 'the URL that answers 200 when the service is healthy' });
 
+const expectRelease = z.boolean({ error: 'must be true or false' }).meta({
+  description:
+    'pass only when the answer carries the header x-release equal to the release that should be live',
+});
+
+// a plain string is the URL; one object schema (not a union) so a mistake in
+// the long form gets its own message instead of "Invalid input"
 const http = z
-  .union([
-    url,
+  .preprocess(
+    (v) => (typeof v === 'string' ? { url: v } : v),
     z.strictObject({
       url,
       expect_status: z
@@ -23,10 +30,10 @@ const http = z
         .max(599, { error: 'must be an HTTP status code' })
         .default(200)
         .meta({ description: 'the status a healthy service answers with' }),
+      expect_release: expectRelease.optional(),
     }),
-  ])
-  .transform((v) => (typeof v === 'string' ? { url: v, expect_status: 200 } : v))
-  .meta({ description: 'an HTTP GET: "url" or { url, expect_status }' });
+  )
+  .meta({ description: 'an HTTP GET: "url" or { url, expect_status, expect_release }' });
 
 const tcp = z
   .string()
@@ -61,6 +68,7 @@ export const checkSchema = z
       .optional()
       .meta({ description: "the runtime's own status (compose ps / the status command)" }),
     timeout: duration('how long one check may take (default 2s; not for heartbeat)').optional(),
+    expect_release: expectRelease.optional(),
   })
   .superRefine((check, ctx) => {
     const given = checkKinds.filter((kind) => check[kind] !== undefined);
@@ -69,6 +77,14 @@ export const checkSchema = z
       ctx.addIssue({
         code: 'custom',
         message: `needs exactly one of http, tcp, heartbeat, runtime (${what})`,
+      });
+    }
+    if (check.expect_release !== undefined && check.http === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['expect_release'],
+        message:
+          'only an http check can expect a release (the x-release header); remove it or use an http check',
       });
     }
     if (check.heartbeat !== undefined && check.timeout !== undefined) {
@@ -94,6 +110,10 @@ export const serviceSchema = z.strictObject({
   start: shell('runtime.kind command: starts the service (sh -c, RELEASE set)'),
   stop: shell('runtime.kind command: stops the service within drain.stop_timeout'),
   status: shell('runtime.kind command: exits 0 while the service runs'),
+  stop_proof: z.boolean({ error: 'must be true or false' }).optional().meta({
+    description:
+      "prove a stop (its check's address refuses connections, its status says stopped); false only when the check goes through something that outlives the service",
+  }),
 });
 
 export type RawService = z.output<typeof serviceSchema>;

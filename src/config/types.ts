@@ -109,6 +109,8 @@ export type CheckConfig =
       readonly url: string;
       readonly timeout: Duration;
       readonly expectStatus: number;
+      /** the answer must carry `x-release` equal to the release that should be live */
+      readonly expectRelease: boolean;
     }
   | {
       readonly kind: 'tcp';
@@ -137,6 +139,11 @@ export interface ServiceConfig {
   readonly start?: ShellCommand;
   readonly stop?: ShellCommand;
   readonly status?: ShellCommand;
+  /**
+   * after stop, prove it: the check's address refuses connections and the
+   * runtime says stopped; false for a check through something that outlives it
+   */
+  readonly stopProof: boolean;
 }
 
 export interface WatchdogConfig {

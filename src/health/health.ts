@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { watchDrainMarker } from './drain-marker.js';
+import { DRAINING_HEADER, RELEASE_HEADER, VERIFIED_HEADER, VERIFY_HEADER } from './headers.js';
 import { startHeartbeat, type Heartbeat } from './heartbeat.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -21,6 +22,8 @@ export interface HealthOptions {
   readonly heartbeat?: { readonly slots: readonly string[]; readonly everyMs: number };
   /** how stale the drain marker's answer may be; default 250 ms */
   readonly drainCacheMs?: number;
+  /** named in `x-release` on every answer; default the RELEASE environment variable */
+  readonly release?: string;
 }
 
 export interface Health {
@@ -39,17 +42,25 @@ export interface Health {
   close(): void;
 }
 
-export const DRAINING_HEADER = 'x-handoff-draining';
+interface Answer {
+  readonly draining?: boolean;
+  readonly verified?: boolean;
+}
 
-function answer(res: ServerResponse, status: number, body: string, draining = false): void {
-  const headers: Record<string, string> = {
-    'content-type': 'text/plain',
-    'cache-control': 'no-store',
+function answerWith(release: string | undefined) {
+  return (res: ServerResponse, status: number, body: string, how: Answer = {}): void => {
+    const headers: Record<string, string> = {
+      'content-type': 'text/plain',
+      'cache-control': 'no-store',
+    };
+    // the orchestrator tells "draining on purpose" from "broken" by this word or header
+    if (how.draining) headers[DRAINING_HEADER] = '1';
+    if (how.verified) headers[VERIFIED_HEADER] = '1';
+    // which release answers: a rollout's verify knows the new one, not an old process, is up
+    if (release) headers[RELEASE_HEADER] = release;
+    res.writeHead(status, headers);
+    res.end(`${body}\n`);
   };
-  // the orchestrator tells "draining on purpose" from "broken" by this word or header
-  if (draining) headers[DRAINING_HEADER] = '1';
-  res.writeHead(status, headers);
-  res.end(`${body}\n`);
 }
 
 export function createHealth(options: HealthOptions): Health {
@@ -57,6 +68,7 @@ export function createHealth(options: HealthOptions): Health {
   const drain = watchDrainMarker(path.join(options.stateDir, 'draining'), {
     maxAgeMs: options.drainCacheMs ?? 250,
   });
+  const answer = answerWith(options.release ?? process.env.RELEASE);
   let lastPass = checks.length === 0;
   let started = lastPass;
 
@@ -89,12 +101,18 @@ export function createHealth(options: HealthOptions): Health {
     }),
   );
 
-  const ready: Handler = (_req, res) => {
+  const readiness = (res: ServerResponse, how: Answer): void => {
+    if (lastPass) answer(res, 200, 'ok', how);
+    else answer(res, 503, started ? 'failing' : 'starting', how);
+  };
+  const ready: Handler = (req, res) => {
     drain.isDraining().then(
       (draining) => {
-        if (draining) answer(res, 503, 'draining', true);
-        else if (lastPass) answer(res, 200, 'ok');
-        else answer(res, 503, started ? 'failing' : 'starting');
+        // handoff's own check asks for the truth even while drained, so a broken
+        // release fails its verify before the balancer ever sees it
+        if (req.headers[VERIFY_HEADER] === '1') readiness(res, { draining, verified: true });
+        else if (draining) answer(res, 503, 'draining', { draining: true });
+        else readiness(res, {});
       },
       () => answer(res, 500, 'error'),
     );

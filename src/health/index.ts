@@ -1,4 +1,5 @@
-export { createHealth, DRAINING_HEADER } from './health.js';
+export { createHealth } from './health.js';
+export { DRAINING_HEADER, RELEASE_HEADER, VERIFIED_HEADER, VERIFY_HEADER } from './headers.js';
 export type { BackgroundCheck, Handler, Health, HealthOptions } from './health.js';
 export { watchDrainMarker } from './drain-marker.js';
 export type { DrainWatch, DrainWatchOptions } from './drain-marker.js';

@@ -23,6 +23,8 @@ export async function verifyServices(
   options: VerifyOptions & {
     readonly clock: Clock;
     readonly runtime?: Runtime;
+    /** the release that should answer, for `expect_release` checks */
+    readonly release?: string;
     readonly signal?: AbortSignal;
   },
 ): Promise<VerifyReport> {
@@ -41,6 +43,7 @@ export async function verifyServices(
           state: config.host.state,
           service: s.name,
           ...(options.runtime ? { runtime: options.runtime } : {}),
+          ...(options.release ? { release: options.release } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
         });
         last.set(s.name, r);
@@ -61,6 +64,8 @@ export async function verifyServices(
       latency_ms: r?.latency_ms ?? 0,
       ...(r?.draining ? { draining: true } : {}),
       passes,
+      ...(r?.release ? { release: r.release } : {}),
+      ...(r?.code === 'release-mismatch' && r.detail ? { detail: r.detail } : {}),
     };
   });
   return { ok: services.every((s) => s.ok), services, elapsed_ms: clock.now() - started };

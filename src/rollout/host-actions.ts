@@ -1,6 +1,6 @@
 import type { HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
-import type { VerifyReport } from '../host/agent/types.js';
+import type { StopReport, VerifyReport } from '../host/agent/types.js';
 import type { RolloutDeps } from './types.js';
 
 /** Drain and undrain by the configured method; the marker is written either way. */
@@ -35,9 +35,24 @@ export function summarizeVerify(report: VerifyReport): string {
   return report.services
     .map(
       (s) =>
-        `${s.name} ${s.ok ? '✓' : '✗'}${s.ok ? '' : ` ${s.code}`}${s.draining ? ' (draining)' : ''}`,
+        `${s.name} ${s.ok ? '✓' : '✗'}${s.ok ? '' : ` ${s.code}`}${s.detail ? ` (${s.detail})` : ''}${s.draining ? ' (draining)' : ''}`,
     )
     .join(', ');
+}
+
+/** `web: stop exited 0 but 127.0.0.1:8080 still accepts connections; …` — empty when every stop is proven. */
+export function stopProblems(report: StopReport): string {
+  return report.services
+    .filter((p) => !p.proven)
+    .map((p) => `${p.service}: stop exited 0 but ${p.detail}`)
+    .join('; ');
+}
+
+/** The stop step's line in the timeline: what was adopted, what was not proven. */
+export function describeStop(report: StopReport): { ok: boolean; detail?: string } {
+  const adopted = report.adopted.length ? `adopted ${report.adopted.join(', ')}` : '';
+  const detail = [adopted, report.proven ? '' : stopProblems(report)].filter(Boolean).join('; ');
+  return { ok: report.proven, ...(detail ? { detail } : {}) };
 }
 
 /** How long the drain marker is good for if the orchestrator dies: the whole worst-case window, twice. */

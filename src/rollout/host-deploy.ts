@@ -2,7 +2,14 @@ import type { HostConfig } from '../config/types.js';
 import { HandoffError, OperationError } from '../errors.js';
 import type { HeldLock } from '../agent-client/client.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
-import { hostActions, summarizeVerify, type HostActions } from './host-actions.js';
+import type { StopReport } from '../host/agent/types.js';
+import {
+  describeStop,
+  hostActions,
+  stopProblems,
+  summarizeVerify,
+  type HostActions,
+} from './host-actions.js';
 import { formatMs, type Describe, type StepRecorder } from './recorder.js';
 import { recover } from './recover.js';
 import { awaitRotation, describeState } from './rotation.js';
@@ -33,6 +40,10 @@ export interface HostProgress {
   lock?: HeldLock;
   drained: boolean;
   stopped: boolean;
+  /** a stop that answered without proving every service stopped: those still run the old release */
+  unproven?: StopReport;
+  /** the switch to the new release was sent (it may have happened even if it failed) */
+  switched: boolean;
   /** undrained after the new release started: the balancer may route to it */
   exposed: boolean;
   lockLost: boolean;
@@ -46,6 +57,7 @@ export async function deployHost(run: HostRun): Promise<HostOutcome> {
     step: 'lock',
     drained: false,
     stopped: false,
+    switched: false,
     exposed: false,
     lockLost: false,
   };
@@ -111,7 +123,13 @@ async function handshake(
   }
   await step('overlap', () => clock.sleep(config.drain.overlap, signal));
   p.stopped = true;
-  await step('stop', () => agent.stop());
+  const stopped = await step('stop', () => agent.stop(run.release), describeStop);
+  if (!stopped.proven) {
+    // nothing is started on top of a live process: the host fails here
+    p.unproven = stopped;
+    throw new OperationError(`${host.name}: ${stopProblems(stopped)}`);
+  }
+  p.switched = true;
   await step('switch', () => agent.switchTo(run.release));
   await step('start', () => agent.start());
   const verifyOptions = {

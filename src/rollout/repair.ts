@@ -1,7 +1,7 @@
 import { BlockedError } from '../errors.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostStatus } from '../host/agent/types.js';
-import { summarizeVerify } from './host-actions.js';
+import { stopProblems, summarizeVerify } from './host-actions.js';
 import { awaitRotation } from './rotation.js';
 import type { Bounds } from './host-deploy.js';
 import type { RolloutDeps } from './types.js';
@@ -54,7 +54,11 @@ export async function repairLeftover(
         host: agent.host,
         message: `${status.release ?? '?'} does not verify: switching back to ${status.previous}`,
       });
-      await agent.stop();
+      const stopped = await agent.stop(status.previous);
+      if (!stopped.proven)
+        throw new BlockedError(
+          `${agent.host} was left drained and its stop is not proven (${stopProblems(stopped)}); stop it by hand, then 'deploy undrain ${agent.host}'`,
+        );
       await agent.switchTo(status.previous);
       live = status.previous;
       await agent.start();

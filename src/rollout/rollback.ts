@@ -1,6 +1,7 @@
 import { OperationError } from '../errors.js';
 import type { HostActions } from './host-actions.js';
-import { summarizeVerify } from './host-actions.js';
+import { stopProblems, summarizeVerify } from './host-actions.js';
+import type { StopReport } from '../host/agent/types.js';
 import type { HostProgress, HostRun } from './host-deploy.js';
 import { awaitRotation } from './rotation.js';
 
@@ -48,6 +49,7 @@ export async function rollbackHost(
           await actions.drain();
           p.drained = true;
         }
+        if (p.unproven && !p.switched) return restartProven(run, actions, p, p.unproven);
         if (previous === null) {
           throw new OperationError(
             'the host ran no release before this rollout: nothing to roll back to',
@@ -70,33 +72,71 @@ export async function rollbackHost(
             );
           await clock.sleep(config.drain.overlap, signal);
         }
-        await agent.stop();
+        const stopped = await agent.stop(previous);
+        // never start the old release on top of the new one
+        if (!stopped.proven) return { ok: false, release, detail: stopProblems(stopped) };
         await agent.switchTo(previous);
         await agent.start();
-        const verified = await agent.verify({
-          successes: 1,
-          timeoutMs: config.rollout.verifyTimeout,
-          allowDraining: true,
-        });
-        if (!verified.ok) return { ok: false, release, detail: summarizeVerify(verified) };
-        await actions.undrain();
-        p.drained = false;
-        const back = await awaitRotation(
-          balancer,
-          host.target,
-          true,
-          bounds.awaitIn,
-          bounds.interval,
-          clock,
-          signal,
-        );
-        return back.met
-          ? { ok: true, release, detail: 'back in rotation' }
-          : { ok: true, release, detail: 'undrained, not yet back in rotation' };
+        return verifyAndUndrain(run, actions, p, release, signal);
       },
       (r) => ({ ok: r.ok, detail: `${release}: ${r.detail}` }),
     );
   } catch (error) {
     return { ok: false, release, detail: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/**
+ * The stop did not stop everything, and nothing was switched: what still runs
+ * is the release that ran before. Start again only what the stop did stop,
+ * then verify and undrain as usual.
+ */
+async function restartProven(
+  run: HostRun,
+  actions: HostActions,
+  p: HostProgress,
+  report: StopReport,
+): Promise<RollbackResult> {
+  const release = run.liveBefore ?? 'what ran before';
+  const stopped = report.services.filter((s) => s.proven).map((s) => s.service);
+  if (stopped.length > 0) {
+    if (run.liveBefore === null)
+      return {
+        ok: false,
+        release,
+        detail: `${stopped.join(', ')} stopped and no release ran before this rollout to start again`,
+      };
+    await run.agent.start(stopped);
+  }
+  return verifyAndUndrain(run, actions, p, release, rollbackSignal(run));
+}
+
+async function verifyAndUndrain(
+  run: HostRun,
+  actions: HostActions,
+  p: HostProgress,
+  release: string,
+  signal: AbortSignal,
+): Promise<RollbackResult> {
+  const { deps, host, agent, bounds } = run;
+  const verified = await agent.verify({
+    successes: 1,
+    timeoutMs: deps.config.rollout.verifyTimeout,
+    allowDraining: true,
+  });
+  if (!verified.ok) return { ok: false, release, detail: summarizeVerify(verified) };
+  await actions.undrain();
+  p.drained = false;
+  const back = await awaitRotation(
+    deps.balancer,
+    host.target,
+    true,
+    bounds.awaitIn,
+    bounds.interval,
+    deps.clock,
+    signal,
+  );
+  return back.met
+    ? { ok: true, release, detail: 'back in rotation' }
+    : { ok: true, release, detail: 'undrained, not yet back in rotation' };
 }

@@ -1,11 +1,11 @@
 import type { FleetVerification } from './fleet.js';
 
-/** host × service: ✓/✗, latency, code; then the balancer's view of the target. */
+/** host × service: ✓/✗, the release that answers, latency, code; then the balancer's view of the target. */
 export function renderFleetVerification(v: FleetVerification): string {
-  const rows: string[][] = [['host', 'service', 'ok', 'latency', 'code']];
+  const rows: string[][] = [['host', 'service', 'ok', 'release', 'latency', 'code']];
   for (const h of v.hosts) {
     if (!h.report) {
-      rows.push([h.host, '-', '✗', '-', h.reachable ? 'failed' : 'unreachable']);
+      rows.push([h.host, '-', '✗', '-', '-', h.reachable ? 'failed' : 'unreachable']);
       continue;
     }
     for (const s of h.report.services) {
@@ -13,8 +13,10 @@ export function renderFleetVerification(v: FleetVerification): string {
         h.host,
         s.name,
         s.ok ? '✓' : '✗',
+        // known only for a service that names it (x-release)
+        s.release ?? '-',
         `${s.latency_ms}ms`,
-        s.code + (s.draining ? ' (draining)' : ''),
+        s.code + (s.detail ? ` (${s.detail})` : '') + (s.draining ? ' (draining)' : ''),
       ]);
     }
   }

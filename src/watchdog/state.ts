@@ -17,6 +17,8 @@ export interface WatchdogState {
   readonly skippedFor?: string;
   /** the drain marker's `since` we already reported as expired */
   readonly expiredMarker?: string;
+  /** no release was live at the last tick: said once, not every minute */
+  readonly noRelease?: boolean;
 }
 
 const trigger = z.object({
@@ -33,6 +35,7 @@ export const watchdogStateSchema = z.object({
   ),
   skippedFor: z.optional(z.string()),
   expiredMarker: z.optional(z.string()),
+  noRelease: z.optional(z.boolean()),
 });
 
 export function freshState(): WatchdogState {

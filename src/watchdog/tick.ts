@@ -87,7 +87,19 @@ export async function tick(config: Config, options: TickOptions): Promise<TickRe
       return { outcome: 'skipped-drain', restarted: [] };
     }
     const release = await readCurrentRelease(config.host.root);
-    if (!release) return { outcome: 'no-release', restarted: [] };
+    if (!release) {
+      // said once, when it starts being true: cron runs this every minute
+      if (!state.noRelease)
+        log.emit({
+          level: 'info',
+          event: 'watchdog.no-release',
+          message: `no release is live (${config.host.root}/current is missing): nothing to check until the first rollout`,
+        });
+      await save({ ...forgetStreaks(state), noRelease: true, expiredMarker: undefined });
+      return { outcome: 'no-release', restarted: [] };
+    }
+    const { noRelease: _was, ...live } = state;
+    state = live;
     const runtime = createRuntime(runtimeSettings(config), release, options.exec);
     const results = await Promise.all(
       config.services.map(async (s) => {
@@ -96,6 +108,7 @@ export async function tick(config: Config, options: TickOptions): Promise<TickRe
           state: config.host.state,
           service: s.name,
           runtime,
+          release,
           signal: lock.signal,
         });
         return { service: s.name, ok: r.ok, code: r.code };

@@ -30,6 +30,23 @@ describe('deploy check', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/await-out\s+0s\s+10s/);
     expect(r.stdout).toContain('all invariants hold');
+    expect(r.stdout).toContain(
+      'gateway         127.0.0.1:8080 refuses connections, its status command exits non-zero',
+    );
+    expect(r.stdout).toContain('publish-worker  its status command exits non-zero');
+  });
+
+  it('lists a service that opted out of the stop proof as not proven', async () => {
+    const file = await variant([
+      '    keep_alive_timeout: 65s\n',
+      '    keep_alive_timeout: 65s\n    stop_proof: false\n',
+    ]);
+    const r = await deploy(['check', '--json', '-c', file]);
+    const last = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+    expect(last['stop_proof']).toEqual([
+      { service: 'gateway', proven: false, by: [] },
+      { service: 'publish-worker', proven: true, by: ['its status command exits non-zero'] },
+    ]);
   });
 
   it('exits 1 naming the invariant one changed number breaks', async () => {

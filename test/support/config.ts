@@ -40,7 +40,9 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
           url: 'http://127.0.0.1:8080/health',
           timeout: 2000,
           expectStatus: 200,
+          expectRelease: false,
         },
+        stopProof: true,
       },
     ],
     watchdog: {

@@ -2,7 +2,12 @@ import type { Balancer, TargetState } from '../../src/balancer/balancer.js';
 import type { HealthCheckSettings } from '../../src/config/types.js';
 import type { HeldLock } from '../../src/agent-client/client.js';
 import type { HostAgent } from '../../src/agent-client/host-agent.js';
-import type { AuditEntry, HostStatus, VerifyReport } from '../../src/host/agent/types.js';
+import type {
+  AuditEntry,
+  HostStatus,
+  StopReport,
+  VerifyReport,
+} from '../../src/host/agent/types.js';
 import type { FakeClock } from './fake-clock.js';
 
 export const settings: HealthCheckSettings = {
@@ -29,6 +34,10 @@ export class FakeHost implements HostAgent {
   bad = new Set<string>();
   /** make a call throw: op name → error */
   failOn = new Map<string, Error>();
+  /** its stop exits 0 and stops nothing (a broken stop script): the proof fails */
+  stopIgnored = false;
+  /** services found running with no release live (started by hand): adopted at stop */
+  adoptable: string[] = [];
   /** run a hook when an op is called (e.g. abort the rollout) */
   onCall: ((op: string) => void) | undefined;
 
@@ -98,10 +107,31 @@ export class FakeHost implements HostAgent {
     this.undrainedAt = this.clock.now();
     return Promise.resolve();
   }
-  stop() {
+  stop(release: string): Promise<StopReport> {
     this.op('stop');
+    const adopted = this.release === null ? this.adoptable : [];
+    if (this.release === null && adopted.length === 0)
+      return Promise.resolve({ stopped: false, adopted, services: [], proven: true });
+    void release;
+    if (this.stopIgnored) {
+      return Promise.resolve({
+        stopped: true,
+        adopted,
+        proven: false,
+        services: [
+          { service: 'app', proven: false, detail: '127.0.0.1:8080 still accepts connections' },
+          { service: 'worker', proven: true, detail: 'status says stopped (exit-3)' },
+        ],
+      });
+    }
     this.running = false;
-    return Promise.resolve();
+    this.adoptable = [];
+    return Promise.resolve({
+      stopped: true,
+      adopted,
+      proven: true,
+      services: [{ service: 'app', proven: true, detail: '127.0.0.1:8080 refuses connections' }],
+    });
   }
   switchTo(release: string) {
     this.op(`switch ${release}`);
@@ -110,8 +140,8 @@ export class FakeHost implements HostAgent {
     this.release = release;
     return Promise.resolve({ previous, current: release });
   }
-  start() {
-    this.op('start');
+  start(services?: readonly string[]) {
+    this.op(services ? `start ${services.join(',')}` : 'start');
     this.running = true;
     return Promise.resolve();
   }

@@ -35,7 +35,10 @@ export interface HostFixture {
  * A host in a temp directory: its own root, state and lock, and one real HTTP
  * service run by the command runtime.
  */
-export async function hostFixture(watchdog = ''): Promise<HostFixture> {
+export async function hostFixture(
+  watchdog = '',
+  options: { readonly stop?: string; readonly stopTimeout?: string } = {},
+): Promise<HostFixture> {
   const dir = await mkdtemp(path.join(tmpdir(), 'handoff-host-'));
   await mkdir(path.join(dir, 'state'), { recursive: true });
   const port = await freePort();
@@ -45,14 +48,14 @@ service: t
 ssh: { user: root, known_hosts: /dev/null }
 hosts: [{ name: local, address: 127.0.0.1 }]
 balancer: { kind: static, interval: 1s, timeout: 500ms, unhealthy_threshold: 2, healthy_threshold: 2 }
-drain: { overlap: 1s, max_request: 2s, stop_timeout: 5s }
+drain: { overlap: 1s, max_request: 2s, stop_timeout: ${options.stopTimeout ?? '5s'} }
 host: { root: ${dir}/root, lock: ${dir}/lock/t, state: ${dir}/state, agent: ${dir}/agent }
 runtime: { kind: command }
 services:
   - name: app
     check: { http: "http://127.0.0.1:${port}/health", timeout: 1s }
     start: 'PORT=${port} node ${httpService} >/dev/null 2>&1 &'
-    stop: 'p=$(cat ${pidFile} 2>/dev/null) || exit 0; kill $p 2>/dev/null; while kill -0 $p 2>/dev/null; do sleep 0.05; done; rm -f ${pidFile}'
+    stop: '${options.stop ?? `p=$(cat ${pidFile} 2>/dev/null) || exit 0; kill $p 2>/dev/null; while kill -0 $p 2>/dev/null; do sleep 0.05; done; rm -f ${pidFile}`}'
     status: 'kill -0 $(cat ${pidFile} 2>/dev/null) 2>/dev/null'
 ${watchdog}`;
   const config = parseConfig(yaml, path.join(dir, 'deploy.yml'));

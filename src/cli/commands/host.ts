@@ -39,6 +39,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'successes', value: '<n>' },
   { name: 'timeout-ms', value: '<ms>' },
   { name: 'expect-agent', value: '<sha256>' },
+  { name: 'services', value: '<a,b>' },
   { name: 'allow-draining' },
   { name: 'force' },
   { name: 'defer' },
@@ -116,6 +117,7 @@ export async function runHostOp(op: string, flags: HostFlags): Promise<void> {
       allowDraining: flags.allowDraining === true,
       force: flags.force === true,
       defer: flags.defer === true,
+      services: text(flags.services),
     };
     code = await serveAgentOp(op as (typeof OPS)[number], args, {
       config,

@@ -5,6 +5,7 @@ import * as ops from './ops/basic.js';
 import { errorInfo } from './error-info.js';
 import { lockHold } from './ops/lock-hold.js';
 import { lockRelease } from './ops/lock-release.js';
+import { stop } from './ops/stop.js';
 import type { AgentIO } from './io.js';
 import type { AgentCall, AgentOp, AgentReplyLine } from './protocol.js';
 
@@ -22,6 +23,8 @@ export interface AgentArgs {
   readonly defer?: boolean;
   /** the sha256 the orchestrator expects of this agent: any other refuses before doing anything */
   readonly expectAgent?: string;
+  /** start: only these services (comma-separated) */
+  readonly services?: string;
 }
 
 export interface AgentEnv {
@@ -75,9 +78,12 @@ async function dispatch(
     case 'switch':
       return ops.switchTo(config, need(args.release, '--release'));
     case 'start':
-      return ops.start(config);
+      return ops.start(config, args.services?.split(',').filter(Boolean));
     case 'stop':
-      return ops.stop(config);
+      return stop(config, clock, env.io, {
+        ...(args.release ? { release: args.release } : {}),
+        ...(signal ? { signal } : {}),
+      });
     case 'verify':
       return ops.verify(config, clock, {
         successes: args.successes ?? config.rollout.verifySuccesses,

@@ -1,5 +1,6 @@
 /** The data each agent operation returns: shared by the agent and its client. */
 import type { LockHolder } from '../../errors.js';
+import type { ServiceProof } from '../stop-proof.js';
 import type { HelloData } from './protocol.js';
 
 export interface ServiceVerdict {
@@ -11,6 +12,10 @@ export interface ServiceVerdict {
   readonly draining?: boolean;
   /** consecutive passes reached */
   readonly passes: number;
+  /** the release the service says it runs (`x-release`), when it says so */
+  readonly release?: string;
+  /** why, for a failure that has more to say than its code (release-mismatch) */
+  readonly detail?: string;
 }
 
 export interface VerifyReport {
@@ -42,6 +47,19 @@ export interface HostStatus {
   readonly draining: DrainMarkerData | null;
   readonly watchdog: Readonly<Record<string, unknown>> | null;
 }
+
+/** What `stop` did, and whether every service was proven stopped. */
+export interface StopReport {
+  /** false when no release was live and nothing answered: nothing to stop */
+  readonly stopped: boolean;
+  /** services found running on a host with no release yet, stopped before the first */
+  readonly adopted: readonly string[];
+  readonly services: readonly ServiceProof[];
+  /** every service proven stopped (or opted out with stop_proof: false) */
+  readonly proven: boolean;
+}
+
+export type { ServiceProof };
 
 export interface SwitchResult {
   readonly previous: string | null;

@@ -1,6 +1,14 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { CheckConfig } from '../../config/types.js';
+import {
+  DRAINING_HEADER,
+  releaseClaim,
+  releaseMismatch,
+  VERIFIED_HEADER,
+  VERIFY_HEADER,
+  type ReleaseClaim,
+} from './http-headers.js';
 import { errorCode, errorDetail, type CheckDeps, type CheckResult } from './result.js';
 
 type HttpCheck = Extract<CheckConfig, { kind: 'http' }>;
@@ -9,15 +17,27 @@ type HttpCheck = Extract<CheckConfig, { kind: 'http' }>;
 const bodyLimit = 4096;
 
 type Outcome =
-  | { readonly kind: 'status'; readonly status: number; readonly draining?: boolean }
+  | {
+      readonly kind: 'status';
+      readonly status: number;
+      /** a 503 only: it says it is draining (the header, or the word in its body) */
+      readonly saysDraining: boolean;
+      /** the service answered a verify with its real readiness */
+      readonly verified: boolean;
+      readonly claim: ReleaseClaim;
+    }
   | { readonly kind: 'timeout' }
   | { readonly kind: 'error'; readonly error: unknown };
 
 /**
- * GET the URL within a hard deadline. A 503 is "draining" when its body
- * mentions `draining` or it carries `x-handoff-draining: 1`: the drain
- * handshake working, not a broken service. The body is only searched, never
- * kept: health answers may include connection strings or tokens.
+ * GET the URL within a hard deadline, with `x-handoff-verify: 1`. A 503 is
+ * "draining" when its body mentions `draining` or it carries
+ * `x-handoff-draining: 1`: the drain handshake working, not a broken service;
+ * unless the service marked the answer as its real readiness
+ * (`x-handoff-verified: 1`), which is then taken as it is. With
+ * `expect_release`, an answer (or a drain) counts only from the release that
+ * should be live. The body is only searched, never kept: health answers may
+ * include connection strings or tokens.
  */
 export async function httpCheck(check: HttpCheck, deps: CheckDeps): Promise<CheckResult> {
   const started = deps.clock.now();
@@ -45,13 +65,33 @@ export async function httpCheck(check: HttpCheck, deps: CheckDeps): Promise<Chec
       detail: errorDetail(outcome.error),
     };
   }
-  const ok = outcome.status === check.expectStatus;
+  return judge(check, outcome, deps.release, latency_ms);
+}
+
+function judge(
+  check: HttpCheck,
+  outcome: Extract<Outcome, { kind: 'status' }>,
+  expected: string | undefined,
+  latency_ms: number,
+): CheckResult {
+  const { status, claim } = outcome;
+  const ok = status === check.expectStatus;
+  // a real-readiness answer is never excused by a drain
+  const excused = status === 503 && outcome.saysDraining && !outcome.verified;
+  const release = claim.kind === 'one' ? { release: claim.release } : {};
+  if (check.expectRelease && (ok || excused)) {
+    const mismatch = releaseMismatch(claim, expected);
+    if (mismatch !== null)
+      return { ok: false, code: 'release-mismatch', latency_ms, ...release, detail: mismatch };
+  }
+  const draining = status === 503 ? { draining: excused } : {};
   return {
     ok,
-    code: ok ? 'ok' : `status-${outcome.status}`,
+    code: ok ? 'ok' : `status-${status}`,
     latency_ms,
-    ...(outcome.draining === undefined ? {} : { draining: outcome.draining }),
-    detail: `HTTP ${outcome.status}`,
+    ...draining,
+    ...release,
+    detail: `HTTP ${status}${outcome.verified ? ' (real readiness)' : ''}`,
   };
 }
 
@@ -74,7 +114,7 @@ function probe(url: URL, timeoutMs: number, signal: AbortSignal | undefined): Pr
       req = request(url, {
         method: 'GET',
         agent: false,
-        headers: { connection: 'close', 'user-agent': 'handoff-check' },
+        headers: { connection: 'close', 'user-agent': 'handoff-check', [VERIFY_HEADER]: '1' },
         ...(signal ? { signal } : {}),
       });
     } catch (error) {
@@ -86,15 +126,20 @@ function probe(url: URL, timeoutMs: number, signal: AbortSignal | undefined): Pr
     req.on('error', (error) => finish({ kind: 'error', error }));
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
-      const byHeader = res.headers['x-handoff-draining'] === '1';
+      const base = {
+        kind: 'status' as const,
+        status,
+        verified: res.headers[VERIFIED_HEADER] === '1',
+        claim: releaseClaim(res),
+      };
+      const byHeader = res.headers[DRAINING_HEADER] === '1';
       if (status !== 503 || byHeader) {
-        finish({ kind: 'status', status, ...(status === 503 ? { draining: true } : {}) });
+        finish({ ...base, saysDraining: status === 503 });
         return;
       }
-      answered = { kind: 'status', status, draining: false };
+      answered = { ...base, saysDraining: false };
       let seen = '';
-      const search = (): void =>
-        finish({ kind: 'status', status, draining: /draining/i.test(seen) });
+      const search = (): void => finish({ ...base, saysDraining: /draining/i.test(seen) });
       res.setEncoding('latin1');
       res.on('data', (chunk: string) => {
         seen += chunk;

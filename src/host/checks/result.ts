@@ -12,6 +12,8 @@ export interface CheckResult {
   readonly latency_ms: number;
   /** HTTP 503 only: true when the service says it is draining on purpose */
   readonly draining?: boolean;
+  /** HTTP only: the release the answer names in `x-release`, when it names exactly one */
+  readonly release?: string;
   readonly detail?: string;
 }
 
@@ -24,6 +26,8 @@ export interface CheckDeps {
   readonly service: string;
   /** required by the runtime check */
   readonly runtime?: Runtime;
+  /** the release that should answer (what `current` points at), for `expect_release` */
+  readonly release?: string;
   readonly signal?: AbortSignal;
 }
 

@@ -118,7 +118,7 @@ describe('AgentClient', () => {
     const t = new RecordingTransport();
     const client = new AgentClient(t, paths, new MemoryLog());
     await client.openSession();
-    await client.stop();
+    await client.stop('r2');
     expect(t.execs).toHaveLength(1);
     const lock = await client.holdLock('rollout', 'release r2');
     await client.switchTo('r2');

@@ -84,7 +84,33 @@ describe('loading deploy.yml', () => {
       kind: 'http',
       url: 'http://127.0.0.1:8080/health',
       expectStatus: 200,
+      expectRelease: false,
       timeout: 2_000,
+    });
+    expect(config.services[0]?.stopProof).toBe(true);
+  });
+
+  it('reads expect_release in the http block or beside it, and stop_proof per service', async () => {
+    const long = minimal.replace(
+      'check: { http: "http://127.0.0.1:8080/health" }',
+      'check: { http: { url: "http://127.0.0.1:8080/health", expect_release: true } }\n    stop_proof: false',
+    );
+    const config = await loadConfig(await writeConfig(long), { env: {} });
+    expect(config.services[0]).toMatchObject({
+      check: { kind: 'http', expectRelease: true },
+      stopProof: false,
+    });
+    const short = minimal.replace(
+      'check: { http: "http://127.0.0.1:8080/health" }',
+      'check: { http: "http://127.0.0.1:8080/health", expect_release: true }',
+    );
+    const again = await loadConfig(await writeConfig(short), { env: {} });
+    expect(again.services[0]?.check).toMatchObject({ kind: 'http', expectRelease: true });
+    // and both survive the host config that setup publishes
+    const published = loadConfigFromJson(toHostJson(config), '/etc/handoff/api.json');
+    expect(published.services[0]).toMatchObject({
+      check: { expectRelease: true },
+      stopProof: false,
     });
   });
 

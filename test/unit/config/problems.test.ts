@@ -132,6 +132,26 @@ describe('a bad deploy.yml', () => {
     ]);
   });
 
+  it('with expect_release on a tcp check says only http can expect a release', async () => {
+    const text = minimal.replace(
+      'check: { http: "http://127.0.0.1:8080/health" }',
+      'check: { tcp: "127.0.0.1:8080", expect_release: true }',
+    );
+    expect(await problemsOf(text)).toEqual([
+      'services[0].check.expect_release: only an http check can expect a release (the x-release header); remove it or use an http check (FILE:18:53)',
+    ]);
+  });
+
+  it('with expect_release that is not a boolean says so', async () => {
+    const text = minimal.replace(
+      'check: { http: "http://127.0.0.1:8080/health" }',
+      'check: { http: { url: "http://127.0.0.1:8080/health", expect_release: yes } }',
+    );
+    expect(await problemsOf(text)).toEqual([
+      'services[0].check.http.expect_release: must be true or false (FILE:18:75)',
+    ]);
+  });
+
   it('with the command runtime requires start, stop and status on each service', async () => {
     const text = minimal.replace(
       '  kind: compose\n  compose_file: compose.yml\n',

@@ -3,6 +3,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHealth, type BackgroundCheck, type Health } from '../../../src/health/index.js';
+import { systemClock } from '../../../src/clock.js';
+import { runCheck } from '../../../src/host/checks/run.js';
 import { get, listen, tempDir, waitFor } from './support.js';
 
 describe('createHealth', () => {
@@ -18,8 +20,14 @@ describe('createHealth', () => {
     await remove();
   });
 
-  async function serve(checks: BackgroundCheck[] = []): Promise<string> {
-    const h = createHealth({ stateDir: dir, checks, checkEveryMs: 20, drainCacheMs: 0 });
+  async function serve(checks: BackgroundCheck[] = [], release?: string): Promise<string> {
+    const h = createHealth({
+      stateDir: dir,
+      checks,
+      checkEveryMs: 20,
+      drainCacheMs: 0,
+      ...(release ? { release } : {}),
+    });
     health = h;
     server = http.createServer((req, res) => {
       if (req.url === '/startup') h.startup(req, res);
@@ -77,5 +85,49 @@ describe('createHealth', () => {
     ]);
     await health?.runChecks();
     expect((await get(`${url}/ready`)).status).toBe(503);
+  });
+
+  describe("with handoff's own check (x-handoff-verify: 1)", () => {
+    const check = (url: string) => ({
+      kind: 'http' as const,
+      url: `${url}/ready`,
+      timeout: 2_000,
+      expectStatus: 200,
+      expectRelease: true,
+    });
+    const deps = { clock: systemClock, state: '/nonexistent', service: 'api', release: 'v4' };
+
+    it('answers its real readiness while drained, so a working release passes verify', async () => {
+      const url = await serve([{ name: 'db', run: () => true }], 'v4');
+      await waitFor(() => health?.checksPass() === true);
+      await writeFile(path.join(dir, 'draining'), 'rollout');
+      expect(await runCheck(check(url), deps)).toMatchObject({ ok: true, release: 'v4' });
+      // the balancer, which does not ask that way, still sees the drain
+      const balancer = await get(`${url}/ready`);
+      expect(balancer.status).toBe(503);
+      expect(balancer.headers['x-handoff-draining']).toBe('1');
+    });
+
+    it('fails verify of a broken release while drained, before the balancer sees it', async () => {
+      const url = await serve([{ name: 'db', run: () => false }], 'v4');
+      await health?.runChecks();
+      await writeFile(path.join(dir, 'draining'), 'rollout');
+      expect(await runCheck(check(url), deps)).toMatchObject({
+        ok: false,
+        code: 'status-503',
+        draining: false,
+      });
+    });
+
+    it('names its release on every answer, and an old one fails expect_release', async () => {
+      const url = await serve([], 'v2');
+      expect((await get(`${url}/live`)).headers['x-release']).toBe('v2');
+      expect((await get(`${url}/startup`)).headers['x-release']).toBe('v2');
+      expect(await runCheck(check(url), deps)).toMatchObject({
+        ok: false,
+        code: 'release-mismatch',
+        detail: 'answers v2, expected v4',
+      });
+    });
   });
 });

@@ -308,6 +308,63 @@ describe('recovery, as a reviewer broke it', () => {
   });
 });
 
+describe('a stop that is not proven', () => {
+  it('fails the host at stop, starts only what did stop, and leaves later hosts untouched', async () => {
+    const f = fleet();
+    f.host(1).stopIgnored = true;
+    const result = await rollout(f.deps, options);
+    expect(result.ok).toBe(false);
+    expect(result.hosts[0]).toMatchObject({
+      result: 'rolled-back',
+      stoppedAt: 'stop',
+      leftDrained: false,
+      error: 'web-1: app: stop exited 0 but 127.0.0.1:8080 still accepts connections',
+    });
+    // nothing switched, nothing started on top of the live app
+    expect(f.actions(1)).toEqual([
+      'lock',
+      'drain',
+      'stop',
+      'start worker',
+      'verify',
+      'undrain',
+      'unlock',
+    ]);
+    expect(f.host(1).release).toBe('r1');
+    expect(result.notReached).toEqual(['web-2', 'web-3']);
+    expect(f.actions(2)).toEqual([]);
+    const stop = result.hosts[0]!.steps.find((s) => s.step === 'stop');
+    expect(stop).toMatchObject({ ok: false });
+    expect(stop?.detail).toContain('127.0.0.1:8080 still accepts connections');
+  });
+
+  it('leaves drained a fresh host whose adopted service would not stop', async () => {
+    const f = fleet(testConfig(), null);
+    f.host(1).adoptable = ['app'];
+    f.host(1).stopIgnored = true;
+    const result = await rollout(f.deps, options);
+    expect(result.hosts[0]).toMatchObject({
+      result: 'failed',
+      stoppedAt: 'stop',
+      leftDrained: true,
+    });
+    expect(f.actions(1)).not.toContain('switch r2');
+    expect(f.actions(1)).not.toContain('start');
+  });
+});
+
+describe('adopting a host with no release', () => {
+  it('stops what already runs, records it, and deploys the first release', async () => {
+    const f = fleet(testConfig(), null);
+    for (const n of [1, 2, 3]) f.host(n).adoptable = ['app'];
+    const result = await rollout(f.deps, options);
+    expect(result.ok).toBe(true);
+    for (const n of [1, 2, 3]) expect(f.host(n).release).toBe('r2');
+    const stop = result.hosts[0]!.steps.find((s) => s.step === 'stop');
+    expect(stop).toMatchObject({ ok: true, detail: 'adopted app' });
+  });
+});
+
 describe('stopping between waves', () => {
   it('keeps the deployed waves in the result when the capacity guard stops a later one', async () => {
     const f = fleet();

@@ -20,8 +20,15 @@ const config: Config = {
   services: [
     {
       name: 'gateway',
-      check: { kind: 'http', url: 'http://127.0.0.1/health', timeout: 2000, expectStatus: 200 },
+      check: {
+        kind: 'http',
+        url: 'http://127.0.0.1/health',
+        timeout: 2000,
+        expectStatus: 200,
+        expectRelease: false,
+      },
       keepAliveTimeout: 65_000,
+      stopProof: true,
     },
   ],
   watchdog: base.watchdog,

@@ -222,4 +222,20 @@ describe('a watchdog tick', () => {
     expect(outcomes[0]?.outcome).toBe('checked');
     await mkdir(host.config.host.state, { recursive: true });
   });
+
+  it('says once that no release is live, records it, and says nothing more until one is', async () => {
+    host = await hostFixture(WATCHDOG);
+    const log = new MemoryLog();
+    const { outcomes } = await ticks(host, 3, log);
+    expect(outcomes.map((o) => o.outcome)).toEqual(['no-release', 'no-release', 'no-release']);
+    expect(log.events.map((e) => e.event)).toEqual(['watchdog.started', 'watchdog.no-release']);
+    const file = path.join(host.config.host.state, 'watchdog.json');
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ noRelease: true });
+    await publishRelease(host.config.host.root, 'r1', { '.env': 'RELEASE=r1\n' });
+    await switchRelease(host.config.host.root, 'r1');
+    await runtime(host).start();
+    const after = await ticks(host, 1, log);
+    expect(after.outcomes[0]?.outcome).toBe('checked');
+    expect(JSON.parse(await readFile(file, 'utf8'))).not.toHaveProperty('noRelease');
+  });
 });

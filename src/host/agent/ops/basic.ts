@@ -82,16 +82,12 @@ export function switchTo(config: Config, release: string): Promise<SwitchResult>
   return switchRelease(config.host.root, release);
 }
 
-export async function start(config: Config): Promise<unknown> {
-  await (await liveRuntime(config)).start();
-  return { started: true };
-}
-
-export async function stop(config: Config): Promise<unknown> {
-  const release = await readLiveRelease(config.host.root);
-  // nothing deployed yet: nothing to stop (a fresh host's first rollout)
-  if (release) await createRuntime(runtimeSettings(config), release).stop();
-  return { stopped: release !== null };
+/** Start every service, or only `services` (a rollback restarting what its stop proved stopped). */
+export async function start(config: Config, services?: readonly string[]): Promise<unknown> {
+  const runtime = await liveRuntime(config);
+  if (services === undefined) await runtime.start();
+  else for (const s of config.services) if (services.includes(s.name)) await runtime.start(s.name);
+  return { started: services ?? config.services.map((s) => s.name) };
 }
 
 export async function verify(
@@ -101,7 +97,12 @@ export async function verify(
 ): Promise<VerifyReport> {
   const release = await readLiveRelease(config.host.root);
   const runtime = release ? createRuntime(runtimeSettings(config), release) : undefined;
-  return verifyServices(config, { ...args, clock, ...(runtime ? { runtime } : {}) });
+  return verifyServices(config, {
+    ...args,
+    clock,
+    ...(runtime ? { runtime } : {}),
+    ...(release ? { release } : {}),
+  });
 }
 
 export async function status(config: Config): Promise<HostStatus> {

@@ -27,12 +27,27 @@ const answer =
   };
 
 const deps = { clock: systemClock, state: '/nonexistent', service: 'gateway' };
-const check = (url: string, more: { timeout?: number; expectStatus?: number } = {}) => ({
+const check = (
+  url: string,
+  more: { timeout?: number; expectStatus?: number; expectRelease?: boolean } = {},
+) => ({
   kind: 'http' as const,
   url,
   timeout: more.timeout ?? 2_000,
   expectStatus: more.expectStatus ?? 200,
+  expectRelease: more.expectRelease ?? false,
 });
+
+/** answers with raw header lines, so a header can be repeated */
+const rawAnswer =
+  (status: number, headers: readonly [string, string][], body = ''): RequestListener =>
+  (_req, res) => {
+    res.writeHead(
+      status,
+      headers.flatMap(([k, v]) => [k, v]),
+    );
+    res.end(body);
+  };
 
 describe('the http check', () => {
   it('passes on 200', async () => {
@@ -109,5 +124,124 @@ describe('the http check', () => {
 
   it('reports a URL it cannot parse without throwing', async () => {
     expect(await runCheck(check('not a url'), deps)).toMatchObject({ ok: false, code: 'bad-url' });
+  });
+});
+
+describe('the http check and the drain handshake headers', () => {
+  it('asks with x-handoff-verify: 1', async () => {
+    let seen: string | string[] | undefined;
+    const url = await serve((req, res) => {
+      seen = req.headers['x-handoff-verify'];
+      res.end('ok');
+    });
+    await runCheck(check(url), deps);
+    expect(seen).toBe('1');
+  });
+
+  it('takes a 503 marked as real readiness as a failure even when it says draining', async () => {
+    const url = await serve(
+      answer(503, 'failing', { 'x-handoff-draining': '1', 'x-handoff-verified': '1' }),
+    );
+    const result = await runCheck(check(url), deps);
+    expect(result).toMatchObject({ ok: false, code: 'status-503', draining: false });
+    expect(result.detail).toBe('HTTP 503 (real readiness)');
+  });
+
+  it('passes a 200 marked as real readiness while the service is drained', async () => {
+    const url = await serve(
+      answer(200, 'ok', { 'x-handoff-draining': '1', 'x-handoff-verified': '1' }),
+    );
+    expect(await runCheck(check(url), deps)).toMatchObject({ ok: true, code: 'ok' });
+  });
+
+  it('reports the release a service names, without expecting one', async () => {
+    const url = await serve(answer(200, 'ok', { 'x-release': 'v2' }));
+    expect(await runCheck(check(url), deps)).toMatchObject({ ok: true, release: 'v2' });
+  });
+});
+
+describe('the http check with expect_release', () => {
+  const expecting = (url: string) => check(url, { expectRelease: true });
+  const v4 = { ...deps, release: 'v4' };
+
+  it('passes when x-release is the release that should be live', async () => {
+    const url = await serve(answer(200, 'ok', { 'x-release': 'v4' }));
+    expect(await runCheck(expecting(url), v4)).toMatchObject({
+      ok: true,
+      code: 'ok',
+      release: 'v4',
+    });
+  });
+
+  it('fails with release-mismatch when another release answers', async () => {
+    const url = await serve(answer(200, 'ok', { 'x-release': 'v2' }));
+    expect(await runCheck(expecting(url), v4)).toMatchObject({
+      ok: false,
+      code: 'release-mismatch',
+      release: 'v2',
+      detail: 'answers v2, expected v4',
+    });
+  });
+
+  it('does not excuse a draining 503 from another release', async () => {
+    const url = await serve(
+      answer(503, 'draining', { 'x-handoff-draining': '1', 'x-release': 'v2' }),
+    );
+    const result = await runCheck(expecting(url), v4);
+    expect(result).toMatchObject({ ok: false, code: 'release-mismatch' });
+    expect(result.draining).toBeUndefined();
+  });
+
+  it('keeps a draining 503 from the right release a drain', async () => {
+    const url = await serve(
+      answer(503, 'draining', { 'x-handoff-draining': '1', 'x-release': 'v4' }),
+    );
+    expect(await runCheck(expecting(url), v4)).toMatchObject({
+      code: 'status-503',
+      draining: true,
+    });
+  });
+
+  it('fails without the header', async () => {
+    const url = await serve(answer(200, 'ok'));
+    expect(await runCheck(expecting(url), v4)).toMatchObject({
+      code: 'release-mismatch',
+      detail: 'answers without an x-release header, expected v4',
+    });
+  });
+
+  it('calls an empty header a mismatch', async () => {
+    const url = await serve(rawAnswer(200, [['x-release', '']]));
+    expect(await runCheck(expecting(url), v4)).toMatchObject({
+      code: 'release-mismatch',
+      detail: 'answers an empty x-release header, expected v4',
+    });
+  });
+
+  it('calls several headers a mismatch, even when one is right', async () => {
+    const url = await serve(
+      rawAnswer(200, [
+        ['x-release', 'v4'],
+        ['x-release', 'v2'],
+      ]),
+    );
+    expect(await runCheck(expecting(url), v4)).toMatchObject({
+      ok: false,
+      code: 'release-mismatch',
+      detail: 'answers several x-release headers (v4, v2), expected v4',
+    });
+  });
+
+  it('fails when no release is live to expect', async () => {
+    const url = await serve(answer(200, 'ok', { 'x-release': 'v4' }));
+    expect(await runCheck(expecting(url), deps)).toMatchObject({
+      code: 'release-mismatch',
+      detail: 'no release is live on this host to expect',
+    });
+  });
+
+  it('reports a failing status before the release', async () => {
+    const url = await serve(answer(500, 'boom', { 'x-release': 'v2' }));
+    expect(await runCheck(expecting(url), v4)).toMatchObject({ code: 'status-500' });
   });
 });

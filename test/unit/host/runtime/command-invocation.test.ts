@@ -10,11 +10,13 @@ const web: ServiceConfig = {
   start: './bin/web --port 8080 &',
   stop: 'kill "$(cat "$HANDOFF_STATE/web.pid")"',
   status: 'test -f "$HANDOFF_STATE/web.pid"',
+  stopProof: true,
 };
 const worker: ServiceConfig = {
   name: 'worker',
   check: { kind: 'runtime', timeout: 2_000 },
   start: './bin/worker &',
+  stopProof: true,
 };
 
 const settings: RuntimeSettings = {

@@ -27,6 +27,7 @@ const web = (overrides: Partial<ServiceConfig> = {}): ServiceConfig => ({
   start: `'${process.execPath}' service.mjs "$HANDOFF_STATE/web.port" & echo $! > ${pidFile}`,
   stop: `kill "$(cat ${pidFile})"`,
   status: `kill -0 "$(cat ${pidFile})"`,
+  stopProof: true,
   ...overrides,
 });
 
@@ -75,6 +76,7 @@ describe('the command runtime', () => {
       url: `http://127.0.0.1:${port}/health`,
       timeout: 2_000,
       expectStatus: 200,
+      expectRelease: false,
     } as const;
     const deps = { clock: systemClock, state: settings.state, service: 'web' };
     expect(await runCheck(check, deps)).toMatchObject({ ok: true, code: 'ok' });

@@ -44,7 +44,7 @@ beforeEach(async () => {
     state: path.join(dir, 'state'),
     stopTimeout: 30_000,
     runtime: { kind: 'compose', composeFile: 'infra/compose.yml' },
-    services: [{ name: 'gateway', check: { kind: 'runtime', timeout: 2_000 } }],
+    services: [{ name: 'gateway', check: { kind: 'runtime', timeout: 2_000 }, stopProof: true }],
   };
   await mkdir(path.join(settings.root, 'releases', 'r1'), { recursive: true });
   await mkdir(path.join(settings.root, 'releases', 'r2'), { recursive: true });

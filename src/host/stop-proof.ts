@@ -1,0 +1,113 @@
+import type { Clock } from '../clock.js';
+import type { RuntimeConfig, ServiceConfig } from '../config/types.js';
+import { checkAddress, formatAddress, probeListening } from './checks/listening.js';
+import type { Runtime } from './runtime/runtime.js';
+
+/** One service after a stop: proven stopped, or what still answers. */
+export interface ServiceProof {
+  readonly service: string;
+  readonly proven: boolean;
+  /** what proved it, or what still answers (`127.0.0.1:8080 still accepts connections`) */
+  readonly detail: string;
+}
+
+export interface StopProofOptions {
+  readonly clock: Clock;
+  /** clock time by which every service must be proven stopped */
+  readonly deadline: number;
+  readonly runtime?: Runtime;
+  readonly signal?: AbortSignal;
+}
+
+/** between rounds: a listener closing after SIGTERM is seen within this */
+const ROUND_EVERY = 100;
+/** one probe's bound: on loopback a refusal takes microseconds */
+const PROBE_TIMEOUT = 1_000;
+
+/** What proves a stop of this service, in words (`deploy check`); empty when nothing can. */
+export function stopProofMethods(service: ServiceConfig, runtime: RuntimeConfig): string[] {
+  if (!service.stopProof) return [];
+  const address = checkAddress(service.check);
+  return [
+    ...(address ? [`${formatAddress(address)} refuses connections`] : []),
+    runtime.kind === 'command'
+      ? 'its status command exits non-zero'
+      : 'compose shows it not running',
+  ];
+}
+
+/**
+ * A stop command that exits 0 proves nothing: a launcher whose `$!` named a
+ * process already gone, a pid file of another process, a service started by
+ * hand before handoff managed the host. Every service is proven stopped by
+ * what can see it — its check's address refuses connections (any accept, even
+ * one that would answer 503, means something still listens) and the runtime
+ * says it is not running — or the stop fails, so nothing is ever started on
+ * top of a live process.
+ */
+export async function proveStopped(
+  services: readonly ServiceConfig[],
+  options: StopProofOptions,
+): Promise<ServiceProof[]> {
+  const { clock } = options;
+  const proofs = new Map<string, ServiceProof>();
+  for (const s of services) {
+    if (!s.stopProof)
+      proofs.set(s.name, { service: s.name, proven: true, detail: 'stop_proof: false' });
+  }
+  for (;;) {
+    const pending = services.filter((s) => !proofs.get(s.name)?.proven);
+    const round = await Promise.all(pending.map((s) => proveOne(s, options)));
+    for (const p of round) proofs.set(p.service, p);
+    if (round.every((p) => p.proven) || clock.now() >= options.deadline) break;
+    await clock.sleep(
+      Math.min(ROUND_EVERY, Math.max(0, options.deadline - clock.now())),
+      options.signal,
+    );
+  }
+  return services.map((s) => proofs.get(s.name)!);
+}
+
+async function proveOne(service: ServiceConfig, options: StopProofOptions): Promise<ServiceProof> {
+  const seen: string[] = [];
+  const address = checkAddress(service.check);
+  if (address) {
+    const where = formatAddress(address);
+    const state = await probeListening(address, PROBE_TIMEOUT);
+    if (state === 'listening')
+      return { service: service.name, proven: false, detail: `${where} still accepts connections` };
+    if (state === 'unknown')
+      return {
+        service: service.name,
+        proven: false,
+        detail: `${where} neither accepts nor refuses connections`,
+      };
+    seen.push(`${where} refuses connections`);
+  }
+  if (options.runtime) {
+    const status = await options.runtime.status(service.name, {
+      timeoutMs: PROBE_TIMEOUT * 5,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (status.state === 'running' || status.state === 'unhealthy')
+      return {
+        service: service.name,
+        proven: false,
+        detail: `its status still says running (${status.detail})`,
+      };
+    if (status.state === 'unknown')
+      return {
+        service: service.name,
+        proven: false,
+        detail: `its status did not answer (${status.detail})`,
+      };
+    seen.push(`status says stopped (${status.detail})`);
+  }
+  if (seen.length === 0)
+    return {
+      service: service.name,
+      proven: false,
+      detail: 'nothing can see it stop (no address, no runtime)',
+    };
+  return { service: service.name, proven: true, detail: seen.join(', ') };
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { renderFleetVerification } from '../../../src/verify/render.js';
+
+describe('the verify table', () => {
+  it('shows the release each service answers with, and why a release is wrong', () => {
+    const text = renderFleetVerification({
+      ok: false,
+      unreachable: [],
+      hosts: [
+        {
+          host: 'web-1',
+          target: 'i-1',
+          reachable: true,
+          report: {
+            ok: false,
+            elapsed_ms: 3,
+            services: [
+              { name: 'app', ok: true, code: 'ok', latency_ms: 2, passes: 1, release: 'v4' },
+              {
+                name: 'api',
+                ok: false,
+                code: 'release-mismatch',
+                latency_ms: 3,
+                passes: 0,
+                release: 'v2',
+                detail: 'answers v2, expected v4',
+              },
+              { name: 'worker', ok: true, code: 'ok', latency_ms: 0, passes: 1 },
+            ],
+          },
+          balancer: { target: 'i-1', state: 'healthy', inRotation: true },
+        },
+      ],
+    });
+    expect(text.split('\n').slice(0, 4)).toEqual([
+      'host   service  ok  release  latency  code',
+      'web-1  app      ✓   v4       2ms      ok',
+      'web-1  api      ✗   v2       3ms      release-mismatch (answers v2, expected v4)',
+      'web-1  worker   ✓   -        0ms      ok',
+    ]);
+    expect(text).toContain('target i-1: healthy, in rotation');
+  });
+});
