@@ -12,6 +12,8 @@ export const bundlePath = path.join(root, 'dist', 'deploy.mjs');
  * (src/cli/agent-bundle.ts finds it beside the CLI)
  */
 export const agentBundlePath = path.join(root, 'dist', 'agent', 'deploy.cjs');
+/** the health library (src/health) as one ES module with no dependencies, for Node services */
+export const healthBundlePath = path.join(root, 'dist', 'health.mjs');
 
 /** packages only the orchestrator uses: SSH to the hosts, and the ALB API */
 const ORCHESTRATOR_ONLY = /^(?:ssh2|@aws-sdk\/.+)$/;
@@ -145,9 +147,24 @@ export async function buildAgentBundle(): Promise<string> {
   return agentBundlePath;
 }
 
-/** Both bundles; resolves with the CLI's path. */
+/** The health library alone: what a service ships in its release (the lab's demo app does). */
+export async function buildHealthBundle(): Promise<string> {
+  await build({
+    entryPoints: [path.join(root, 'src', 'health', 'index.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    legalComments: 'none',
+    logLevel: 'warning',
+    outfile: healthBundlePath,
+  });
+  return healthBundlePath;
+}
+
+/** Every bundle; resolves with the CLI's path. */
 export async function buildBundle(): Promise<string> {
-  await Promise.all([buildCliBundle(), buildAgentBundle()]);
+  await Promise.all([buildCliBundle(), buildAgentBundle(), buildHealthBundle()]);
   return bundlePath;
 }
 
@@ -155,4 +172,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   await buildBundle();
   console.log(bundlePath);
   console.log(agentBundlePath);
+  console.log(healthBundlePath);
 }

@@ -17,6 +17,10 @@ export interface LabConfigOptions {
   readonly verifyTimeoutMs?: number;
   /** watchdog.every in ms; default 10000, slow enough that `deploy check` has no warning */
   readonly watchdogEveryMs?: number;
+  /** this service's stop exits 0 and stops nothing (a launcher whose $! is already gone) */
+  readonly brokenStop?: 'app' | 'worker';
+  /** the app's check requires x-release to be the release being deployed */
+  readonly expectRelease?: boolean;
 }
 
 const s = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
@@ -26,7 +30,12 @@ const s = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
  * the host's shell (the command runtime sets it), every other value is the
  * lab's own constant.
  */
-function commands(layout: LabLayout, service: 'app' | 'worker', stopTimeoutMs: number) {
+function commands(
+  layout: LabLayout,
+  service: 'app' | 'worker',
+  stopTimeoutMs: number,
+  brokenStop: boolean,
+) {
   const { RELEASE: _release, ...env } = serviceEnv(layout, '');
   const prefix = Object.entries({ ...env, STOP_TIMEOUT_MS: String(stopTimeoutMs) })
     .map(([k, v]) => `${k}=${v}`)
@@ -34,7 +43,10 @@ function commands(layout: LabLayout, service: 'app' | 'worker', stopTimeoutMs: n
   const ctl = `${layout.paths.root}/releases/"$RELEASE"/ctl.mjs`;
   return {
     start: `${prefix} node ${ctl} start ${service}`,
-    stop: `${prefix} node ${ctl} stop ${service}`,
+    // the common shell mistake: kill the pid of a launcher that already exited, report success
+    stop: brokenStop
+      ? `kill "$(cat ${layout.paths.state}/${service}.launcher.pid 2>/dev/null)" 2>/dev/null; exit 0`
+      : `${prefix} node ${ctl} stop ${service}`,
     status: `${prefix} node ${ctl} status ${service}`,
   };
 }
@@ -87,15 +99,19 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
     services: [
       {
         name: 'app',
-        check: { http: `http://${layout.selfName}:${layout.appPort}/health`, timeout: '1s' },
-        ...commands(layout, 'app', stopTimeoutMs),
+        check: {
+          http: `http://${layout.selfName}:${layout.appPort}/health`,
+          ...(options.expectRelease ? { expect_release: true } : {}),
+          timeout: '1s',
+        },
+        ...commands(layout, 'app', stopTimeoutMs, options.brokenStop === 'app'),
       },
       {
         name: 'worker',
         check: {
           heartbeat: { dir: 'marks', max_age: s(options.heartbeatMaxAgeMs ?? 5000), expected: 2 },
         },
-        ...commands(layout, 'worker', stopTimeoutMs),
+        ...commands(layout, 'worker', stopTimeoutMs, options.brokenStop === 'worker'),
       },
     ],
     watchdog: {

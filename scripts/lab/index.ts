@@ -22,11 +22,13 @@ export { haproxyConfig, haproxyCommand, showStat, serverStatus } from './haproxy
 export type { StatRow } from './haproxy.js';
 export {
   stageRelease,
+  startByHand,
   startServicesDirectly,
   stopServicesDirectly,
   httpStatus,
   servicesDir,
 } from './services.js';
+export type { StageOptions } from './services.js';
 export { pidsInNamespace, mountNamespaceOf } from './procs.js';
 export { ensurePackages, missingPackages } from './packages.js';
 export { startWatchdogs } from './watchdogs.js';

@@ -4,7 +4,13 @@ import { haproxyCommand, serverStatus, showStat, type StatRow } from './haproxy.
 import type { LabHost } from './host.js';
 import { frontendUrl, labFiles, type LabLayout } from './layout.js';
 import { until } from './procs.js';
-import { startServicesDirectly, stageRelease, stopServicesDirectly } from './services.js';
+import {
+  startByHand,
+  startServicesDirectly,
+  stageRelease,
+  stopServicesDirectly,
+  type StageOptions,
+} from './services.js';
 
 export interface Lab {
   readonly layout: LabLayout;
@@ -36,12 +42,10 @@ export interface Lab {
   haproxy(command: string): Promise<string>;
   /** a deploy.yml for this lab */
   config(options?: LabConfigOptions): string;
-  stageRelease(
-    host: string | LabHost,
-    release: string,
-    options?: { bad?: boolean },
-  ): Promise<string>;
+  stageRelease(host: string | LabHost, release: string, options?: StageOptions): Promise<string>;
   startServicesDirectly(host: string | LabHost, releaseDir: string): Promise<void>;
+  /** app and worker started as before handoff: `setsid node app.mjs &`, no pid file */
+  startByHand(host: string | LabHost, releaseDir: string): Promise<void>;
   stopServicesDirectly(host: string | LabHost, releaseDir: string): Promise<void>;
   /** kill every process of every host and HAProxy; the namespaces and their mounts vanish */
   stop(): Promise<void>;
@@ -90,6 +94,7 @@ export function labApi(
     config: (o) => labConfig(layout, o),
     stageRelease: (h, release, o) => stageRelease(layout, byName(h), release, o),
     startServicesDirectly: (h, dir) => startServicesDirectly(layout, byName(h), dir),
+    startByHand: (h, dir) => startByHand(layout, byName(h), dir),
     stopServicesDirectly: (h, dir) => stopServicesDirectly(layout, byName(h), dir),
     stop,
   };

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { healthBundlePath } from '../build.js';
 import { inHost, type ExecResult } from './exec.js';
 import type { LabHost } from './host.js';
 import type { LabLayout } from './layout.js';
@@ -25,26 +26,89 @@ function check(what: string, r: ExecResult): void {
     throw new Error(`${what} failed (exit ${r.exitCode}): ${r.stderr || r.stdout}`);
 }
 
+export interface StageOptions {
+  /** the release's readiness check fails: its /health answers 503 failing */
+  readonly bad?: boolean;
+  /** the release says it is this one in x-release, whatever RELEASE is */
+  readonly claim?: string;
+}
+
 /**
- * Creates `<host.root>/releases/<id>/` inside the host with the demo services,
- * the way a build would ship them. `bad` makes that release's /health answer 500.
+ * Creates `<host.root>/releases/<id>/` inside the host with the demo services
+ * and the health library (dist/health.mjs, built by scripts/build.ts), the way
+ * a build would ship them.
  */
 export async function stageRelease(
   layout: LabLayout,
   host: LabHost,
   release: string,
-  options: { bad?: boolean } = {},
+  options: StageOptions = {},
 ): Promise<string> {
   const dir = path.posix.join(layout.paths.root, 'releases', release);
   check(`${host.name}: mkdir ${dir}`, await inHost(host, ['mkdir', '-p', dir]));
   const files = SERVICE_FILES.map((f) => path.join(servicesDir, f));
   check(`${host.name}: copy services`, await inHost(host, ['cp', ...files, dir]));
+  check(
+    `${host.name}: copy the health library (npm run build makes it)`,
+    await inHost(host, ['cp', healthBundlePath, path.posix.join(dir, 'health.mjs')]),
+  );
   if (options.bad)
     check(
       `${host.name}: mark bad`,
       await inHost(host, ['touch', path.posix.join(dir, 'BAD_HEALTH')]),
     );
+  if (options.claim !== undefined)
+    check(
+      `${host.name}: claim ${options.claim}`,
+      await inHost(host, [
+        'sh',
+        '-c',
+        'printf "%s\\n" "$1" > "$2"',
+        'claim',
+        options.claim,
+        path.posix.join(dir, 'CLAIM_RELEASE'),
+      ]),
+    );
   return dir;
+}
+
+/**
+ * Start app and worker from `releaseDir` the way someone did before handoff
+ * managed the host: `setsid node app.mjs &` in a shell, no pid file, no
+ * `current`. Resolves once the app answers.
+ */
+export async function startByHand(
+  layout: LabLayout,
+  host: LabHost,
+  releaseDir: string,
+): Promise<void> {
+  const env = serviceEnv(layout, path.posix.basename(releaseDir));
+  const assignments = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  for (const service of ['app', 'worker']) {
+    const log = path.posix.join(layout.paths.state, `${service}.by-hand.log`);
+    check(
+      `${host.name}: start ${service} by hand`,
+      await inHost(
+        host,
+        [
+          'sh',
+          '-c',
+          'cd "$1" && shift && env "$@" setsid node "./$SERVICE.mjs" >"$LOG" 2>&1 </dev/null &',
+          'by-hand',
+          releaseDir,
+          ...assignments,
+        ],
+        { env: { SERVICE: service, LOG: log } },
+      ),
+    );
+  }
+  await waitForApp(layout, host);
+}
+
+async function waitForApp(layout: LabLayout, host: LabHost): Promise<void> {
+  const url = `http://${host.address}:${layout.appPort}/health`;
+  const answering = await until(async () => (await httpStatus(url)) > 0, 10_000);
+  if (!answering) throw new Error(`${host.name}: the app never answered ${url}`);
 }
 
 function ctl(
@@ -71,11 +135,7 @@ export async function startServicesDirectly(
   for (const service of ['app', 'worker']) {
     check(`${host.name}: start ${service}`, await ctl(layout, host, releaseDir, 'start', service));
   }
-  const url = `http://${host.address}:${layout.appPort}/health`;
-  const answering = await until(async () => {
-    return (await httpStatus(url)) > 0;
-  }, 10_000);
-  if (!answering) throw new Error(`${host.name}: the app never answered ${url}`);
+  await waitForApp(layout, host);
 }
 
 export async function stopServicesDirectly(

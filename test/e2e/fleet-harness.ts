@@ -7,6 +7,7 @@ import {
   type Lab,
   type LabConfigOptions,
   type LabOptions,
+  type StageOptions,
 } from '../../scripts/lab/index.js';
 
 export interface DeployRun {
@@ -23,7 +24,7 @@ export interface Fleet {
   /** start `deploy …` without waiting (for interrupting it) */
   spawnDeploy(args: readonly string[]): ReturnType<typeof execa>;
   writeConfig(options?: LabConfigOptions): Promise<void>;
-  stageEverywhere(release: string, options?: { bad?: boolean }): Promise<void>;
+  stageEverywhere(release: string, options?: StageOptions): Promise<void>;
   stop(): Promise<void>;
 }
 

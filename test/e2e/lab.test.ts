@@ -138,12 +138,12 @@ describe('the lab', () => {
     expect(report.ok).toBeGreaterThan(0);
   });
 
-  it('keeps a bad release out of rotation: its /health answers 500', async () => {
+  it('keeps a bad release out of rotation: its /health answers 503 failing', async () => {
     const dir = await lab.stageRelease('web-2', 'r-bad', { bad: true });
     await lab.stopServicesDirectly('web-2', dir);
     await lab.startServicesDirectly('web-2', dir);
     const health = `http://${lab.host('web-2').address}:${lab.layout.appPort}/health`;
-    expect(await httpStatus(health)).toBe(500);
+    expect(await httpStatus(health)).toBe(503);
     const { interval, rise } = lab.layout.timings;
     await new Promise((r) => setTimeout(r, interval * (rise + 1)));
     expect(await lab.serverStatus('web-2')).toBe('DOWN');

@@ -1,51 +1,42 @@
 /* global process, console, setTimeout, setInterval, URL */
 // The lab's demo HTTP service: plain JavaScript, so a host runs it with nothing but node.
-// It answers health the way src/health does: 503 `draining` while <STATE_DIR>/draining exists.
-import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+// Its health comes from handoff's health library (health.mjs, dist/health.mjs shipped in
+// the release): 503 `draining` to the balancer while <STATE_DIR>/draining exists, its real
+// readiness to handoff's own checks (x-handoff-verify), and x-release on every answer.
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHealth } from './health.mjs';
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
-const release = process.env.RELEASE || path.basename(dir);
+const inRelease = (name) => path.join(dir, name);
+// a release that says another id, whatever RELEASE is (a build that ignores it)
+const claimed = existsSync(inRelease('CLAIM_RELEASE'))
+  ? readFileSync(inRelease('CLAIM_RELEASE'), 'utf8').trim()
+  : undefined;
+const release = claimed || process.env.RELEASE || path.basename(dir);
 const stateDir = process.env.STATE_DIR || '/run/handoff/lab';
 const port = Number(process.env.PORT || 8000);
 const bind = process.env.BIND || '127.0.0.1';
-// a release is "bad" when built so: its health fails for real, and a rollout must roll it back
-const bad = process.env.BAD_HEALTH === '1' || existsSync(path.join(dir, 'BAD_HEALTH'));
+// a release is "bad" when built so: its readiness check fails for real, and a rollout must roll it back
+const bad = process.env.BAD_HEALTH === '1' || existsSync(inRelease('BAD_HEALTH'));
 
-let drainCache = { value: false, at: 0 };
-async function draining() {
-  if (Date.now() - drainCache.at < 250) return drainCache.value;
-  const at = Date.now();
-  const value = await stat(path.join(stateDir, 'draining')).then(
-    () => true,
-    (e) => e.code !== 'ENOENT',
-  );
-  drainCache = { value, at };
-  return value;
-}
-
-function send(res, status, body, headers = {}) {
-  res.writeHead(status, { 'content-type': 'text/plain', ...headers });
-  res.end(`${body}\n`);
-}
+const health = createHealth({
+  stateDir,
+  release,
+  checkEveryMs: 250,
+  checks: [{ name: 'self-test', run: () => !bad }],
+});
 
 const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://app');
-  if (url.pathname === '/health') {
-    if (bad) return send(res, 500, 'bad release');
-    void draining().then((d) =>
-      d ? send(res, 503, 'draining', { 'x-handoff-draining': '1' }) : send(res, 200, 'ok'),
-    );
-    return;
-  }
+  if (url.pathname === '/health') return health.ready(req, res);
   // a long request, to show that a graceful stop lets it finish
   const ms = Math.min(Number(url.searchParams.get('sleep') || 0), 60_000);
   setTimeout(() => {
-    res.writeHead(200, { 'content-type': 'application/json' });
+    res.writeHead(200, { 'content-type': 'application/json', 'x-release': release });
     res.end(JSON.stringify({ host: os.hostname(), release, pid: process.pid }));
   }, ms);
 });
