@@ -11,6 +11,20 @@ export function hostConfigPath(config: Config): string {
   return `/etc/handoff/${config.service}.json`;
 }
 
+/**
+ * The host config `deploy setup` publishes for this deploy.yml: without the
+ * operator's HANDOFF_* overrides, which stay on the operator's machine (the
+ * host's cron has its own environment).
+ */
+export async function publishedHostConfig(file: string): Promise<string> {
+  const { loadConfig } = await import('../config/read.js');
+  const { toHostJson } = await import('../config/serialize.js');
+  const plain = await loadConfig(file, {
+    env: process.env.HOME ? { HOME: process.env.HOME } : {},
+  });
+  return toHostJson(plain);
+}
+
 export function whoAmI(): string {
   const user = process.env.HANDOFF_WHO ?? process.env.GITHUB_ACTOR ?? safeUser();
   return `${user}@${hostname()}`;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { loadConfig } from '../config/read.js';
 import { BlockedError, OperationError } from '../errors.js';
 import { parseBatchFlag } from '../rollout/plan.js';
@@ -11,7 +12,7 @@ import {
   timingModel,
 } from '../timing/index.js';
 import { readAgent } from './agent-bundle.js';
-import { Fleet, interruptSignal, whoAmI } from './fleet.js';
+import { Fleet, interruptSignal, publishedHostConfig, whoAmI } from './fleet.js';
 import { createOutput } from './output.js';
 import { failureMessage, renderPlan, renderResult } from './rollout-report.js';
 
@@ -55,6 +56,9 @@ export async function runRollout(flags: RolloutCliFlags): Promise<void> {
       balancer: await fleet.balancer(),
       agent: (h) => fleet.agent(h),
       who: whoAmI(),
+      hostConfigSha256: createHash('sha256')
+        .update(await publishedHostConfig(flags.config))
+        .digest('hex'),
     };
     const plan = makePlan(deps, options);
     out.text(renderPlan(plan));

@@ -65,6 +65,7 @@ export async function preflight(deps: RolloutDeps, plan: Plan): Promise<Prefligh
     }),
   );
   if (problems.length > 0) throw new BlockedError(`preflight: ${problems.sort().join('; ')}`);
+  assertHostConfigs(deps, hosts, statuses);
 
   // a watchdog tick holds the lock for a moment and stands aside for us (lock-intent)
   const held = hosts.filter((h) => {
@@ -100,4 +101,28 @@ function checkPlanCapacity(
 
 export function targets(hosts: readonly HostConfig[]): string[] {
   return hosts.map((h) => h.target);
+}
+
+/**
+ * The agent verifies, proves stops and expects releases by the host config
+ * `deploy setup` published, not by deploy.yml: a change to deploy.yml that was
+ * never set up (a new expect_release, another stop command) would silently not
+ * apply. Refuse before anything changes.
+ */
+function assertHostConfigs(
+  deps: RolloutDeps,
+  hosts: readonly HostConfig[],
+  statuses: ReadonlyMap<string, HostStatus>,
+): void {
+  const expected = deps.hostConfigSha256;
+  if (expected === undefined) return;
+  // an agent too old to say is refused by its sha256 before this (--expect-agent)
+  const stale = hosts.filter((h) => {
+    const seen = statuses.get(h.name)?.config_sha256;
+    return seen !== undefined && seen !== expected;
+  });
+  if (stale.length === 0) return;
+  throw new BlockedError(
+    `preflight: the host config on ${stale.map((h) => h.name).join(', ')} is not this deploy.yml's (changed since the last 'deploy setup'); run 'deploy setup' so the hosts verify and stop by what deploy.yml says`,
+  );
 }

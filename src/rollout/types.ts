@@ -14,6 +14,11 @@ export interface RolloutDeps {
   agent(host: HostConfig): Promise<HostAgent>;
   /** who is deploying: user@machine, for the drain marker and the audit */
   readonly who: string;
+  /**
+   * sha256 of the host config `deploy setup` would publish from this deploy.yml:
+   * a host whose agent reads another one checks and stops by other rules
+   */
+  readonly hostConfigSha256?: string;
 }
 
 export interface RolloutOptions {

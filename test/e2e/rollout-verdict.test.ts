@@ -122,4 +122,14 @@ describe('a rollout whose "deployed" is proof', () => {
     expect(verify.code, verify.stdout).toBe(0);
     expect(verify.stdout).toMatch(/web-1\s+app\s+✓\s+r1\s/);
   });
+
+  it('refuses, exit 3 and nothing changed, a deploy.yml changed since the last setup', async () => {
+    await fleet.writeConfig({ expectRelease: false });
+    const r = await fleet.deploy(['rollout', '--release', 'r2']);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain(
+      "the host config on web-1, web-2, web-3 is not this deploy.yml's (changed since the last 'deploy setup')",
+    );
+    expect(await releases()).toEqual(['r1', 'r1', 'r1']);
+  });
 });

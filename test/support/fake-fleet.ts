@@ -38,6 +38,8 @@ export class FakeHost implements HostAgent {
   stopIgnored = false;
   /** services found running with no release live (started by hand): adopted at stop */
   adoptable: string[] = [];
+  /** the sha256 of the host config its agent reads */
+  configSha256: string | undefined;
   /** run a hook when an op is called (e.g. abort the rollout) */
   onCall: ((op: string) => void) | undefined;
 
@@ -68,6 +70,7 @@ export class FakeHost implements HostAgent {
     this.op('status');
     return Promise.resolve({
       host: this.host,
+      ...(this.configSha256 !== undefined && { config_sha256: this.configSha256 }),
       release: this.release,
       previous: this.previous,
       releases: [],

@@ -1,22 +1,16 @@
-import { loadConfig } from '../../config/read.js';
-import { toHostJson } from '../../config/serialize.js';
 import { BlockedError } from '../../errors.js';
 import { mapLimit } from '../../fleet/map-limit.js';
 import { setupHost } from '../../fleet/setup.js';
 import { readAgentBundle } from '../agent-bundle.js';
-import { hostConfigPath } from '../fleet.js';
+import { hostConfigPath, publishedHostConfig } from '../fleet.js';
 import { open, messageOf, type FleetFlags } from './open.js';
 export async function runSetup(flags: FleetFlags): Promise<void> {
   const { out, config, hosts, fleet } = await open(flags, { checkAgent: false });
   try {
     const bundle = await readAgentBundle();
-    // the operator's HANDOFF_* overrides stay on the operator's machine: the host's cron has its own
-    const plain = await loadConfig(flags.config, {
-      env: process.env.HOME ? { HOME: process.env.HOME } : {},
-    });
     const input = {
       config,
-      hostConfigJson: toHostJson(plain),
+      hostConfigJson: await publishedHostConfig(flags.config),
       hostConfigPath: hostConfigPath(config),
       agentBundle: bundle.content,
       agentLibs: bundle.libs,

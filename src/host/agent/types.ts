@@ -40,6 +40,8 @@ export interface DrainMarkerData {
 
 export interface HostStatus {
   readonly host: string;
+  /** sha256 of the host config the agent reads (what `deploy setup` published); null if unreadable */
+  readonly config_sha256?: string | null;
   readonly release: string | null;
   readonly previous: string | null;
   readonly releases: readonly string[];

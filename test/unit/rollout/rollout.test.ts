@@ -403,6 +403,22 @@ describe('preflight and the host lock', () => {
     for (const n of [1, 2, 3]) expect(f.actions(n)).toEqual([]);
   });
 
+  it("refuses a fleet whose host config is not this deploy.yml's, exit 3, nothing changed", async () => {
+    const f = fleet();
+    for (const n of [1, 2, 3]) f.host(n).configSha256 = 'sha-of-deploy-yml';
+    f.host(2).configSha256 = 'sha-of-an-older-setup';
+    const deps = { ...f.deps, hostConfigSha256: 'sha-of-deploy-yml' };
+    const error = await rollout(deps, options).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(BlockedError);
+    expect((error as Error).message).toBe(
+      "preflight: the host config on web-2 is not this deploy.yml's (changed since the last 'deploy setup'); run 'deploy setup' so the hosts verify and stop by what deploy.yml says",
+    );
+    for (const n of [1, 2, 3]) expect(f.actions(n)).toEqual([]);
+  });
+
   it('is not refused by a watchdog tick that holds a lock for a moment', async () => {
     const f = fleet();
     f.host(2).locked = true;

@@ -26,6 +26,12 @@ import { verifyServices } from '../../verify.js';
 import { PROTOCOL, type HelloData } from '../protocol.js';
 import type { HostStatus, SwitchResult, VerifyReport } from '../types.js';
 
+/** The host config the agent runs with, by content: the orchestrator compares it with deploy.yml's. */
+async function fileSha256(file: string): Promise<string | null> {
+  const bytes = await readFile(file).catch(() => undefined);
+  return bytes ? createHash('sha256').update(bytes).digest('hex') : null;
+}
+
 export async function hello(self: string): Promise<HelloData> {
   const sha256 = createHash('sha256')
     .update(await readFile(self))
@@ -113,6 +119,7 @@ export async function status(config: Config): Promise<HostStatus> {
   const lock = await readLockStatus(config.host.lock);
   return {
     host: hostname(),
+    config_sha256: await fileSha256(config.source),
     release: await readLiveRelease(config.host.root),
     previous: await readPreviousRelease(config.host.root),
     releases: await listReleases(config.host.root),
