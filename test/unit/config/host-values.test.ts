@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryLog } from '../../../src/log.js';
+import { loadConfig } from '../../../src/config/load.js';
+import { minimal, problemsOf, writeConfig } from './temp-config.js';
+
+/**
+ * Values that end up in a cron line, a path or a command on the hosts are
+ * refused when deploy.yml is loaded (`deploy check`), not half-way through a
+ * setup or a rollout.
+ */
+describe('deploy.yml values that reach the hosts', () => {
+  it('refuses an ssh.user that would write a second root cron line', async () => {
+    for (const user of ['"root touch /tmp/pwned; #"', '"deploy\\n* * * * * root sh /tmp/x"'])
+      expect(await problemsOf(minimal.replace('user: deploy', `user: ${user}`))).toEqual([
+        'ssh.user: must be a user name: up to 32 letters, digits, _, . and -, not starting with a digit, . or - (FILE:3:9)',
+      ]);
+  });
+
+  it('refuses a watchdog.every that cron cannot run evenly, naming the nearest values', async () => {
+    expect(await problemsOf(`${minimal}watchdog:\n  every: 7m\n`)).toEqual([
+      'watchdog.every: 7m cannot be run evenly from cron (it must divide a minute or an hour, at most 1h); use 6m or 10m (FILE:20:10)',
+    ]);
+    expect(await problemsOf(`${minimal}watchdog:\n  every: 2h\n`)).toEqual([
+      'watchdog.every: 2h cannot be run evenly from cron (it must divide a minute or an hour, at most 1h); use 1h (FILE:20:10)',
+    ]);
+  });
+
+  it('keeps watchdog.every when HANDOFF_WATCHDOG_EVERY is one cron cannot run evenly', async () => {
+    const log = new MemoryLog();
+    const config = await loadConfig(await writeConfig(minimal), {
+      env: { HANDOFF_WATCHDOG_EVERY: '7s' },
+      log,
+    });
+    expect(config.watchdog.every).toBe(60_000);
+    expect(log.events.map((e) => e.message)).toContain(
+      'HANDOFF_WATCHDOG_EVERY: 7s cannot be run evenly from cron (it must divide a minute or an hour, at most 1h); use 6s or 10s; kept watchdog.every = 1m',
+    );
+  });
+});
