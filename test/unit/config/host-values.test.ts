@@ -36,4 +36,18 @@ describe('deploy.yml values that reach the hosts', () => {
       'HANDOFF_WATCHDOG_EVERY: 7s cannot be run evenly from cron (it must divide a minute or an hour, at most 1h); use 6s or 10s; kept watchdog.every = 1m',
     );
   });
+
+  it('refuses a duration longer than a timer can wait (24 days), which would fire at once', async () => {
+    expect(await problemsOf(`${minimal}drain:\n  stop_timeout: 700h\n`)).toEqual([
+      'drain.stop_timeout: "700h" is longer than 24 days (576h), the most a timer can wait (FILE:20:17)',
+    ]);
+    const longest = await loadConfig(
+      await writeConfig(`${minimal}drain:\n  stop_timeout: 576h\n`),
+      {
+        env: {},
+      },
+    );
+    expect(longest.drain.stopTimeout).toBe(576 * 3_600_000);
+    expect(longest.drain.stopTimeout).toBeLessThan(2 ** 31);
+  });
 });
