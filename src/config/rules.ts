@@ -47,7 +47,7 @@ function duplicates(
     else
       problems.push({
         path: [where, i, key],
-        message: `duplicate ${what} "${value}" (also ${where}[${first}]); each must be unique`,
+        message: `duplicate ${what} ${JSON.stringify(value)} (also ${where}[${first}]); each must be unique`,
       });
   });
   return problems;
