@@ -50,4 +50,20 @@ describe('deploy.yml values that reach the hosts', () => {
     expect(longest.drain.stopTimeout).toBe(576 * 3_600_000);
     expect(longest.drain.stopTimeout).toBeLessThan(2 ** 31);
   });
+
+  it('refuses haproxy backend and server names that would add a runtime API command', async () => {
+    const haproxy = minimal
+      .replace(
+        '  kind: static\n',
+        '  kind: haproxy\n  socket: /run/haproxy.sock\n  backend: "be_api;shutdown sessions"\n',
+      )
+      .replace(
+        '{ name: web-2, address: 10.0.0.2 }',
+        '{ name: web-2, address: 10.0.0.2, target: "web-2\\nset server x/y state maint" }',
+      );
+    expect(await problemsOf(haproxy)).toEqual([
+      "hosts[1].target: is not an haproxy server name (letters, digits, '-', '_', '.' and ':' only) (FILE:6:47)",
+      "balancer.backend: is not an haproxy backend name (letters, digits, '-', '_', '.' and ':' only) (FILE:10:12)",
+    ]);
+  });
 });

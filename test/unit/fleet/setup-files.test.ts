@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tickFlags } from '../../../src/cli/commands/watchdog.js';
+import { runWatchdog, tickFlags } from '../../../src/cli/commands/watchdog.js';
 import type { Config } from '../../../src/config/types.js';
 import { cronEntry, cronSchedule } from '../../../src/fleet/setup-files.js';
 import { UsageError } from '../../../src/errors.js';
@@ -90,6 +90,13 @@ describe('a watchdog tick’s flags without commander', () => {
   it('reads what commander would', () => {
     expect(tickFlags([])).toEqual({ config: 'deploy.yml' });
     expect(tickFlags(['--config=x.json', '--loop', '2'])).toEqual({ config: 'x.json', loop: '2' });
+  });
+
+  it('refuses a --ticks cron would never write, before reading any config', async () => {
+    for (const ticks of ['1e9', '61', '0', '2.5'])
+      await expect(runWatchdog({ config: '/nonexistent.yml', ticks })).rejects.toThrow(
+        /^--ticks .*: expected a whole number from 1 to 60$/,
+      );
   });
 
   it('leaves help and mistakes to commander', () => {
