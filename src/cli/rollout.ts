@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/read.js';
 import { BlockedError, OperationError } from '../errors.js';
-import { parseBatchFlag } from '../rollout/plan.js';
+import { selectHosts } from '../rollout/plan.js';
 import { makePlan, rollout } from '../rollout/rollout.js';
 import type { RolloutDeps } from '../rollout/types.js';
 import { systemClock } from '../clock.js';
@@ -11,6 +11,7 @@ import {
   timingModel,
 } from '../timing/index.js';
 import { readAgent } from './agent-bundle.js';
+import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Fleet, interruptSignal, whoAmI } from './fleet.js';
 import { createOutput } from './output.js';
 import { failureMessage, renderPlan, renderResult } from './rollout-report.js';
@@ -29,17 +30,12 @@ export interface RolloutCliFlags {
 export async function runRollout(flags: RolloutCliFlags): Promise<void> {
   const out = createOutput({ json: flags.json ?? false, verbose: flags.verbose ?? false });
   const config = await loadConfig(flags.config, { log: out });
+  const hosts = parseHostsFlag(flags.hosts);
+  const batch = parseBatchOption(flags.batch, selectHosts(config.hosts, hosts).length);
   const options = {
     release: flags.release,
-    ...(flags.hosts
-      ? {
-          hosts: flags.hosts
-            .split(',')
-            .map((h) => h.trim())
-            .filter(Boolean),
-        }
-      : {}),
-    ...(flags.batch ? { batch: parseBatchFlag(flags.batch) } : {}),
+    ...(hosts ? { hosts } : {}),
+    ...(batch ? { batch } : {}),
     dryRun: flags.dryRun ?? false,
     rollback: flags.rollback && config.rollout.rollback,
   };
