@@ -1,5 +1,4 @@
 import { loadConfig } from '../../config/read.js';
-import { toHostJson } from '../../config/serialize.js';
 import { BlockedError } from '../../errors.js';
 import { mapLimit } from '../../fleet/map-limit.js';
 import { setupHost } from '../../fleet/setup.js';
@@ -7,7 +6,7 @@ import { readAgentBundle } from '../agent-bundle.js';
 import { hostConfigPath } from '../fleet.js';
 import { open, messageOf, type FleetFlags } from './open.js';
 export async function runSetup(flags: FleetFlags): Promise<void> {
-  const { out, config, hosts, fleet } = await open(flags, { checkAgent: false });
+  const { out, hosts, fleet } = await open(flags, { checkAgent: false });
   try {
     const bundle = await readAgentBundle();
     // the operator's HANDOFF_* overrides stay on the operator's machine: the host's cron has its own
@@ -15,9 +14,8 @@ export async function runSetup(flags: FleetFlags): Promise<void> {
       env: process.env.HOME ? { HOME: process.env.HOME } : {},
     });
     const input = {
-      config,
-      hostConfigJson: toHostJson(plain),
-      hostConfigPath: hostConfigPath(config),
+      config: plain,
+      hostConfigPath: hostConfigPath(plain),
       agentBundle: bundle.content,
       agentLibs: bundle.libs,
       log: out,
