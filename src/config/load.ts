@@ -23,7 +23,7 @@ export function loadConfigFromJson(
   source: string,
   options: LoadOptions = {},
 ): Config {
-  const sealed = unsealHostConfig(text, source);
+  const sealed = options.trustSeal ? unsealHostConfig(text, source) : undefined;
   return sealed ? withEnv(sealed, options) : parseConfig(text, source, options);
 }
 

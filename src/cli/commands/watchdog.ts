@@ -76,7 +76,7 @@ export async function runWatchdog(flags: WatchdogFlags): Promise<void> {
     import('../output.js'),
   ]);
   const out = createOutput({ json: false });
-  const config = await loadConfig(flags.config, { log: out });
+  const config = await loadConfig(flags.config, { log: out, trustSeal: true });
   if (loop === undefined) {
     for (let i = 0; i < ticks; i += 1) {
       if (i > 0) await systemClock.sleep(config.watchdog.every);
