@@ -30,6 +30,7 @@ const rules: readonly Rule[] = [
   healthCheckTogether,
   deregisterNeedsAnApi,
   haproxyNames,
+  lockNotShared,
 ];
 
 function duplicates(
@@ -137,6 +138,20 @@ function haproxyNames(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
       });
   });
   return problems;
+}
+
+/** directories every local user may write: a lock there can be planted or held by anyone */
+const sharedDirs = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/var/lock'];
+
+function lockNotShared(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
+  const lock = record(doc.host).lock;
+  if (typeof lock !== 'string' || !sharedDirs.includes(lock.replace(/\/+[^/]*\/*$/, ''))) return [];
+  return [
+    {
+      path: ['host', 'lock'],
+      message: `must not be directly in a directory every user can write (${sharedDirs.join(', ')}); use a root-owned one such as /run/handoff/<service>.lock (the default)`,
+    },
+  ];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -95,7 +95,9 @@ const hostPaths = z
     root: hostPath(
       'releases/, current and audit.jsonl (default /srv/handoff/<service>)',
     ).optional(),
-    lock: hostPath('the one host lock (default /var/lock/handoff/<service>)').optional(),
+    lock: hostPath(
+      'the one host lock, in a directory only root writes (default /run/handoff/<service>.lock)',
+    ).optional(),
     state: hostPath(
       'tmpfs: drain marker, watchdog state, marks (default /run/handoff/<service>)',
     ).optional(),

@@ -93,25 +93,20 @@ export async function setupHost(
       path.dirname(agentPath(config)),
       `${config.host.root}/releases`,
       config.host.state,
-      path.dirname(config.host.lock),
       ...files.map((f) => path.dirname(f.path)),
     ];
-    const mk = await transport.exec(['mkdir', '-p', '--', ...new Set(dirs)]);
-    if (mk.code !== 0)
-      throw new OperationError(
-        `cannot create the host directories: ${mk.stderr.trim().split('\n')[0] ?? ''}`,
-      );
-    const lock = await transport.exec([
-      'sh',
-      '-c',
-      'test -e "$1" || : > "$1"',
-      'sh',
-      config.host.lock,
-    ]);
-    if (lock.code !== 0)
-      throw new OperationError(
-        `cannot create the lock file ${config.host.lock}: ${lock.stderr.trim()}`,
-      );
+    // the lock's directory only root (or its user) may write: the agent refuses
+    // any other (host/lock-dir.ts); the lock file itself is created on first use
+    for (const argv of [
+      ['mkdir', '-p', '--', ...new Set(dirs)],
+      ['mkdir', '-p', '-m', '0755', '--', path.dirname(config.host.lock)],
+    ]) {
+      const mk = await transport.exec(argv);
+      if (mk.code !== 0)
+        throw new OperationError(
+          `cannot create the host directories: ${mk.stderr.trim().split('\n')[0] ?? ''}`,
+        );
+    }
     const now = await remoteState(
       transport,
       files.map((f) => f.path),

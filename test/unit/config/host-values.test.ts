@@ -66,4 +66,12 @@ describe('deploy.yml values that reach the hosts', () => {
       "balancer.backend: is not an haproxy backend name (letters, digits, '-', '_', '.' and ':' only) (FILE:10:12)",
     ]);
   });
+
+  it('puts the lock in root-owned /run/handoff by default, and refuses one in /run/lock', async () => {
+    const config = await loadConfig(await writeConfig(minimal), { env: {} });
+    expect(config.host.lock).toBe('/run/handoff/api.lock');
+    expect(await problemsOf(`${minimal}host:\n  lock: /run/lock/api\n`)).toEqual([
+      'host.lock: must not be directly in a directory every user can write (/tmp, /var/tmp, /dev/shm, /run/lock, /var/lock); use a root-owned one such as /run/handoff/<service>.lock (the default) (FILE:20:9)',
+    ]);
+  });
 });
