@@ -91,6 +91,8 @@ export interface LockHolder {
   readonly since: string;
   readonly message?: string;
   readonly host?: string;
+  /** the holder's start time on its host (process-start.ts): pid + start name one process */
+  readonly started?: string;
 }
 
 export class LockHeldError extends BlockedError {
