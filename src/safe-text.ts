@@ -10,9 +10,14 @@
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
-/** `\u001b` for an ESC, `\n` for a newline: what JSON.stringify would write, without quotes. */
+const SHORT: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** `\u001b` for an ESC, `\n` for a newline (JSON's spelling; JSON leaves C1 controls raw). */
 export function escapeControl(text: string): string {
-  return text.replace(CONTROL, (c) => JSON.stringify(c).slice(1, -1));
+  return text.replace(
+    CONTROL,
+    (c) => SHORT[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 // scheme://user:password@ — up to the last @ of the authority, as a URL parser reads it

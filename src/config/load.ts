@@ -33,7 +33,11 @@ export function parseConfig(text: string, source: string, options: LoadOptions =
   if (doc.syntaxProblems.length > 0) throw new ConfigError(doc.syntaxProblems);
   if (doc.data === null || doc.data === undefined) {
     throw new ConfigError([
-      { path: '', message: `${source} is empty; 'deploy init' writes a starter to fill in` },
+      {
+        path: '',
+        message: `${source} is empty; 'deploy init' writes a starter to fill in`,
+        location: `${source}:1:1`,
+      },
     ]);
   }
   // a host config whose seal did not hold: its document is validated like any deploy.yml
