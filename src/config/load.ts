@@ -35,7 +35,7 @@ export function parseConfig(text: string, source: string, options: LoadOptions =
     throw new ConfigError([
       {
         path: '',
-        message: `${source} is empty; 'deploy init' writes a starter to fill in`,
+        message: `the file is empty; 'deploy init' writes a starter to fill in`,
         location: `${source}:1:1`,
       },
     ]);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { stdioAgentIO } from '../../../src/cli/agent-io.js';
 import { createOutput } from '../../../src/cli/output.js';
 import { maskUrlPasswords } from '../../../src/safe-text.js';
 import { minimal, tempDir } from './temp-config.js';
@@ -68,6 +69,21 @@ describe('the output', () => {
     expect(written[1]).toContain('https://ops:***@10.0.0.5/health');
     expect(written.join('')).not.toContain('pa@ss');
     expect(written.join('')).not.toContain('\u001b');
+  });
+
+  it('masks URL passwords in the agent’s protocol lines too', () => {
+    const written: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    stdioAgentIO().send({
+      type: 'result',
+      ok: false,
+      error: { code: 'failed', message: 'http://ops:hunter2@10.0.0.5/health refused', exit: 1 },
+    });
+    expect(written.join('')).toContain('http://ops:***@10.0.0.5/health');
+    expect(written.join('')).not.toContain('hunter2');
   });
 
   it('leaves URLs without a password alone', () => {
