@@ -1,3 +1,5 @@
+import { escapeControl } from './safe-text.js';
+
 /**
  * Typed errors. Everything below `cli/` throws one of these for an expected stop;
  * `cli/main.ts` is the only place that turns them into a message and an exit code.
@@ -37,9 +39,11 @@ export interface ConfigProblem {
   readonly location?: string;
 }
 
+/** One line, whatever the file held: a key or value with a newline or ESC is escaped. */
 export function formatProblem(p: ConfigProblem): string {
   const where = p.location ? ` (${p.location})` : '';
-  return p.path ? `${p.path}: ${p.message}${where}` : `${p.message}${where}`;
+  const line = p.path ? `${p.path}: ${p.message}${where}` : `${p.message}${where}`;
+  return escapeControl(line);
 }
 
 /** Bad config: every problem at once, one line each. Exit 2. */
@@ -87,6 +91,8 @@ export interface LockHolder {
   readonly since: string;
   readonly message?: string;
   readonly host?: string;
+  /** the holder's start time on its host (process-start.ts): pid + start name one process */
+  readonly started?: string;
 }
 
 export class LockHeldError extends BlockedError {

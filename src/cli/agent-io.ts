@@ -1,12 +1,17 @@
 import { createInterface } from 'node:readline';
 import type { AgentIO } from '../host/agent/io.js';
 import { encodeLine } from '../host/agent/protocol.js';
+import { maskUrlPasswords } from '../safe-text.js';
 
-/** The agent's stdout carries protocol lines only; everything else goes to stderr. */
+/**
+ * The agent's stdout carries protocol lines only; everything else goes to
+ * stderr. A URL's password (a check URL in an error) is masked here too: the
+ * lines reach the orchestrator's CI log, or a terminal when run by hand.
+ */
 export function stdioAgentIO(): AgentIO {
   let input: AsyncIterable<string> | undefined;
   return {
-    send: (line) => void process.stdout.write(encodeLine(line)),
+    send: (line) => void process.stdout.write(maskUrlPasswords(encodeLine(line))),
     // created on first use: `publish` reads stdin whole instead
     get input() {
       input ??= createInterface({ input: process.stdin, crlfDelay: Infinity });

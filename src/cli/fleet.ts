@@ -12,17 +12,13 @@ export function hostConfigPath(config: Config): string {
 }
 
 /**
- * The host config `deploy setup` publishes for this deploy.yml: without the
+ * deploy.yml as `deploy setup` publishes it to the hosts: without the
  * operator's HANDOFF_* overrides, which stay on the operator's machine (the
  * host's cron has its own environment).
  */
-export async function publishedHostConfig(file: string): Promise<string> {
+export async function plainConfig(file: string): Promise<Config> {
   const { loadConfig } = await import('../config/read.js');
-  const { toHostJson } = await import('../config/serialize.js');
-  const plain = await loadConfig(file, {
-    env: process.env.HOME ? { HOME: process.env.HOME } : {},
-  });
-  return toHostJson(plain);
+  return loadConfig(file, { env: process.env.HOME ? { HOME: process.env.HOME } : {} });
 }
 
 export function whoAmI(): string {

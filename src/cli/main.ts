@@ -1,4 +1,5 @@
 import { ExitCode, ExitStatus, isHandoffError } from '../errors.js';
+import { printable } from '../safe-text.js';
 import { hostArgs, runHostOp } from './commands/host.js';
 import { runWatchdog, tickFlags } from './commands/watchdog.js';
 
@@ -72,11 +73,13 @@ function report(error: unknown): number {
   }
   if (error instanceof ExitStatus) return error.code;
   if (isHandoffError(error)) {
-    process.stderr.write(`deploy: ${error.message}\n`);
+    process.stderr.write(`deploy: ${printable(error.message)}\n`);
     return error.exitCode;
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`deploy: internal error (a bug in handoff, please report it):\n${detail}\n`);
+  process.stderr.write(
+    `deploy: internal error (a bug in handoff, please report it):\n${printable(detail)}\n`,
+  );
   return ExitCode.failed;
 }
 

@@ -1,4 +1,5 @@
 import type { Log, LogEvent } from '../log.js';
+import { maskUrlPasswords, printable } from '../safe-text.js';
 
 /**
  * The only place that writes to the terminal. Human mode: events as lines on
@@ -22,25 +23,30 @@ const levelTag: Record<LogEvent['level'], string> = {
   error: 'ERROR',
 };
 
+/** JSON escapes control characters itself; a URL's password is masked in it too. */
+function jsonLine(value: unknown): string {
+  return `${maskUrlPasswords(JSON.stringify(value))}\n`;
+}
+
 export function createOutput(options: { json: boolean; verbose?: boolean }): Output {
   const { json } = options;
   return {
     json,
     emit(e: LogEvent): void {
       if (json) {
-        process.stdout.write(`${JSON.stringify({ ...e, time: new Date().toISOString() })}\n`);
+        process.stdout.write(jsonLine({ ...e, time: new Date().toISOString() }));
         return;
       }
       if (e.level === 'debug' && !options.verbose) return;
       const host = e.host ? `${e.host}: ` : '';
       const tag = e.level === 'info' ? '' : `${levelTag[e.level]} `;
-      process.stderr.write(`${tag}${host}${e.message}\n`);
+      process.stderr.write(`${tag}${printable(`${host}${e.message}`)}\n`);
     },
     text(text: string): void {
-      if (!json) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      if (!json) process.stdout.write(`${printable(text.replace(/\n$/, ''))}\n`);
     },
     result(ok: boolean, data?: Record<string, unknown>): void {
-      if (json) process.stdout.write(`${JSON.stringify({ event: 'result', ok, ...data })}\n`);
+      if (json) process.stdout.write(jsonLine({ event: 'result', ok, ...data }));
     },
     raw(text: string): void {
       process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { loadConfig } from '../config/read.js';
+import { toHostJson } from '../config/serialize.js';
 import { BlockedError, OperationError } from '../errors.js';
-import { parseBatchFlag } from '../rollout/plan.js';
+import { selectHosts } from '../rollout/plan.js';
 import { makePlan, rollout } from '../rollout/rollout.js';
 import type { RolloutDeps } from '../rollout/types.js';
 import { systemClock } from '../clock.js';
@@ -12,7 +13,8 @@ import {
   timingModel,
 } from '../timing/index.js';
 import { readAgent } from './agent-bundle.js';
-import { Fleet, interruptSignal, publishedHostConfig, whoAmI } from './fleet.js';
+import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
+import { Fleet, interruptSignal, plainConfig, whoAmI } from './fleet.js';
 import { createOutput } from './output.js';
 import { failureMessage, renderPlan, renderResult } from './rollout-report.js';
 
@@ -30,17 +32,12 @@ export interface RolloutCliFlags {
 export async function runRollout(flags: RolloutCliFlags): Promise<void> {
   const out = createOutput({ json: flags.json ?? false, verbose: flags.verbose ?? false });
   const config = await loadConfig(flags.config, { log: out });
+  const hosts = parseHostsFlag(flags.hosts);
+  const batch = parseBatchOption(flags.batch, selectHosts(config.hosts, hosts).length);
   const options = {
     release: flags.release,
-    ...(flags.hosts
-      ? {
-          hosts: flags.hosts
-            .split(',')
-            .map((h) => h.trim())
-            .filter(Boolean),
-        }
-      : {}),
-    ...(flags.batch ? { batch: parseBatchFlag(flags.batch) } : {}),
+    ...(hosts ? { hosts } : {}),
+    ...(batch ? { batch } : {}),
     dryRun: flags.dryRun ?? false,
     rollback: flags.rollback && config.rollout.rollback,
   };
@@ -56,8 +53,9 @@ export async function runRollout(flags: RolloutCliFlags): Promise<void> {
       balancer: await fleet.balancer(),
       agent: (h) => fleet.agent(h),
       who: whoAmI(),
+      // what `deploy setup` publishes (fleet/setup.ts), so a host running another is refused
       hostConfigSha256: createHash('sha256')
-        .update(await publishedHostConfig(flags.config))
+        .update(toHostJson(await plainConfig(flags.config)))
         .digest('hex'),
     };
     const plan = makePlan(deps, options);

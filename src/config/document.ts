@@ -1,6 +1,7 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { Document, Node } from 'yaml';
 import type { ConfigProblem } from '../errors.js';
+import { aliasProblems, toPlainData } from './yaml-aliases.js';
 
 /**
  * The YAML (or JSON) text, parsed once with its node positions kept, so every
@@ -32,13 +33,16 @@ export function parseText(text: string, source: string): ParsedDocument {
     const { line, col } = lines.linePos(offset);
     return { location: `${source}:${line}:${col}`, offset };
   };
-  const syntaxProblems = doc.errors.map((error) => ({
+  const syntaxProblems: ConfigProblem[] = doc.errors.map((error) => ({
     path: '',
     message: `invalid YAML: ${firstLine(error.message)}`,
     location: where(error.pos[0]).location,
   }));
+  if (syntaxProblems.length === 0) syntaxProblems.push(...aliasProblems(doc, where));
+  const converted = syntaxProblems.length === 0 ? toPlainData(doc, where) : { data: undefined };
+  if (converted.problem) syntaxProblems.push(converted.problem);
   return {
-    data: syntaxProblems.length > 0 ? undefined : doc.toJS({ maxAliasCount: 100 }),
+    data: converted.data,
     syntaxProblems,
     locate(path, key) {
       const offset = offsetOf(doc, path, key);
@@ -81,6 +85,6 @@ function keyText(key: unknown): string | undefined {
   return isScalar(key) ? String(key.value) : undefined;
 }
 
-function firstLine(message: string): string {
+export function firstLine(message: string): string {
   return message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? message;
 }

@@ -15,6 +15,11 @@ const units = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1 } as const;
 const pattern = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/;
 const example = 'write it like 500ms, 15s, 2m, 1h or 1m30s';
 const maxShown = 32;
+/**
+ * Node's timers hold at most 2³¹−1 ms (24.8 days) and fire after 1 ms beyond
+ * that: `stop_timeout: 700h` would kill a stopping service at once.
+ */
+export const MAX_DURATION_MS = 24 * 24 * units.h;
 
 /** Reads a duration from config or the environment; never throws. */
 export function readDuration(input: unknown): ParsedDuration {
@@ -36,8 +41,12 @@ export function readDuration(input: unknown): ParsedDuration {
     Number(m ?? 0) * units.m +
     Number(s ?? 0) * units.s +
     Number(ms ?? 0);
-  if (!Number.isSafeInteger(total)) return { ok: false, reason: `${show(text)} is too long` };
   if (total <= 0) return { ok: false, reason: `must be positive, got ${show(text)}` };
+  if (total > MAX_DURATION_MS)
+    return {
+      ok: false,
+      reason: `${show(text)} is longer than 24 days (576h), the most a timer can wait`,
+    };
   return { ok: true, ms: total };
 }
 

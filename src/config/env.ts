@@ -1,4 +1,5 @@
 import type { Log } from '../log.js';
+import { cronPlan } from './cron-every.js';
 import { formatDuration, readDuration, show } from './duration.js';
 import type { Config, RolloutConfig, WatchdogConfig } from './types.js';
 
@@ -34,16 +35,25 @@ const countValue: Parse = (text) => {
   return { ok: false, reason: `must be a positive whole number, got ${show(text)}` };
 };
 
+/** the same rule as deploy.yml's watchdog.every: a value cron cannot run evenly is kept out */
+const everyValue: Parse = (text) => {
+  const parsed = durationValue(text);
+  if (!parsed.ok) return parsed;
+  const plan = cronPlan(parsed.value);
+  return plan.ok ? parsed : plan;
+};
+
 function watchdog(
   variable: string,
   key: WatchdogKey,
   yamlKey: string,
   isDuration: boolean,
+  parse: Parse = isDuration ? durationValue : countValue,
 ): Override {
   return {
     variable,
     key: `watchdog.${yamlKey}`,
-    parse: isDuration ? durationValue : countValue,
+    parse,
     format: isDuration ? formatDuration : String,
     get: (config) => config.watchdog[key],
     set: (config, value) => ({ ...config, watchdog: { ...config.watchdog, [key]: value } }),
@@ -51,7 +61,7 @@ function watchdog(
 }
 
 export const envOverrides: readonly Override[] = [
-  watchdog('HANDOFF_WATCHDOG_EVERY', 'every', 'every', true),
+  watchdog('HANDOFF_WATCHDOG_EVERY', 'every', 'every', true, everyValue),
   watchdog(
     'HANDOFF_FAILURES_BEFORE_RESTART',
     'failuresBeforeRestart',

@@ -1,5 +1,15 @@
 import * as z from 'zod';
 import { readDuration } from './duration.js';
+import {
+  HOST_NAME,
+  HOST_NAME_RULE,
+  HOST_PATH,
+  HOST_PATH_RULE,
+  SERVICE_NAME,
+  SERVICE_NAME_RULE,
+  USER_NAME,
+  USER_NAME_RULE,
+} from './names.js';
 
 /**
  * The field schemas every block shares. Each carries its own message so a
@@ -59,25 +69,16 @@ export function text(description: string) {
 
 /** A path on the host: absolute, because `~` there is not the operator's home. */
 export function hostPath(description: string) {
-  return z
-    .string()
-    .regex(/^\/\S*$/, { error: 'must be an absolute path (starting with /)' })
-    .meta({ description });
+  return z.string().regex(HOST_PATH, { error: HOST_PATH_RULE }).meta({ description });
 }
 
 /** Names that end up in paths, lock names and cron file names. */
 export const serviceName = (description: string) =>
-  z
-    .string()
-    .regex(/^[a-z0-9](?:[a-z0-9-]{0,62})$/, {
-      error: 'must be 1–63 characters of a-z, 0-9 and -, starting with a letter or digit',
-    })
-    .meta({ description });
+  z.string().regex(SERVICE_NAME, { error: SERVICE_NAME_RULE }).meta({ description });
 
 export const hostName = (description: string) =>
-  z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
-      error: 'must be 1–63 characters of letters, digits, ., _ and -, without spaces',
-    })
-    .meta({ description });
+  z.string().regex(HOST_NAME, { error: HOST_NAME_RULE }).meta({ description });
+
+/** `ssh.user`: it is also the user field of the watchdog's cron line (names.ts). */
+export const userName = (description: string) =>
+  z.string().regex(USER_NAME, { error: USER_NAME_RULE }).meta({ description });

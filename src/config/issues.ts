@@ -14,11 +14,19 @@ export interface LocatedProblem extends ConfigProblem {
   readonly offset?: number;
 }
 
+/**
+ * `hosts[1].address`. A key that is not a plain word is written quoted,
+ * `ssh["a\u001b[2Jb"]`: an unknown key is the file's content, and a newline
+ * or an ESC in it must not reach the terminal as one.
+ */
 export function formatPath(path: KeyPath): string {
   return path
-    .map((segment, i) =>
-      typeof segment === 'number' ? `[${segment}]` : `${i === 0 ? '' : '.'}${String(segment)}`,
-    )
+    .map((segment, i) => {
+      if (typeof segment === 'number') return `[${segment}]`;
+      const key = String(segment);
+      if (!/^[A-Za-z0-9_-]+$/.test(key)) return `[${JSON.stringify(key)}]`;
+      return `${i === 0 ? '' : '.'}${key}`;
+    })
     .join('');
 }
 
@@ -66,11 +74,20 @@ export function collectProblems(
   return problems;
 }
 
+/**
+ * The whole file is not a mapping: most likely the wrong file (`-c .env`).
+ * Its content is never quoted: it may be a line of secrets.
+ */
+function notAConfig(input: unknown): string {
+  return `the file holds ${kindOf(input, false)}, not a mapping of deploy.yml keys; pass -c with the deploy.yml`;
+}
+
 /** zod's fallback messages, said the way a deploy.yml author thinks. */
 export const issueMessage: z.core.$ZodErrorMap = (issue) => {
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined) return 'required';
+      if ((issue.path ?? []).length === 0) return notAConfig(issue.input);
       return `expected ${nameOf(issue.expected)}, got ${kindOf(issue.input)}`;
     case 'invalid_value':
       return `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`;
@@ -93,10 +110,10 @@ function nameOf(expected: string): string {
   return names[expected] ?? `a ${expected}`;
 }
 
-function kindOf(input: unknown): string {
+function kindOf(input: unknown, quote = true): string {
   if (input === null) return 'nothing (null)';
   if (Array.isArray(input)) return 'a list';
   if (typeof input === 'object') return 'a mapping';
-  const shown = typeof input === 'string' ? ` ${JSON.stringify(input.slice(0, 32))}` : '';
+  const shown = quote && typeof input === 'string' ? ` ${JSON.stringify(input.slice(0, 32))}` : '';
   return `a ${typeof input}${shown}`;
 }

@@ -23,7 +23,7 @@ export function loadConfigFromJson(
   source: string,
   options: LoadOptions = {},
 ): Config {
-  const sealed = unsealHostConfig(text, source);
+  const sealed = options.trustSeal ? unsealHostConfig(text, source) : undefined;
   return sealed ? withEnv(sealed, options) : parseConfig(text, source, options);
 }
 
@@ -33,7 +33,11 @@ export function parseConfig(text: string, source: string, options: LoadOptions =
   if (doc.syntaxProblems.length > 0) throw new ConfigError(doc.syntaxProblems);
   if (doc.data === null || doc.data === undefined) {
     throw new ConfigError([
-      { path: '', message: `${source} is empty; 'deploy init' writes a starter to fill in` },
+      {
+        path: '',
+        message: `the file is empty; 'deploy init' writes a starter to fill in`,
+        location: `${source}:1:1`,
+      },
     ]);
   }
   // a host config whose seal did not hold: its document is validated like any deploy.yml

@@ -59,7 +59,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
     },
     host: {
       root: raw.host.root ?? `/srv/handoff/${service}`,
-      lock: raw.host.lock ?? `/var/lock/handoff/${service}`,
+      lock: raw.host.lock ?? `/run/handoff/${service}.lock`,
       state: raw.host.state ?? `/run/handoff/${service}`,
       agent: raw.host.agent ?? '/opt/handoff',
     },

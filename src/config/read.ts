@@ -11,11 +11,17 @@ export interface LoadOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** receives the `config.env` warnings */
   readonly log?: Log;
+  /**
+   * Take a host config's seal (sealed.ts) instead of validating its document:
+   * only for the commands setup sealed it for, `deploy watchdog` and
+   * `deploy host`. Everything else validates whatever file it is given.
+   */
+  readonly trustSeal?: boolean;
 }
 
 /**
- * Reads deploy.yml, or the host config that `deploy setup` publishes. A host
- * config whose seal holds is taken as sealed (sealed.ts); everything else is
+ * Reads deploy.yml, or the host config that `deploy setup` publishes. With
+ * `trustSeal`, a host config whose seal holds is taken as sealed (sealed.ts); everything else is
  * parsed and validated in full by load.ts, imported only then, so a watchdog
  * tick never loads the YAML parser or the zod schemas.
  */
@@ -26,7 +32,7 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
   } catch (error) {
     throw new ConfigError([{ path: '', message: unreadable(file, error) }]);
   }
-  const sealed = unsealHostConfig(text, file);
+  const sealed = options.trustSeal ? unsealHostConfig(text, file) : undefined;
   if (sealed) return withEnv(sealed, options);
   const { parseConfig } = await import('./load.js');
   return parseConfig(text, file, options);

@@ -1,5 +1,6 @@
 import type { KeyPath } from './document.js';
 import { healthCheckKeys } from './balancer-schema.js';
+import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
 
 /**
  * Rules between keys, which a schema of single values cannot see. They read the
@@ -28,6 +29,8 @@ const rules: readonly Rule[] = [
   commandsMatchRuntime,
   healthCheckTogether,
   deregisterNeedsAnApi,
+  haproxyNames,
+  lockNotShared,
 ];
 
 function duplicates(
@@ -47,7 +50,7 @@ function duplicates(
     else
       problems.push({
         path: [where, i, key],
-        message: `duplicate ${what} "${value}" (also ${where}[${first}]); each must be unique`,
+        message: `duplicate ${what} ${JSON.stringify(value)} (also ${where}[${first}]); each must be unique`,
       });
   });
   return problems;
@@ -107,6 +110,46 @@ function deregisterNeedsAnApi(doc: Readonly<Record<string, unknown>>): RuleProbl
     {
       path: ['drain', 'method'],
       message: 'deregister needs a balancer with an API (alb or haproxy); use health with static',
+    },
+  ];
+}
+
+/**
+ * HAProxy's runtime API reads `;` and a newline as the start of another
+ * command, so the backend and server names are refused here, at load time,
+ * not by the adapter half-way through a rollout.
+ */
+function haproxyNames(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
+  const balancer = record(doc.balancer);
+  if (balancer.kind !== 'haproxy') return [];
+  const problems: RuleProblem[] = [];
+  const bad = (value: unknown): boolean => typeof value === 'string' && !HAPROXY_NAME.test(value);
+  if (bad(balancer.backend))
+    problems.push({
+      path: ['balancer', 'backend'],
+      message: `is not an haproxy backend name (${HAPROXY_NAME_RULE})`,
+    });
+  list(doc.hosts).forEach((host, i) => {
+    const { target, address } = record(host);
+    if (target !== undefined ? bad(target) : bad(address))
+      problems.push({
+        path: ['hosts', i, target !== undefined ? 'target' : 'address'],
+        message: `is not an haproxy server name (${HAPROXY_NAME_RULE})${target === undefined ? '; set target to the server name' : ''}`,
+      });
+  });
+  return problems;
+}
+
+/** directories every local user may write: a lock there can be planted or held by anyone */
+const sharedDirs = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/var/lock'];
+
+function lockNotShared(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
+  const lock = record(doc.host).lock;
+  if (typeof lock !== 'string' || !sharedDirs.includes(lock.replace(/\/+[^/]*\/*$/, ''))) return [];
+  return [
+    {
+      path: ['host', 'lock'],
+      message: `must not be directly in a directory every user can write (${sharedDirs.join(', ')}); use a root-owned one such as /run/handoff/<service>.lock (the default)`,
     },
   ];
 }

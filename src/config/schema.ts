@@ -1,6 +1,16 @@
 import * as z from 'zod';
 import { balancerSchema } from './balancer-schema.js';
-import { count, duration, hostName, hostPath, port, serviceName, text } from './fields.js';
+import { cronPlan } from './cron-every.js';
+import {
+  count,
+  duration,
+  hostName,
+  hostPath,
+  port,
+  serviceName,
+  text,
+  userName,
+} from './fields.js';
 import { serviceSchema } from './service-schema.js';
 
 /**
@@ -12,7 +22,7 @@ import { serviceSchema } from './service-schema.js';
 
 const ssh = z
   .strictObject({
-    user: text('the SSH user on every host'),
+    user: userName('the SSH user on every host; also the user the watchdog runs as'),
     port: port('SSH port (a host may override it with ssh_port)').default(22),
     identity_file: text('private key; without it, ssh-agent is used').optional(),
     known_hosts: text('strict known_hosts: an unknown or changed host key is refused').default(
@@ -85,7 +95,9 @@ const hostPaths = z
     root: hostPath(
       'releases/, current and audit.jsonl (default /srv/handoff/<service>)',
     ).optional(),
-    lock: hostPath('the one host lock (default /var/lock/handoff/<service>)').optional(),
+    lock: hostPath(
+      'the one host lock, in a directory only root writes (default /run/handoff/<service>.lock)',
+    ).optional(),
     state: hostPath(
       'tmpfs: drain marker, watchdog state, marks (default /run/handoff/<service>)',
     ).optional(),
@@ -112,7 +124,14 @@ const runtime = z
 
 const watchdog = z
   .strictObject({
-    every: duration('how often cron runs a tick').prefault('60s'),
+    every: duration(
+      'how often cron runs a tick: 1s–30s or 1m–30m dividing a minute or an hour, or 1h',
+    )
+      .superRefine((ms, ctx) => {
+        const plan = cronPlan(ms);
+        if (!plan.ok) ctx.addIssue({ code: 'custom', message: plan.reason });
+      })
+      .prefault('60s'),
     failures_before_restart: count('consecutive failed checks before a restart').default(4),
     successes_before_healthy: count(
       'consecutive passes before a service counts as healthy',

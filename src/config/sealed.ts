@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { VERSION } from '../version.js';
+import { isObject, sealedConfigHolds } from './sealed-check.js';
 import type { Config } from './types.js';
 
 /**
@@ -12,7 +13,10 @@ import type { Config } from './types.js';
  * a host config edited by hand, one written by another version — goes through
  * full validation, so a hand edit is checked and used, never ignored. The seal
  * guards against mistakes, not against someone who can write the file: they
- * could recompute it, and the config runs their commands anyway.
+ * could recompute it. So it is honoured only where it was meant — a watchdog
+ * tick and the agent (`trustSeal`), never `deploy check -c FILE` — and even
+ * there every field that ends up in a path, a cron line, an argv or a timer
+ * is checked again (sealed-check.ts).
  *
  * This module imports neither yaml nor zod; keep it that way.
  */
@@ -64,7 +68,8 @@ export function unsealHostConfig(text: string, source: string): Config | undefin
   if (!isObject(seal) || seal.format !== FORMAT || seal.version !== VERSION) return undefined;
   if (!isObject(seal.config) || typeof seal.sha256 !== 'string') return undefined;
   if (digest(document, FORMAT, VERSION, seal.config) !== seal.sha256) return undefined;
-  return { ...(seal.config as unknown as Omit<Config, 'source'>), source };
+  if (!sealedConfigHolds(seal.config)) return undefined;
+  return { ...seal.config, source };
 }
 
 /**
@@ -76,8 +81,4 @@ export function withoutSeal(data: unknown): unknown {
   if (!isObject(data) || !isObject(data[SEAL_KEY]) || data[SEAL_KEY].format !== FORMAT) return data;
   const { [SEAL_KEY]: _seal, ...document } = data;
   return document;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

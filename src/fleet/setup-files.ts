@@ -1,3 +1,4 @@
+import { cronPlan } from '../config/cron-every.js';
 import type { Config } from '../config/types.js';
 import { UsageError } from '../errors.js';
 import { quoteArg } from '../remote/quote.js';
@@ -21,12 +22,12 @@ export function cronPath(config: Config): string {
 /**
  * Cron fires at most once a minute: a watchdog that ticks more often runs
  * several spaced ticks per cron run (`--ticks`), a slower one a cron step.
+ * A value cron cannot run evenly is refused (config/cron-every.ts).
  */
 export function cronSchedule(everyMs: number): { schedule: string; ticks: number } {
-  const seconds = Math.max(1, Math.round(everyMs / 1000));
-  if (seconds < 60) return { schedule: '* * * * *', ticks: Math.max(1, Math.floor(60 / seconds)) };
-  const minutes = Math.max(1, Math.round(seconds / 60));
-  return { schedule: minutes === 1 ? '* * * * *' : `*/${minutes} * * * *`, ticks: 1 };
+  const plan = cronPlan(everyMs);
+  if (!plan.ok) throw new UsageError(`watchdog.every: ${plan.reason}`);
+  return { schedule: plan.schedule, ticks: plan.ticks };
 }
 
 export function cronEntry(config: Config, hostConfig: string): string {
@@ -40,22 +41,38 @@ export function cronEntry(config: Config, hostConfig: string): string {
   ];
   const log = `${config.host.root}/watchdog.log`;
   return [
-    `# handoff watchdog for ${config.service}: installed by 'deploy setup'; edit deploy.yml, not this file`,
+    `# handoff watchdog for ${cronField(config.service, 'service')}: installed by 'deploy setup'; edit deploy.yml, not this file`,
     'PATH=/usr/local/bin:/usr/bin:/bin',
-    `${schedule} ${config.ssh.user} ${argv.map(cronWord).join(' ')} >> ${cronWord(log)} 2>&1`,
+    `${schedule} ${cronField(config.ssh.user, 'ssh.user')} ${argv.map(cronWord).join(' ')} >> ${cronWord(log)} 2>&1`,
     '',
   ].join('\n');
 }
 
 /**
+ * A bare field of the cron line (the user) or of its comment: cron splits
+ * fields at whitespace and lines at newlines, so either one would let a value
+ * write a field or a line of its own — as root, in /etc/cron.d. The loader
+ * refuses such values; this is the last line of defence for a Config built
+ * any other way.
+ */
+function cronField(value: string, key: string): string {
+  if (value === '' || /[\s\p{Cc}]/u.test(value))
+    throw new UsageError(
+      `${key} ${JSON.stringify(value)} contains whitespace or a control character, which a cron line cannot carry`,
+    );
+  return value;
+}
+
+/**
  * One word of a cron command: quoted for the shell cron hands the line to
  * (remote/quote.ts), and `%`, which cron turns into a newline even inside
- * quotes, escaped for cron. A newline cannot be carried by a cron line at all.
+ * quotes, escaped for cron. A newline or carriage return cannot be carried by
+ * a cron line at all.
  */
 function cronWord(arg: string): string {
-  if (arg.includes('\n'))
+  if (/[\n\r]/.test(arg))
     throw new UsageError(
-      `${JSON.stringify(arg)} contains a newline, which a cron line cannot carry: rename the path`,
+      `${JSON.stringify(arg)} contains a line break, which a cron line cannot carry: rename the path`,
     );
   return quoteArg(arg).replaceAll('%', '\\%');
 }

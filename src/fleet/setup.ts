@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { toHostJson } from '../config/serialize.js';
 import type { Config, HostConfig } from '../config/types.js';
 import { HandoffError, OperationError } from '../errors.js';
 import type { AgentClient } from '../agent-client/client.js';
@@ -8,9 +9,12 @@ import type { Transport } from '../remote/transport.js';
 import { agentPath, cronEntry, cronPath, type SetupFile } from './setup-files.js';
 
 export interface SetupInput {
+  /**
+   * The one Config both the host config and the cron line are built from: two
+   * configs (one with the operator's HANDOFF_* overrides) once gave a cron
+   * line ticking every 10 s for a host config that said 60 s.
+   */
   readonly config: Config;
-  /** the raw deploy.yml document as JSON: what the host's agent and watchdog read */
-  readonly hostConfigJson: string;
   readonly hostConfigPath: string;
   readonly agentBundle: Buffer;
   /** installed beside the agent, before it: an agent never names a file not yet there */
@@ -28,16 +32,32 @@ export interface HostSetup {
 const sha = (content: string | Buffer): string =>
   createHash('sha256').update(content).digest('hex');
 
-/** `sha256sum` answers for the files that exist; the missing ones simply get no line. */
-async function remoteHashes(t: Transport, paths: readonly string[]): Promise<Map<string, string>> {
-  const r = await t.exec(['sha256sum', '--', ...paths]);
-  const hashes = new Map<string, string>();
-  for (const line of r.stdout.split('\n')) {
-    const m = /^([0-9a-f]{64})\s+\*?(.+)$/.exec(line.trim());
-    if (m?.[1] && m[2]) hashes.set(m[2], m[1]);
-  }
-  return hashes;
+/**
+ * What each file on the host is now, as `<sha256> <mode>` keyed by path:
+ * `sha256sum` and `stat` answer for the files that exist; the missing ones
+ * simply get no line. The mode counts: a host config someone made
+ * world-readable is written again with its own.
+ */
+async function remoteState(t: Transport, paths: readonly string[]): Promise<Map<string, string>> {
+  const [sums, modes] = await Promise.all([
+    t.exec(['sha256sum', '--', ...paths]),
+    t.exec(['stat', '-c', '%a %n', '--', ...paths]),
+  ]);
+  const hashes = linesOf(sums.stdout, /^([0-9a-f]{64})\s+\*?(.+)$/);
+  const perms = linesOf(modes.stdout, /^([0-7]{3,4}) (.+)$/);
+  return new Map([...hashes].map(([path, hash]) => [path, `${hash} ${perms.get(path) ?? '?'}`]));
 }
+
+function linesOf(stdout: string, pattern: RegExp): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const line of stdout.split('\n')) {
+    const m = pattern.exec(line.trim());
+    if (m?.[1] && m[2]) found.set(m[2], m[1]);
+  }
+  return found;
+}
+
+const stateOf = (f: SetupFile): string => `${sha(f.content)} ${f.mode.toString(8)}`;
 
 /**
  * Idempotent: directories are created if missing, a file is written only when
@@ -46,7 +66,7 @@ async function remoteHashes(t: Transport, paths: readonly string[]): Promise<Map
 export async function setupHost(
   host: HostConfig,
   transport: Transport,
-  agent: AgentClient,
+  agent: Pick<AgentClient, 'hello'>,
   input: SetupInput,
 ): Promise<HostSetup> {
   const { config } = input;
@@ -59,7 +79,8 @@ export async function setupHost(
   const files: SetupFile[] = [
     ...libs,
     { path: agentPath(config), content: input.agentBundle, mode: 0o755, what: 'agent' },
-    { path: input.hostConfigPath, content: input.hostConfigJson, mode: 0o644, what: 'host config' },
+    // check URLs may carry credentials, and the service commands are in it: its user only
+    { path: input.hostConfigPath, content: toHostJson(config), mode: 0o600, what: 'host config' },
     {
       path: cronPath(config),
       content: cronEntry(config, input.hostConfigPath),
@@ -72,32 +93,27 @@ export async function setupHost(
       path.dirname(agentPath(config)),
       `${config.host.root}/releases`,
       config.host.state,
-      path.dirname(config.host.lock),
       ...files.map((f) => path.dirname(f.path)),
     ];
-    const mk = await transport.exec(['mkdir', '-p', '--', ...new Set(dirs)]);
-    if (mk.code !== 0)
-      throw new OperationError(
-        `cannot create the host directories: ${mk.stderr.trim().split('\n')[0] ?? ''}`,
-      );
-    const lock = await transport.exec([
-      'sh',
-      '-c',
-      'test -e "$1" || : > "$1"',
-      'sh',
-      config.host.lock,
-    ]);
-    if (lock.code !== 0)
-      throw new OperationError(
-        `cannot create the lock file ${config.host.lock}: ${lock.stderr.trim()}`,
-      );
-    const hashes = await remoteHashes(
+    // the lock's directory only root (or its user) may write: the agent refuses
+    // any other (host/lock-dir.ts); the lock file itself is created on first use
+    for (const argv of [
+      ['mkdir', '-p', '--', ...new Set(dirs)],
+      ['mkdir', '-p', '-m', '0755', '--', path.dirname(config.host.lock)],
+    ]) {
+      const mk = await transport.exec(argv);
+      if (mk.code !== 0)
+        throw new OperationError(
+          `cannot create the host directories: ${mk.stderr.trim().split('\n')[0] ?? ''}`,
+        );
+    }
+    const now = await remoteState(
       transport,
       files.map((f) => f.path),
     );
     const changed: string[] = [];
     for (const f of files) {
-      if (hashes.get(f.path) === sha(f.content)) continue;
+      if (now.get(f.path) === stateOf(f)) continue;
       await transport.put(f.path, f.content, f.mode);
       changed.push(f.what);
     }

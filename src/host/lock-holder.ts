@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { LockHolder } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
 import { lockHolderPath } from './layout.js';
+import { processStartTime } from './process-start.js';
 import { readJsonFile, removeFile } from './state-store.js';
 
 /**
@@ -20,15 +21,18 @@ const holderSchema = z.object({
   since: z.string(),
   message: z.optional(z.string()),
   host: z.optional(z.string()),
+  started: z.optional(z.string()),
 });
 
 export function describeSelf(what: string, now: number, message?: string): LockHolder {
+  const started = processStartTime(process.pid);
   return {
     what,
     pid: process.pid,
     since: new Date(now).toISOString(),
     ...(message === undefined ? {} : { message }),
     host: hostname(),
+    ...(started === undefined ? {} : { started }),
   };
 }
 

@@ -1,9 +1,10 @@
-import { mkdir, open, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { systemClock, type Clock } from '../clock.js';
 import { BlockedError, LockHeldError, OperationError, type LockHolder } from '../errors.js';
 import { isMissing } from './layout.js';
+import { ensureLockFile } from './lock-dir.js';
 import { awaitHolder, describeSelf, removeHolderIfOurs, writeHolder } from './lock-holder.js';
 
 /**
@@ -73,6 +74,7 @@ export async function acquireHostLock(
 ): Promise<HostLock> {
   const given = path.resolve(lockPath);
   const clock = options.clock ?? systemClock;
+  // proper-lockfile resolves the real path, so the file must exist
   const file = await ensureLockFile(given);
   const compromised = new AbortController();
   let unlock: () => Promise<void>;
@@ -136,18 +138,4 @@ export async function readLockStatus(
   if (!locked) return { locked };
   const holder = await awaitHolder(file, clock);
   return holder ? { locked, holder } : { locked };
-}
-
-/** proper-lockfile resolves the real path, so the file must exist; create it and its directory. */
-async function ensureLockFile(file: string): Promise<string> {
-  try {
-    await mkdir(path.dirname(file), { recursive: true });
-    // 'a' creates without truncating and never fails because someone else created it first
-    await (await open(file, 'a')).close();
-    return await realpath(file);
-  } catch (error) {
-    throw new BlockedError(
-      `cannot create the host lock ${file}: ${(error as Error).message}; check host.lock and its directory's permissions`,
-    );
-  }
 }

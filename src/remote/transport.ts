@@ -1,6 +1,6 @@
 /**
- * One executor per kind of side effect: every process on a host, local or over
- * SSH, goes through a Transport. Commands are argv arrays; quoting for a remote
+ * One executor per kind of side effect: every process on a host goes through
+ * a Transport (SSH; tests pass fakes). Commands are argv arrays; quoting for a remote
  * shell happens in exactly one place (`quote.ts`).
  */
 

@@ -1,5 +1,6 @@
 import type { HostConfig } from '../config/types.js';
 import { BlockedError, UsageError } from '../errors.js';
+import { RELEASE_ID } from '../release-id.js';
 import { awaitInBound, awaitOutBound } from '../timing/index.js';
 import { checkCapacity } from './capacity.js';
 import { deployHost, type Bounds } from './host-deploy.js';
@@ -9,8 +10,6 @@ import { preflight, targets, type Preflight } from './preflight.js';
 import { StepRecorder } from './recorder.js';
 import { repairLeftover } from './repair.js';
 import type { HostOutcome, RolloutDeps, RolloutOptions, RolloutResult } from './types.js';
-
-const RELEASE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export interface RolloutRun {
   readonly plan: Plan;

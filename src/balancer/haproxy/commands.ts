@@ -1,3 +1,4 @@
+import { HAPROXY_NAME, HAPROXY_NAME_RULE } from '../../config/names.js';
 import { ConfigError } from '../../errors.js';
 
 /**
@@ -8,16 +9,11 @@ import { ConfigError } from '../../errors.js';
 
 export type AdminState = 'ready' | 'drain' | 'maint';
 
-// haproxy's own rule for proxy and server names
-const namePattern = /^[A-Za-z0-9_.:-]+$/;
-
+/** The loader refuses these names already (config/rules.ts); this is the last line of defence. */
 export function checkName(name: string, path: string): string {
-  if (!namePattern.test(name)) {
+  if (!HAPROXY_NAME.test(name)) {
     throw new ConfigError([
-      {
-        path,
-        message: `${JSON.stringify(name)} is not an haproxy name (letters, digits, '-', '_', '.', ':')`,
-      },
+      { path, message: `${JSON.stringify(name)} is not an haproxy name (${HAPROXY_NAME_RULE})` },
     ]);
   }
   return name;

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { MAX_DURATION_MS } from '../../config/duration.js';
 import { ExitStatus, UsageError } from '../../errors.js';
 import { addFlags, readFlags, type FlagSpec, type FlagValues } from '../flag-table.js';
 import type { RegisterCommand } from './index.js';
@@ -45,10 +46,15 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'defer' },
 ];
 
-function int(value: string | boolean | undefined, flag: string): number | undefined {
+/** A whole number up to `max`; the `-ms` flags stop at what a timer can wait (duration.ts). */
+function int(
+  value: string | boolean | undefined,
+  flag: string,
+  max = MAX_DURATION_MS,
+): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^\d+$/.test(value))
-    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected a whole number`);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || Number(value) > max)
+    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected a whole number up to ${max}`);
   return Number(value);
 }
 
@@ -105,14 +111,14 @@ export async function runHostOp(op: string, flags: HostFlags): Promise<void> {
   }
   let code: number;
   try {
-    const config = await loadConfig(flags.config);
+    const config = await loadConfig(flags.config, { trustSeal: true });
     const args = {
       release: text(flags.release),
       by: text(flags.by),
       leaseMs: int(flags.leaseMs, '--lease-ms'),
       what: text(flags.what),
       message: text(flags.message),
-      successes: int(flags.successes, '--successes'),
+      successes: int(flags.successes, '--successes', 1_000_000),
       timeoutMs: int(flags.timeoutMs, '--timeout-ms'),
       allowDraining: flags.allowDraining === true,
       force: flags.force === true,

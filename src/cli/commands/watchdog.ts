@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { MAX_DURATION_MS } from '../../config/duration.js';
 import { UsageError } from '../../errors.js';
 import { addFlags, readFlags, type FlagSpec } from '../flag-table.js';
 import type { RegisterCommand } from './index.js';
@@ -43,16 +44,30 @@ export function tickFlags(args: readonly string[]): WatchdogFlags | undefined {
   return readFlags(FLAGS, args, 0)?.values as WatchdogFlags | undefined;
 }
 
+/**
+ * cron runs at most 60 ticks a minute (watchdog.every 1s); a larger --ticks
+ * (`1e9`) would keep one process ticking for years beside the next cron run's.
+ */
+const MAX_TICKS = 60;
+
 export async function runWatchdog(flags: WatchdogFlags): Promise<void> {
   const loop = flags.loop === undefined ? undefined : Number(flags.loop);
-  if (loop !== undefined && !(Number.isFinite(loop) && loop > 0)) {
+  if (
+    loop !== undefined &&
+    !(Number.isFinite(loop) && loop > 0 && loop * 1000 <= MAX_DURATION_MS)
+  ) {
     throw new UsageError(
-      `--loop ${JSON.stringify(flags.loop)}: expected a positive number of seconds`,
+      `--loop ${JSON.stringify(flags.loop)}: expected a positive number of seconds, at most ${MAX_DURATION_MS / 1000}`,
     );
   }
   const ticks = flags.ticks === undefined ? 1 : Number(flags.ticks);
-  if (!(Number.isSafeInteger(ticks) && ticks >= 1)) {
-    throw new UsageError(`--ticks ${JSON.stringify(flags.ticks)}: expected a whole number ≥ 1`);
+  if (
+    flags.ticks !== undefined &&
+    !(/^\d+$/.test(flags.ticks) && ticks >= 1 && ticks <= MAX_TICKS)
+  ) {
+    throw new UsageError(
+      `--ticks ${JSON.stringify(flags.ticks)}: expected a whole number from 1 to ${MAX_TICKS}`,
+    );
   }
   const [{ loadConfig }, { tick }, { systemClock }, { createOutput }] = await Promise.all([
     import('../../config/read.js'),
@@ -61,7 +76,7 @@ export async function runWatchdog(flags: WatchdogFlags): Promise<void> {
     import('../output.js'),
   ]);
   const out = createOutput({ json: false });
-  const config = await loadConfig(flags.config, { log: out });
+  const config = await loadConfig(flags.config, { log: out, trustSeal: true });
   if (loop === undefined) {
     for (let i = 0; i < ticks; i += 1) {
       if (i > 0) await systemClock.sleep(config.watchdog.every);

@@ -3,6 +3,7 @@ import type { Config, HostConfig } from '../../config/types.js';
 import { HandoffError } from '../../errors.js';
 import { selectHosts } from '../../rollout/plan.js';
 import { readAgent } from '../agent-bundle.js';
+import { parseHostsFlag } from '../fleet-flags.js';
 import { Fleet } from '../fleet.js';
 import { createOutput, type Output } from '../output.js';
 export interface FleetFlags {
@@ -17,11 +18,7 @@ export async function open(
 ): Promise<{ out: Output; config: Config; hosts: HostConfig[]; fleet: Fleet }> {
   const out = createOutput({ json: flags.json ?? false });
   const config = await loadConfig(flags.config, { log: out });
-  const names = flags.hosts
-    ?.split(',')
-    .map((h) => h.trim())
-    .filter(Boolean);
-  const hosts = selectHosts(config.hosts, names);
+  const hosts = selectHosts(config.hosts, parseHostsFlag(flags.hosts));
   // every command but setup refuses a host whose agent is not this deploy's
   const expected = options.checkAgent ? (await readAgent()).sha256 : undefined;
   return { out, config, hosts, fleet: new Fleet(config, out, expected) };

@@ -2,16 +2,17 @@ import { BlockedError } from '../../errors.js';
 import { mapLimit } from '../../fleet/map-limit.js';
 import { setupHost } from '../../fleet/setup.js';
 import { readAgentBundle } from '../agent-bundle.js';
-import { hostConfigPath, publishedHostConfig } from '../fleet.js';
+import { hostConfigPath, plainConfig } from '../fleet.js';
 import { open, messageOf, type FleetFlags } from './open.js';
 export async function runSetup(flags: FleetFlags): Promise<void> {
-  const { out, config, hosts, fleet } = await open(flags, { checkAgent: false });
+  const { out, hosts, fleet } = await open(flags, { checkAgent: false });
   try {
     const bundle = await readAgentBundle();
+    // the host config and the cron line, both from deploy.yml without the operator's overrides
+    const plain = await plainConfig(flags.config);
     const input = {
-      config,
-      hostConfigJson: await publishedHostConfig(flags.config),
-      hostConfigPath: hostConfigPath(config),
+      config: plain,
+      hostConfigPath: hostConfigPath(plain),
       agentBundle: bundle.content,
       agentLibs: bundle.libs,
       log: out,

@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/types.js';
 import { AgentIdentityError, ExitCode, UsageError } from '../../errors.js';
+import { checkReleaseId } from '../../release-id.js';
 import * as ops from './ops/basic.js';
 import { errorInfo } from './error-info.js';
 import { lockHold } from './ops/lock-hold.js';
@@ -51,6 +52,8 @@ async function dispatch(
   signal?: AbortSignal,
 ): Promise<unknown> {
   const { config, clock } = env;
+  // the release names a directory under host.root: `../../x` must not reach the disk
+  if (args.release !== undefined) checkReleaseId(args.release);
   switch (op) {
     case 'hello':
       return ops.hello(env.self);

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
@@ -206,6 +206,20 @@ describe('the agent on a host', () => {
       code: 2,
       result: { ok: false, error: { message: 'missing --release' } },
     });
+  });
+
+  it('refuses a release id that names a path outside host.root, exit 2, writing nothing', async () => {
+    host = await hostFixture();
+    const root = host.config.host.root;
+    for (const release of ['../../escaped', '..', 'a/b', '.hidden']) {
+      for (const op of ['publish', 'switch', 'drain'] as const) {
+        const r = await call(host, op, { release, by: 'test', leaseMs: 60_000 });
+        expect(r).toMatchObject({ code: 2, result: { ok: false } });
+      }
+    }
+    const escaped = path.resolve(root, 'releases', '../../escaped');
+    await expect(readFile(path.join(escaped, '.env'), 'utf8')).rejects.toThrow(/ENOENT/);
+    expect(await readdir(path.dirname(escaped))).not.toContain('escaped');
   });
 });
 

@@ -45,6 +45,15 @@ describe('durations', () => {
     );
   });
 
+  it('refuses more than 24 days, which a timer would fire after 1 ms', () => {
+    expect(readDuration('576h')).toEqual({ ok: true, ms: 576 * 3_600_000 });
+    expect(readDuration('700h')).toEqual({
+      ok: false,
+      reason: '"700h" is longer than 24 days (576h), the most a timer can wait',
+    });
+    expect(() => parseDuration('700h', '--wait')).toThrow(UsageError);
+  });
+
   it('formats milliseconds as the shortest exact spelling that reads back the same', () => {
     for (const ms of [1, 500, 15_000, 90_000, 3_723_004, 1_800_000]) {
       expect(readDuration(formatDuration(ms))).toEqual({ ok: true, ms });

@@ -68,7 +68,7 @@ describe('loading deploy.yml', () => {
     });
     expect(config.host).toEqual({
       root: '/srv/handoff/api',
-      lock: '/var/lock/handoff/api',
+      lock: '/run/handoff/api.lock',
       state: '/run/handoff/api',
       agent: '/opt/handoff',
     });

@@ -192,7 +192,7 @@ describe('a bad deploy.yml', () => {
 
   it('that is empty says so and how to start one', async () => {
     expect(await problemsOf('')).toEqual([
-      "FILE is empty; 'deploy init' writes a starter to fill in",
+      "the file is empty; 'deploy init' writes a starter to fill in (FILE:1:1)",
     ]);
   });
 });

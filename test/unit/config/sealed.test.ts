@@ -38,7 +38,7 @@ describe('the sealed host config', () => {
   it('is read back from the seal, without validating the document again', async () => {
     const file = await sealedWithOverlap7s();
     expect((await exampleConfig()).drain.overlap).not.toBe(7_000);
-    const config = await loadConfig(file, { env: {} });
+    const config = await loadConfig(file, { env: {}, trustSeal: true });
     expect(config.drain.overlap).toBe(7_000);
     expect(config.source).toBe(file);
     expect(Object.isFrozen(config.drain)).toBe(true);
@@ -52,7 +52,7 @@ describe('the sealed host config', () => {
 
   it('still applies the host’s HANDOFF_* overrides', async () => {
     const file = await sealedWithOverlap7s();
-    const config = await loadConfig(file, { env: { HANDOFF_MAX_RESTARTS: '9' } });
+    const config = await loadConfig(file, { env: { HANDOFF_MAX_RESTARTS: '9' }, trustSeal: true });
     expect(config.drain.overlap).toBe(7_000);
     expect(config.watchdog.maxRestarts).toBe(9);
   });
@@ -62,7 +62,7 @@ describe('the sealed host config', () => {
     await editJson(file, (data) => {
       data.drain = { ...data.drain, overlap: '9s' };
     });
-    expect((await loadConfig(file, { env: {} })).drain.overlap).toBe(9_000);
+    expect((await loadConfig(file, { env: {}, trustSeal: true })).drain.overlap).toBe(9_000);
   });
 
   it('reports a bad hand edit with its place in the file', async () => {
@@ -70,7 +70,7 @@ describe('the sealed host config', () => {
     await editJson(file, (data) => {
       data.drain = { ...data.drain, overlap: 'soon' };
     });
-    const error = await loadConfig(file, { env: {} }).catch((e: unknown) => e);
+    const error = await loadConfig(file, { env: {}, trustSeal: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toMatch(/drain\.overlap: .*api\.json:\d+:\d+/);
   });
@@ -82,7 +82,7 @@ describe('the sealed host config', () => {
       sealed.config.drain.overlap = 1;
     });
     const document = (await exampleConfig()).drain.overlap;
-    expect((await loadConfig(file, { env: {} })).drain.overlap).toBe(document);
+    expect((await loadConfig(file, { env: {}, trustSeal: true })).drain.overlap).toBe(document);
   });
 
   it('does not trust a seal written by another version of handoff', async () => {
@@ -91,7 +91,7 @@ describe('the sealed host config', () => {
       (data.sealed as Record<string, unknown>).version = `${VERSION}-other`;
     });
     const document = (await exampleConfig()).drain.overlap;
-    expect((await loadConfig(file, { env: {} })).drain.overlap).toBe(document);
+    expect((await loadConfig(file, { env: {}, trustSeal: true })).drain.overlap).toBe(document);
   });
 
   it('leaves a `sealed` key that setup did not write to be an unknown key', async () => {
@@ -106,5 +106,46 @@ describe('the sealed host config', () => {
     expect(unsealHostConfig(JSON.stringify(toDocument(config)), 'a.json')).toBeUndefined();
     expect(unsealHostConfig('{"sealed": ', 'a.json')).toBeUndefined();
     expect(unsealHostConfig('[1, 2]', 'a.json')).toBeUndefined();
+  });
+});
+
+/** a host config with a recomputed seal, whose document and sealed Config both say `edit` */
+async function forged(edit: (config: Config) => Config): Promise<string> {
+  const config = edit(await exampleConfig());
+  return writeConfig(sealHostConfig(toDocument(config), config), 'api.json');
+}
+
+const cronLine = 'api\n* * * * * root touch /tmp/pwned';
+
+describe('a forged seal', () => {
+  it('is not honoured by deploy check -c FILE: the document is validated', async () => {
+    const file = await forged((c) => ({ ...c, service: cronLine }));
+    const error = await loadConfig(file, { env: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toMatch(
+      /^service: must be 1–63 characters .*api\.json:2:14\)$/,
+    );
+  });
+
+  it('where seals are honoured, still has every path, name and timer checked again', async () => {
+    const bad: ((c: Config) => Config)[] = [
+      (c) => ({ ...c, service: cronLine }),
+      (c) => ({ ...c, ssh: { ...c.ssh, user: 'root touch /tmp/pwned; #' } }),
+      (c) => ({ ...c, host: { ...c.host, lock: '/run/handoff/api lock' } }),
+      (c) => ({ ...c, drain: { ...c.drain, stopTimeout: 700 * 3_600_000 } }),
+    ];
+    for (const edit of bad) {
+      const file = await forged(edit);
+      const error = await loadConfig(file, { env: {}, trustSeal: true }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConfigError);
+    }
+  });
+
+  it('over a valid document but a bad sealed Config is ignored: the document decides', async () => {
+    const config = await exampleConfig();
+    const bad = { ...config, host: { ...config.host, root: '/srv/x\n* * * * * root sh' } };
+    const file = await writeConfig(sealHostConfig(toDocument(config), bad), 'api.json');
+    const loaded = await loadConfig(file, { env: {}, trustSeal: true });
+    expect(loaded.host.root).toBe(config.host.root);
   });
 });

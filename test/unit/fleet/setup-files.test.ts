@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { tickFlags } from '../../../src/cli/commands/watchdog.js';
+import { runWatchdog, tickFlags } from '../../../src/cli/commands/watchdog.js';
 import type { Config } from '../../../src/config/types.js';
 import { cronEntry, cronSchedule } from '../../../src/fleet/setup-files.js';
 import { UsageError } from '../../../src/errors.js';
 
-function configWith(every: number, root = '/srv/api', agent = '/opt/handoff/api'): Config {
+function configWith(
+  every: number,
+  root = '/srv/api',
+  agent = '/opt/handoff/api',
+  names: { service?: string; user?: string } = {},
+): Config {
   return {
-    service: 'api',
-    ssh: { user: 'deploy' },
+    service: names.service ?? 'api',
+    ssh: { user: names.user ?? 'deploy' },
     host: { root, agent, lock: '/run/lock/api', state: '/var/lib/api' },
     watchdog: { every },
   } as unknown as Config;
@@ -31,6 +36,27 @@ describe('the watchdog cron entry', () => {
     expect(cronSchedule(15_000)).toEqual({ schedule: '* * * * *', ticks: 4 });
     expect(cronSchedule(60_000)).toEqual({ schedule: '* * * * *', ticks: 1 });
     expect(cronSchedule(300_000)).toEqual({ schedule: '*/5 * * * *', ticks: 1 });
+    expect(cronSchedule(3_600_000)).toEqual({ schedule: '0 * * * *', ticks: 1 });
+  });
+
+  it('refuses an every that cron cannot run evenly, naming the nearest values that work', () => {
+    // */120 is no step cron knows; */7 fires at :56 and again at :00
+    expect(() => cronSchedule(120 * 60_000)).toThrow(/2h cannot be run evenly .*; use 1h$/);
+    expect(() => cronSchedule(7 * 60_000)).toThrow(/7m .*; use 6m or 10m$/);
+    expect(() => cronSchedule(7_000)).toThrow(/7s .*; use 6s or 10s$/);
+    expect(() => cronSchedule(90_000)).toThrow(/1m30s .*; use 1m or 2m$/);
+  });
+
+  it('refuses a user or service that would add a field or a line to the root cron file', () => {
+    const hostConfig = '/etc/handoff/api.json';
+    for (const user of ['root touch /tmp/pwned; #', 'deploy\n* * * * * root sh /tmp/x', ''])
+      expect(() => cronEntry(configWith(60_000, '/srv/api', '/opt', { user }), hostConfig)).toThrow(
+        UsageError,
+      );
+    const service = 'api\n* * * * * root sh /tmp/x';
+    expect(() =>
+      cronEntry(configWith(60_000, '/srv/api', '/opt', { service }), hostConfig),
+    ).toThrow(UsageError);
   });
 
   it('is a command line the watchdog accepts, ticks included', () => {
@@ -53,9 +79,10 @@ describe('the watchdog cron entry', () => {
   });
 
   it('refuses a path that a cron line cannot carry', () => {
-    expect(() => cronEntry(configWith(60_000, '/srv/a\nb'), '/etc/handoff/api.json')).toThrow(
-      UsageError,
-    );
+    for (const root of ['/srv/a\nb', '/srv/a\rb'])
+      expect(() => cronEntry(configWith(60_000, root), '/etc/handoff/api.json')).toThrow(
+        UsageError,
+      );
   });
 });
 
@@ -63,6 +90,13 @@ describe('a watchdog tick’s flags without commander', () => {
   it('reads what commander would', () => {
     expect(tickFlags([])).toEqual({ config: 'deploy.yml' });
     expect(tickFlags(['--config=x.json', '--loop', '2'])).toEqual({ config: 'x.json', loop: '2' });
+  });
+
+  it('refuses a --ticks cron would never write, before reading any config', async () => {
+    for (const ticks of ['1e9', '61', '0', '2.5'])
+      await expect(runWatchdog({ config: '/nonexistent.yml', ticks })).rejects.toThrow(
+        /^--ticks .*: expected a whole number from 1 to 60$/,
+      );
   });
 
   it('leaves help and mistakes to commander', () => {

@@ -1,13 +1,27 @@
-import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import type { Clock } from '../../../clock.js';
 import type { Config } from '../../../config/types.js';
-import { BlockedError, OperationError } from '../../../errors.js';
+import { BlockedError, OperationError, type LockHolder } from '../../../errors.js';
 import { HOST_LOCK_OPTIONS, readLockStatus } from '../../lock.js';
+import { processStartTime } from '../../process-start.js';
 
-/** The pid still belongs to a handoff process (pids are reused). */
-async function isHandoff(pid: number): Promise<boolean> {
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  return /deploy|handoff|lock/.test(cmdline.replace(/\0/g, ' '));
+/**
+ * Why `pid` may not be signalled as the holder: it ran on another host, or
+ * the process under that pid now is not the one that took the lock (pids
+ * are reused; its start time says which process it is).
+ */
+function notTheHolder(holder: LockHolder): string | undefined {
+  if (elsewhere(holder))
+    return `the holder runs on ${holder.host}, not on this host; stop it there`;
+  if (holder.started === undefined)
+    return `the holder did not record its start time, so pid ${holder.pid} cannot be told from a reused one; stop it by hand`;
+  if (processStartTime(holder.pid) !== holder.started)
+    return `pid ${holder.pid} is no longer the process that took the lock (another start time); not killing it. Check the host by hand`;
+  return undefined;
+}
+
+function elsewhere(holder: LockHolder): boolean {
+  return holder.host !== undefined && holder.host !== hostname();
 }
 
 function alive(pid: number): boolean {
@@ -28,17 +42,15 @@ export async function lockRelease(config: Config, clock: Clock, force: boolean):
   const status = await readLockStatus(config.host.lock);
   if (!status.locked) return { released: false, reason: 'not locked' };
   const holder = status.holder;
-  if (holder && alive(holder.pid)) {
+  // a pid recorded on another host says nothing about this host's processes
+  if (holder && (elsewhere(holder) || alive(holder.pid))) {
     if (!force) {
       throw new BlockedError(
-        `the host lock is held by ${holder.what} (pid ${holder.pid}, alive) since ${holder.since}; pass --force to stop it`,
+        `the host lock is held by ${holder.what} (pid ${holder.pid}${elsewhere(holder) ? ` on ${holder.host}` : ', alive'}) since ${holder.since}; pass --force to stop it`,
       );
     }
-    if (!(await isHandoff(holder.pid))) {
-      throw new BlockedError(
-        `pid ${holder.pid} no longer looks like the lock holder; not killing it. Check the host by hand`,
-      );
-    }
+    const refusal = notTheHolder(holder);
+    if (refusal) throw new BlockedError(refusal);
     process.kill(holder.pid, 'SIGTERM');
   }
   const deadline = clock.now() + HOST_LOCK_OPTIONS.stale * 2;

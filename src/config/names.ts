@@ -1,0 +1,34 @@
+/**
+ * The shapes of the values that end up in a path, a cron line, an argv or a
+ * runtime API command on a host. Plain patterns, no zod: the schema (fields.ts)
+ * checks them on load, and the sealed host config (sealed-check.ts), which a
+ * tick reads without zod, checks them again.
+ */
+
+/** deploy.yml's `service`: names the lock, state and release paths and the cron file */
+export const SERVICE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+export const SERVICE_NAME_RULE =
+  'must be 1–63 characters of a-z, 0-9 and -, starting with a letter or digit';
+
+export const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+export const HOST_NAME_RULE =
+  'must be 1–63 characters of letters, digits, ., _ and -, without spaces';
+
+/**
+ * `ssh.user`, which is also the user field of the watchdog's cron line: the
+ * portable POSIX user name, so neither a space nor a newline can turn it into
+ * a second field or a second (root) cron line.
+ */
+export const USER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
+export const USER_NAME_RULE =
+  'must be a user name: up to 32 letters, digits, _, . and -, not starting with a digit, . or -';
+
+/** A path on the host: absolute, and no whitespace or control character. */
+// spelled as ranges, not \p{Cc}: editors read the JSON Schema's pattern without the u flag
+// eslint-disable-next-line no-control-regex
+export const HOST_PATH = /^\/[^\s\u0000-\u001f\u007f]*$/;
+export const HOST_PATH_RULE = 'must be an absolute path (starting with /), without spaces';
+
+/** haproxy's own rule for proxy and server names; `;` and newlines would start a second command */
+export const HAPROXY_NAME = /^[A-Za-z0-9_.:-]+$/;
+export const HAPROXY_NAME_RULE = "letters, digits, '-', '_', '.' and ':' only";
