@@ -21,6 +21,7 @@ import type {
   AuditEntry,
   HelloData,
   HostStatus,
+  StartReport,
   StopReport,
   SwitchResult,
   VerifyOptions,
@@ -131,15 +132,18 @@ export class AgentClient implements HostAgent {
     return this.op<SwitchResult>('switch', { release });
   }
 
-  async start(services?: readonly string[]): Promise<void> {
-    await this.op('start', services ? { services: services.join(',') } : {});
+  start(services?: readonly string[], options: { ifStopped?: boolean } = {}): Promise<StartReport> {
+    return this.op<StartReport>('start', {
+      ...(services ? { services: services.join(',') } : {}),
+      ...(options.ifStopped ? { ifStopped: true } : {}),
+    });
   }
 
   verify(options: VerifyOptions): Promise<VerifyReport> {
-    const { successes, timeoutMs, allowDraining } = options;
+    const { successes, timeoutMs, allowDraining, releaseOptional } = options;
     return this.op<VerifyReport>(
       'verify',
-      { successes, timeoutMs, allowDraining },
+      { successes, timeoutMs, allowDraining, ...(releaseOptional ? { releaseOptional } : {}) },
       timeoutMs + 30_000,
     );
   }

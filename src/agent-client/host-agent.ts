@@ -2,6 +2,7 @@ import type { HeldLock } from './client.js';
 import type {
   HelloData,
   HostStatus,
+  StartReport,
   StopReport,
   SwitchResult,
   VerifyOptions,
@@ -31,7 +32,7 @@ export interface HostAgent {
    */
   stop(release: string): Promise<StopReport>;
   switchTo(release: string): Promise<SwitchResult>;
-  /** every service, or only `services` */
-  start(services?: readonly string[]): Promise<void>;
+  /** every service, or only `services`; with ifStopped only what its status says is stopped */
+  start(services?: readonly string[], options?: { ifStopped?: boolean }): Promise<StartReport>;
   verify(options: VerifyOptions): Promise<VerifyReport>;
 }

@@ -18,7 +18,7 @@ const expectRelease = z.boolean({ error: 'must be true or false' }).meta({
 
 // a plain string is the URL; one object schema (not a union) so a mistake in
 // the long form gets its own message instead of "Invalid input"
-const http = z
+export const httpCheckSchema = z
   .preprocess(
     (v) => (typeof v === 'string' ? { url: v } : v),
     z.strictObject({
@@ -60,7 +60,7 @@ const checkKinds = ['http', 'tcp', 'heartbeat', 'runtime'] as const;
 
 export const checkSchema = z
   .strictObject({
-    http: http.optional(),
+    http: httpCheckSchema.optional(),
     tcp: tcp.optional(),
     heartbeat: heartbeat.optional(),
     runtime: z
@@ -77,6 +77,18 @@ export const checkSchema = z
       ctx.addIssue({
         code: 'custom',
         message: `needs exactly one of http, tcp, heartbeat, runtime (${what})`,
+      });
+    }
+    const inner = check.http?.expect_release;
+    if (
+      inner !== undefined &&
+      check.expect_release !== undefined &&
+      inner !== check.expect_release
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['expect_release'],
+        message: `contradicts http.expect_release (${inner}); give it once, in http or beside it`,
       });
     }
     if (check.expect_release !== undefined && check.http === undefined) {

@@ -63,12 +63,26 @@ function answerWith(release: string | undefined) {
   };
 }
 
+/**
+ * The release as a header value, checked once: a value with a newline (a
+ * `$(git describe)` gone wrong) would make every answer throw instead.
+ */
+function releaseName(value: string | undefined): string | undefined {
+  const release = value?.trim();
+  if (!release) return undefined;
+  if (!/^[\x21-\x7e]+$/.test(release))
+    throw new TypeError(
+      `createHealth: release ${JSON.stringify(release)} cannot be sent as the x-release header; use printable ASCII without spaces`,
+    );
+  return release;
+}
+
 export function createHealth(options: HealthOptions): Health {
   const checks = options.checks ?? [];
   const drain = watchDrainMarker(path.join(options.stateDir, 'draining'), {
     maxAgeMs: options.drainCacheMs ?? 250,
   });
-  const answer = answerWith(options.release ?? process.env.RELEASE);
+  const answer = answerWith(releaseName(options.release ?? process.env.RELEASE));
   let lastPass = checks.length === 0;
   let started = lastPass;
 

@@ -23,6 +23,10 @@ export interface StopProofOptions {
 const ROUND_EVERY = 100;
 /** one probe's bound: on loopback a refusal takes microseconds */
 const PROBE_TIMEOUT = 1_000;
+/** the second look: a respawned Node process listens again within a few hundred ms */
+const CONFIRM_AFTER = 300;
+/** a status command gets at least this, and what is left of stop_timeout beyond it */
+const STATUS_TIMEOUT = 5_000;
 
 /** What proves a stop of this service, in words (`deploy check`); empty when nothing can. */
 export function stopProofMethods(service: ServiceConfig, runtime: RuntimeConfig): string[] {
@@ -51,17 +55,26 @@ export async function proveStopped(
 ): Promise<ServiceProof[]> {
   const { clock } = options;
   const proofs = new Map<string, ServiceProof>();
+  const proving = services.filter((s) => s.stopProof);
   for (const s of services) {
     if (!s.stopProof)
       proofs.set(s.name, { service: s.name, proven: true, detail: 'stop_proof: false' });
   }
-  for (;;) {
-    const pending = services.filter((s) => !proofs.get(s.name)?.proven);
+  let confirming = false;
+  while (proving.length > 0) {
+    const pending = confirming ? proving : proving.filter((s) => !proofs.get(s.name)?.proven);
     const round = await Promise.all(pending.map((s) => proveOne(s, options)));
     for (const p of round) proofs.set(p.service, p);
-    if (round.every((p) => p.proven) || clock.now() >= options.deadline) break;
+    const allProven = proving.every((s) => proofs.get(s.name)?.proven);
+    if (allProven && confirming) break;
+    if (!allProven && clock.now() >= options.deadline) break;
+    // a supervisor or a respawn loop (`Restart=always`, `while true; do node app; done`)
+    // brings a killed process back within moments: once all are seen stopped, look again
+    confirming = allProven;
     await clock.sleep(
-      Math.min(ROUND_EVERY, Math.max(0, options.deadline - clock.now())),
+      allProven
+        ? CONFIRM_AFTER
+        : Math.min(ROUND_EVERY, Math.max(0, options.deadline - clock.now())),
       options.signal,
     );
   }
@@ -86,7 +99,7 @@ async function proveOne(service: ServiceConfig, options: StopProofOptions): Prom
   }
   if (options.runtime) {
     const status = await options.runtime.status(service.name, {
-      timeoutMs: PROBE_TIMEOUT * 5,
+      timeoutMs: Math.max(STATUS_TIMEOUT, options.deadline - options.clock.now()),
       ...(options.signal ? { signal: options.signal } : {}),
     });
     if (status.state === 'running' || status.state === 'unhealthy')

@@ -44,6 +44,7 @@ export async function verifyServices(
           service: s.name,
           ...(options.runtime ? { runtime: options.runtime } : {}),
           ...(options.release ? { release: options.release } : {}),
+          ...(options.releaseOptional ? { releaseOptional: true } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
         });
         last.set(s.name, r);

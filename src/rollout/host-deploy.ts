@@ -129,8 +129,11 @@ async function handshake(
     p.unproven = stopped;
     throw new OperationError(`${host.name}: ${stopProblems(stopped)}`);
   }
-  p.switched = true;
-  await step('switch', () => agent.switchTo(run.release));
+  await step('switch', () => {
+    // sent from here on: a switch whose reply never came may have happened anyway
+    p.switched = true;
+    return agent.switchTo(run.release);
+  });
   await step('start', () => agent.start());
   const verifyOptions = {
     successes: 1,

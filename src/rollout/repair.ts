@@ -38,6 +38,8 @@ export async function repairLeftover(
       successes: 1,
       timeoutMs: config.rollout.verifyTimeout,
       allowDraining: true,
+      // what it repairs to may be a release from before x-release; another id still fails
+      releaseOptional: true,
     };
     let verified = await agent.verify(verifyOptions);
     const switchedByRollout = marker.release !== undefined && marker.release === status.release;
@@ -57,7 +59,7 @@ export async function repairLeftover(
       const stopped = await agent.stop(status.previous);
       if (!stopped.proven)
         throw new BlockedError(
-          `${agent.host} was left drained and its stop is not proven (${stopProblems(stopped)}); stop it by hand, then 'deploy undrain ${agent.host}'`,
+          `${agent.host} was left drained and its stop is not proven (${stopProblems(stopped)}); stop it by hand, then run the rollout again (it repairs the host first)`,
         );
       await agent.switchTo(status.previous);
       live = status.previous;

@@ -1,7 +1,6 @@
 import { OperationError } from '../errors.js';
 import type { HostActions } from './host-actions.js';
 import { stopProblems, summarizeVerify } from './host-actions.js';
-import type { StopReport } from '../host/agent/types.js';
 import type { HostProgress, HostRun } from './host-deploy.js';
 import { awaitRotation } from './rotation.js';
 
@@ -49,7 +48,7 @@ export async function rollbackHost(
           await actions.drain();
           p.drained = true;
         }
-        if (p.unproven && !p.switched) return restartProven(run, actions, p, p.unproven);
+        if (p.unproven && !p.switched) return restartProven(run, actions, p);
         if (previous === null) {
           throw new OperationError(
             'the host ran no release before this rollout: nothing to roll back to',
@@ -87,28 +86,26 @@ export async function rollbackHost(
 }
 
 /**
- * The stop did not stop everything, and nothing was switched: what still runs
- * is the release that ran before. Start again only what the stop did stop,
- * then verify and undrain as usual.
+ * The stop did not prove every service stopped, and nothing was switched:
+ * what still runs is the release that ran before. Start again what its status
+ * says is stopped, leave what it says runs, then verify and undrain as usual.
+ * A host that ran no release before (adoption) has nothing to start: it stays
+ * drained, with the old processes still serving, for a person to look at.
  */
 async function restartProven(
   run: HostRun,
   actions: HostActions,
   p: HostProgress,
-  report: StopReport,
 ): Promise<RollbackResult> {
-  const release = run.liveBefore ?? 'what ran before';
-  const stopped = report.services.filter((s) => s.proven).map((s) => s.service);
-  if (stopped.length > 0) {
-    if (run.liveBefore === null)
-      return {
-        ok: false,
-        release,
-        detail: `${stopped.join(', ')} stopped and no release ran before this rollout to start again`,
-      };
-    await run.agent.start(stopped);
-  }
-  return verifyAndUndrain(run, actions, p, release, rollbackSignal(run));
+  if (run.liveBefore === null)
+    return {
+      ok: false,
+      release: 'no release',
+      detail:
+        'the services found running before the first release did not all stop, and no release ran before to start again: stop them by hand, then run the rollout again',
+    };
+  await run.agent.start(undefined, { ifStopped: true });
+  return verifyAndUndrain(run, actions, p, run.liveBefore, rollbackSignal(run));
 }
 
 async function verifyAndUndrain(
@@ -123,6 +120,8 @@ async function verifyAndUndrain(
     successes: 1,
     timeoutMs: deps.config.rollout.verifyTimeout,
     allowDraining: true,
+    // the release rolled back to may predate x-release; another id still fails
+    releaseOptional: true,
   });
   if (!verified.ok) return { ok: false, release, detail: summarizeVerify(verified) };
   await actions.undrain();

@@ -36,6 +36,8 @@ export class FakeHost implements HostAgent {
   failOn = new Map<string, Error>();
   /** its stop exits 0 and stops nothing (a broken stop script): the proof fails */
   stopIgnored = false;
+  /** the release each stop was given (the one about to start) */
+  stopReleases: string[] = [];
   /** services found running with no release live (started by hand): adopted at stop */
   adoptable: string[] = [];
   /** the sha256 of the host config its agent reads */
@@ -113,9 +115,9 @@ export class FakeHost implements HostAgent {
   stop(release: string): Promise<StopReport> {
     this.op('stop');
     const adopted = this.release === null ? this.adoptable : [];
+    this.stopReleases.push(release);
     if (this.release === null && adopted.length === 0)
       return Promise.resolve({ stopped: false, adopted, services: [], proven: true });
-    void release;
     if (this.stopIgnored) {
       return Promise.resolve({
         stopped: true,
@@ -143,13 +145,17 @@ export class FakeHost implements HostAgent {
     this.release = release;
     return Promise.resolve({ previous, current: release });
   }
-  start(services?: readonly string[]) {
-    this.op(services ? `start ${services.join(',')}` : 'start');
+  start(services?: readonly string[], options: { ifStopped?: boolean } = {}) {
+    const what = services ? ` ${services.join(',')}` : options.ifStopped ? ' if-stopped' : '';
+    this.op(`start${what}`);
     this.running = true;
-    return Promise.resolve();
+    return Promise.resolve({ started: services ?? ['app'], running: [] });
   }
-  verify(options: { allowDraining: boolean }): Promise<VerifyReport> {
+  /** the releaseOptional of each verify */
+  lenientVerifies: boolean[] = [];
+  verify(options: { allowDraining: boolean; releaseOptional?: boolean }): Promise<VerifyReport> {
     this.op(options.allowDraining ? 'verify' : 'confirm');
+    this.lenientVerifies.push(options.releaseOptional ?? false);
     const ok = this.healthy;
     return Promise.resolve({
       ok,

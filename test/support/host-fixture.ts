@@ -37,7 +37,12 @@ export interface HostFixture {
  */
 export async function hostFixture(
   watchdog = '',
-  options: { readonly stop?: string; readonly stopTimeout?: string } = {},
+  options: {
+    readonly stop?: string;
+    readonly stopTimeout?: string;
+    /** more services, as deploy.yml list items */
+    readonly moreServices?: string;
+  } = {},
 ): Promise<HostFixture> {
   const dir = await mkdtemp(path.join(tmpdir(), 'handoff-host-'));
   await mkdir(path.join(dir, 'state'), { recursive: true });
@@ -57,6 +62,7 @@ services:
     start: 'PORT=${port} node ${httpService} >/dev/null 2>&1 &'
     stop: '${options.stop ?? `p=$(cat ${pidFile} 2>/dev/null) || exit 0; kill $p 2>/dev/null; while kill -0 $p 2>/dev/null; do sleep 0.05; done; rm -f ${pidFile}`}'
     status: 'kill -0 $(cat ${pidFile} 2>/dev/null) 2>/dev/null'
+${options.moreServices ?? ''}
 ${watchdog}`;
   const config = parseConfig(yaml, path.join(dir, 'deploy.yml'));
   return {

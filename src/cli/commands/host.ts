@@ -41,6 +41,8 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'timeout-ms', value: '<ms>' },
   { name: 'expect-agent', value: '<sha256>' },
   { name: 'services', value: '<a,b>' },
+  { name: 'if-stopped' },
+  { name: 'release-optional' },
   { name: 'allow-draining' },
   { name: 'force' },
   { name: 'defer' },
@@ -124,6 +126,8 @@ export async function runHostOp(op: string, flags: HostFlags): Promise<void> {
       force: flags.force === true,
       defer: flags.defer === true,
       services: text(flags.services),
+      ifStopped: flags.ifStopped === true,
+      releaseOptional: flags.releaseOptional === true,
     };
     code = await serveAgentOp(op as (typeof OPS)[number], args, {
       config,

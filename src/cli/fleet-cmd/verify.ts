@@ -51,10 +51,11 @@ async function runVerifyLocal(flags: FleetFlags): Promise<void> {
     allowDraining: false,
     clock: systemClock,
     ...(runtime ? { runtime } : {}),
+    ...(release ? { release } : {}),
   });
   for (const s of report.services)
     out.text(
-      `${s.ok ? '✓' : '✗'} ${s.name.padEnd(20)} ${String(s.latency_ms).padStart(5)}ms  ${s.code}${s.draining ? ' (draining)' : ''}`,
+      `${s.ok ? '✓' : '✗'} ${s.name.padEnd(20)} ${(s.release ?? '-').padEnd(12)} ${String(s.latency_ms).padStart(5)}ms  ${s.code}${s.detail ? ` (${s.detail})` : ''}${s.draining ? ' (draining)' : ''}`,
     );
   out.result(report.ok, { ...report });
   if (!report.ok)

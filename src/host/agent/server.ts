@@ -26,6 +26,10 @@ export interface AgentArgs {
   readonly expectAgent?: string;
   /** start: only these services (comma-separated) */
   readonly services?: string;
+  /** start: only what its status says is stopped */
+  readonly ifStopped?: boolean;
+  /** verify: an expect_release check accepts an answer without x-release */
+  readonly releaseOptional?: boolean;
 }
 
 export interface AgentEnv {
@@ -81,7 +85,10 @@ async function dispatch(
     case 'switch':
       return ops.switchTo(config, need(args.release, '--release'));
     case 'start':
-      return ops.start(config, args.services?.split(',').filter(Boolean));
+      return ops.start(config, {
+        ...(args.services !== undefined && { services: args.services.split(',').filter(Boolean) }),
+        ...(args.ifStopped && { ifStopped: true }),
+      });
     case 'stop':
       return stop(config, clock, env.io, {
         ...(args.release ? { release: args.release } : {}),
@@ -92,6 +99,7 @@ async function dispatch(
         successes: args.successes ?? config.rollout.verifySuccesses,
         timeoutMs: args.timeoutMs ?? config.rollout.verifyTimeout,
         allowDraining: args.allowDraining ?? false,
+        releaseOptional: args.releaseOptional ?? false,
         ...(signal ? { signal } : {}),
       });
     case 'lock-release':

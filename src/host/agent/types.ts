@@ -29,6 +29,11 @@ export interface VerifyOptions {
   readonly timeoutMs: number;
   /** while drained, a 503 that says "draining" counts as answering */
   readonly allowDraining: boolean;
+  /**
+   * expect_release accepts an answer without x-release: a rollback or repair
+   * returning to a release built before it named itself (another id still fails)
+   */
+  readonly releaseOptional?: boolean;
 }
 
 export interface DrainMarkerData {
@@ -62,6 +67,12 @@ export interface StopReport {
 }
 
 export type { ServiceProof };
+
+export interface StartReport {
+  readonly started: readonly string[];
+  /** with ifStopped: found running, left alone */
+  readonly running: readonly string[];
+}
 
 export interface SwitchResult {
   readonly previous: string | null;

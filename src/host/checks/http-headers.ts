@@ -26,14 +26,19 @@ export function releaseClaim(res: IncomingMessage): ReleaseClaim {
   // headersDistinct keeps repeated headers apart (headers[] joins them with ", ")
   const values = res.headersDistinct[RELEASE_HEADER] ?? [];
   if (values.length === 0) return { kind: 'none' };
-  if (values.length > 1) return { kind: 'several', releases: values.map(clip) };
+  if (values.length > 1) return { kind: 'several', releases: values };
   const value = values[0]?.trim() ?? '';
-  return value === '' ? { kind: 'empty' } : { kind: 'one', release: clip(value) };
+  return value === '' ? { kind: 'empty' } : { kind: 'one', release: value };
 }
 
-/** A header is the service's text, not ours: never let it flood a log line. */
-function clip(value: string): string {
-  return value.length > 64 ? `${value.slice(0, 64)}…` : value;
+/**
+ * For display only (compared, a release id is taken whole: ids run to 128
+ * characters): a header is the service's text, not ours, and must not flood a
+ * log line or carry control characters into a terminal.
+ */
+export function clip(value: string): string {
+  const printable = value.replace(/[^\x20-\x7e]/g, '?');
+  return printable.length > 128 ? `${printable.slice(0, 128)}…` : printable;
 }
 
 /** `answers v2, expected v4`, or null when the claim is the expected release. */
@@ -41,12 +46,14 @@ export function releaseMismatch(claim: ReleaseClaim, expected: string | undefine
   if (expected === undefined) return 'no release is live on this host to expect';
   switch (claim.kind) {
     case 'one':
-      return claim.release === expected ? null : `answers ${claim.release}, expected ${expected}`;
+      return claim.release === expected
+        ? null
+        : `answers ${clip(claim.release)}, expected ${expected}`;
     case 'none':
       return `answers without an x-release header, expected ${expected}`;
     case 'empty':
       return `answers an empty x-release header, expected ${expected}`;
     case 'several':
-      return `answers several x-release headers (${claim.releases.join(', ')}), expected ${expected}`;
+      return `answers several x-release headers (${claim.releases.map(clip).join(', ')}), expected ${expected}`;
   }
 }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { CheckConfig } from '../../config/types.js';
 import {
+  clip,
   DRAINING_HEADER,
   releaseClaim,
   releaseMismatch,
@@ -20,7 +21,7 @@ type Outcome =
   | {
       readonly kind: 'status';
       readonly status: number;
-      /** a 503 only: it says it is draining (the header, or the word in its body) */
+      /** it says it is draining: the header, or (a 503) the word in its body */
       readonly saysDraining: boolean;
       /** the service answered a verify with its real readiness */
       readonly verified: boolean;
@@ -65,26 +66,29 @@ export async function httpCheck(check: HttpCheck, deps: CheckDeps): Promise<Chec
       detail: errorDetail(outcome.error),
     };
   }
-  return judge(check, outcome, deps.release, latency_ms);
+  return judge(check, outcome, deps, latency_ms);
 }
 
 function judge(
   check: HttpCheck,
   outcome: Extract<Outcome, { kind: 'status' }>,
-  expected: string | undefined,
+  deps: CheckDeps,
   latency_ms: number,
 ): CheckResult {
   const { status, claim } = outcome;
   const ok = status === check.expectStatus;
   // a real-readiness answer is never excused by a drain
   const excused = status === 503 && outcome.saysDraining && !outcome.verified;
-  const release = claim.kind === 'one' ? { release: claim.release } : {};
-  if (check.expectRelease && (ok || excused)) {
-    const mismatch = releaseMismatch(claim, expected);
+  const release = claim.kind === 'one' ? { release: clip(claim.release) } : {};
+  const unnamed = claim.kind === 'none' && deps.releaseOptional === true;
+  if (check.expectRelease && (ok || excused) && !unnamed) {
+    const mismatch = releaseMismatch(claim, deps.release);
     if (mismatch !== null)
       return { ok: false, code: 'release-mismatch', latency_ms, ...release, detail: mismatch };
   }
-  const draining = status === 503 ? { draining: excused } : {};
+  // a drained service answering its real readiness says so too: shown, never an excuse
+  const draining =
+    status === 503 ? { draining: excused } : ok && outcome.saysDraining ? { draining: true } : {};
   return {
     ok,
     code: ok ? 'ok' : `status-${status}`,
@@ -134,7 +138,7 @@ function probe(url: URL, timeoutMs: number, signal: AbortSignal | undefined): Pr
       };
       const byHeader = res.headers[DRAINING_HEADER] === '1';
       if (status !== 503 || byHeader) {
-        finish({ ...base, saysDraining: status === 503 });
+        finish({ ...base, saysDraining: byHeader || status === 503 });
         return;
       }
       answered = { ...base, saysDraining: false };

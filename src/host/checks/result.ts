@@ -28,6 +28,8 @@ export interface CheckDeps {
   readonly runtime?: Runtime;
   /** the release that should answer (what `current` points at), for `expect_release` */
   readonly release?: string;
+  /** an answer without x-release passes expect_release (a rollback to a release older than it) */
+  readonly releaseOptional?: boolean;
   readonly signal?: AbortSignal;
 }
 

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
@@ -45,6 +46,24 @@ async function running(h: HostFixture): Promise<number> {
   return pid!;
 }
 
+/** The app started as before handoff: not by the runtime, no `current` on the host. */
+async function startByHand(h: HostFixture) {
+  const child = spawn(process.execPath, [httpService], {
+    env: {
+      ...process.env,
+      PORT: String(h.port),
+      HANDOFF_STATE: path.join(h.dir, 'state'),
+      HANDOFF_SERVICE: 'app',
+    },
+    stdio: 'ignore',
+    detached: true,
+  });
+  child.unref();
+  pids.push(child.pid!);
+  await eventually(async () => (await h.pid()) !== undefined);
+  return child;
+}
+
 describe('the stop operation', () => {
   it('proves the stop: the address refuses and the status command says stopped', async () => {
     const h = await hostFixture();
@@ -76,19 +95,7 @@ describe('the stop operation', () => {
   it('adopts a service started by hand on a host with no release, and says so', async () => {
     const h = await hostFixture();
     await call(h, 'publish', { release: 'r1' });
-    const child = spawn(process.execPath, [httpService], {
-      env: {
-        ...process.env,
-        PORT: String(h.port),
-        HANDOFF_STATE: path.join(h.dir, 'state'),
-        HANDOFF_SERVICE: 'app',
-      },
-      stdio: 'ignore',
-      detached: true,
-    });
-    child.unref();
-    pids.push(child.pid!);
-    await eventually(async () => (await h.pid()) !== undefined);
+    const child = await startByHand(h);
     const r = await call(h, 'stop', { release: 'r1' });
     expect(r.data).toMatchObject({ stopped: true, proven: true, adopted: ['app'] });
     expect(r.lines).toContainEqual(
@@ -109,16 +116,51 @@ describe('the stop operation', () => {
     expect(r.lines.filter((l) => l.type === 'event')).toEqual([]);
   });
 
-  it('starts only the services it is given', async () => {
+  it('adopts only what runs: never runs the stop of a service it did not find', async () => {
+    const marker = 'never-stopped';
+    const h = await hostFixture('', {
+      moreServices: `  - name: worker
+    check: { runtime: true }
+    start: 'true'
+    stop: 'touch ${marker}; exit 7'
+    status: 'exit 3'`,
+    });
+    await call(h, 'publish', { release: 'r1' });
+    await startByHand(h);
+    const r = await call(h, 'stop', { release: 'r1' });
+    expect(r.data).toMatchObject({ stopped: true, proven: true, adopted: ['app'] });
+    await expect(access(path.join(h.dir, 'root', 'releases', 'r1', marker))).rejects.toThrow();
+  });
+
+  it('starts only the services it is given, and refuses a name it does not know', async () => {
     const h = await hostFixture();
     await call(h, 'publish', { release: 'r1' });
     await call(h, 'switch', { release: 'r1' });
-    expect((await call(h, 'start', { services: '' })).data).toEqual({ started: [] });
+    expect((await call(h, 'start', { services: '' })).data).toEqual({ started: [], running: [] });
     expect(await h.pid()).toBeUndefined();
+    const wrong = await call(h, 'start', { services: 'nope' });
+    expect(wrong.code).toBe(2);
     const r = await call(h, 'start', { services: 'app' });
-    expect(r.data).toEqual({ started: ['app'] });
+    expect(r.data).toEqual({ started: ['app'], running: [] });
     let pid: number | undefined;
     await eventually(async () => (pid = await h.pid()) !== undefined);
     pids.push(pid!);
+  });
+
+  it('with ifStopped starts what is stopped and leaves what still runs', async () => {
+    const h = await hostFixture();
+    const pid = await running(h);
+    expect((await call(h, 'start', { ifStopped: true })).data).toEqual({
+      started: [],
+      running: ['app'],
+    });
+    expect((await call(h, 'stop', { release: 'r1' })).data).toMatchObject({ proven: true });
+    expect((await call(h, 'start', { ifStopped: true })).data).toEqual({
+      started: ['app'],
+      running: [],
+    });
+    let again: number | undefined;
+    await eventually(async () => (again = await h.pid()) !== pid && again !== undefined);
+    pids.push(again!);
   });
 });

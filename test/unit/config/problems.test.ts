@@ -142,6 +142,18 @@ describe('a bad deploy.yml', () => {
     ]);
   });
 
+  it('with expect_release given twice, differently, asks for it once', async () => {
+    const text = minimal.replace(
+      'check: { http: "http://127.0.0.1:8080/health" }',
+      'check: { http: { url: "http://127.0.0.1:8080/health", expect_release: false }, expect_release: true }',
+    );
+    const problems = await problemsOf(text);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(
+      /^services\[0\]\.check\.expect_release: contradicts http\.expect_release \(false\); give it once, in http or beside it \(FILE:18:\d+\)$/,
+    );
+  });
+
   it('with expect_release that is not a boolean says so', async () => {
     const text = minimal.replace(
       'check: { http: "http://127.0.0.1:8080/health" }',

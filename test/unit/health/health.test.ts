@@ -130,4 +130,28 @@ describe('createHealth', () => {
       });
     });
   });
+
+  it('names the release from RELEASE by default, and none when it is unset', async () => {
+    const saved = process.env.RELEASE;
+    try {
+      process.env.RELEASE = 'r7';
+      const url = await serve();
+      expect((await get(`${url}/live`)).headers['x-release']).toBe('r7');
+      health?.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      delete process.env.RELEASE;
+      const bare = await serve();
+      expect((await get(`${bare}/live`)).headers['x-release']).toBeUndefined();
+    } finally {
+      if (saved === undefined) delete process.env.RELEASE;
+      else process.env.RELEASE = saved;
+    }
+  });
+
+  it('refuses, when created, a release that cannot be a header value', () => {
+    expect(() => createHealth({ stateDir: dir, release: 'v1\nSet-Cookie: x' })).toThrow(
+      /cannot be sent as the x-release header/,
+    );
+  });
 });

@@ -91,6 +91,29 @@ describe('the stop proof', () => {
     expect(proofs).toEqual([
       { service: 'worker', proven: true, detail: 'status says stopped (exit-3)' },
     ]);
+    // and looked a second time, after a pause a respawned process would show in
+    expect(clock.sleeps).toEqual([300]);
+  });
+
+  it('catches a process a supervisor brings back after the stop', async () => {
+    const clock = new FakeClock();
+    const states: ServiceStatus['state'][] = ['stopped', 'running'];
+    const respawning: Runtime = {
+      ...runtimeSaying('running'),
+      status: () => {
+        const state = states.shift() ?? 'running';
+        return Promise.resolve({ state, detail: state });
+      },
+    };
+    const proofs = await proveStopped([worker], {
+      clock,
+      deadline: clock.now() + 1_000,
+      runtime: respawning,
+    });
+    expect(proofs[0]).toMatchObject({
+      proven: false,
+      detail: 'its status still says running (running)',
+    });
   });
 
   it('cannot prove a service nothing can see', async () => {

@@ -142,6 +142,8 @@ describe('rollout', () => {
     expect(result.notReached).toEqual(['web-2', 'web-3']);
     expect(f.actions(2)).toEqual([]);
     expect(f.host(2).release).toBe('r1');
+    expect(f.host(1).stopReleases).toEqual(['r2', 'r1']);
+    expect(f.host(1).lenientVerifies).toEqual([false, true]);
   });
 
   it('with --no-rollback leaves the failed host drained for inspection', async () => {
@@ -309,7 +311,7 @@ describe('recovery, as a reviewer broke it', () => {
 });
 
 describe('a stop that is not proven', () => {
-  it('fails the host at stop, starts only what did stop, and leaves later hosts untouched', async () => {
+  it('fails the host at stop, starts again only what is stopped, and leaves later hosts untouched', async () => {
     const f = fleet();
     f.host(1).stopIgnored = true;
     const result = await rollout(f.deps, options);
@@ -325,11 +327,15 @@ describe('a stop that is not proven', () => {
       'lock',
       'drain',
       'stop',
-      'start worker',
+      'start if-stopped',
       'verify',
       'undrain',
       'unlock',
     ]);
+    // the release being deployed, for the stop's adoption rule; the rollback verify
+    // accepts a previous release that predates x-release
+    expect(f.host(1).stopReleases).toEqual(['r2']);
+    expect(f.host(1).lenientVerifies).toEqual([true]);
     expect(f.host(1).release).toBe('r1');
     expect(result.notReached).toEqual(['web-2', 'web-3']);
     expect(f.actions(2)).toEqual([]);
@@ -349,7 +355,8 @@ describe('a stop that is not proven', () => {
       leftDrained: true,
     });
     expect(f.actions(1)).not.toContain('switch r2');
-    expect(f.actions(1)).not.toContain('start');
+    expect(f.actions(1).filter((a) => a.startsWith('start'))).toEqual([]);
+    expect(result.hosts[0]?.error).toContain('127.0.0.1:8080 still accepts connections');
   });
 });
 

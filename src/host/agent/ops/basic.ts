@@ -24,7 +24,7 @@ import { runtimeSettings, type Runtime } from '../../runtime/runtime.js';
 import { StateStore } from '../../state-store.js';
 import { verifyServices } from '../../verify.js';
 import { PROTOCOL, type HelloData } from '../protocol.js';
-import type { HostStatus, SwitchResult, VerifyReport } from '../types.js';
+import type { HostStatus, StartReport, SwitchResult, VerifyReport } from '../types.js';
 
 /** The host config the agent runs with, by content: the orchestrator compares it with deploy.yml's. */
 async function fileSha256(file: string): Promise<string | null> {
@@ -88,18 +88,55 @@ export function switchTo(config: Config, release: string): Promise<SwitchResult>
   return switchRelease(config.host.root, release);
 }
 
-/** Start every service, or only `services` (a rollback restarting what its stop proved stopped). */
-export async function start(config: Config, services?: readonly string[]): Promise<unknown> {
+/**
+ * Start every service, or only `services`. With `ifStopped` (a rollback after a
+ * stop that was not proven), each is asked first: one whose status says it
+ * runs is left alone (it still runs the release that ran before), one whose
+ * status does not answer is an error, never a second copy on top of it.
+ */
+export async function start(
+  config: Config,
+  args: { services?: readonly string[]; ifStopped?: boolean } = {},
+): Promise<StartReport> {
   const runtime = await liveRuntime(config);
-  if (services === undefined) await runtime.start();
-  else for (const s of config.services) if (services.includes(s.name)) await runtime.start(s.name);
-  return { started: services ?? config.services.map((s) => s.name) };
+  const known = config.services.map((s) => s.name);
+  const unknown = (args.services ?? []).filter((name) => !known.includes(name));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `unknown service ${unknown.join(', ')}; the host config lists ${known.join(', ')}`,
+    );
+  const names = known.filter((name) => args.services?.includes(name) ?? true);
+  if (!args.ifStopped) {
+    if (args.services === undefined) await runtime.start();
+    else for (const name of names) await runtime.start(name);
+    return { started: names, running: [] };
+  }
+  const started: string[] = [];
+  const running: string[] = [];
+  for (const name of names) {
+    const status = await runtime.status(name);
+    if (status.state === 'unknown')
+      throw new OperationError(
+        `${name}: its status did not answer (${status.detail}); not starting it on top of what may still run`,
+      );
+    if (status.state === 'stopped') {
+      await runtime.start(name);
+      started.push(name);
+    } else running.push(name);
+  }
+  return { started, running };
 }
 
 export async function verify(
   config: Config,
   clock: Clock,
-  args: { successes: number; timeoutMs: number; allowDraining: boolean; signal?: AbortSignal },
+  args: {
+    successes: number;
+    timeoutMs: number;
+    allowDraining: boolean;
+    releaseOptional?: boolean;
+    signal?: AbortSignal;
+  },
 ): Promise<VerifyReport> {
   const release = await readLiveRelease(config.host.root);
   const runtime = release ? createRuntime(runtimeSettings(config), release) : undefined;

@@ -48,7 +48,14 @@ export async function stop(
     );
   }
   const started = clock.now();
-  await runtime.stop(undefined, args.signal ? { signal: args.signal } : {});
+  const options = args.signal ? { signal: args.signal } : {};
+  if (live) await runtime.stop(undefined, options);
+  else {
+    // only what was found running: never a stop command (a pkill pattern) for a service
+    // handoff never saw on a host it never managed; in reverse order, like every stop
+    for (const s of [...config.services].reverse())
+      if (adopted.includes(s.name)) await runtime.stop(s.name, options);
+  }
   const deadline = Math.max(started + config.drain.stopTimeout, clock.now() + PROOF_GRACE);
   const services = await proveStopped(config.services, {
     clock,
@@ -65,8 +72,9 @@ async function answering(config: Config, runtime: Runtime): Promise<string[]> {
     config.services.map(async (s) => {
       const address = s.stopProof ? checkAddress(s.check) : undefined;
       if (address && (await probeListening(address, 1_000)) === 'listening') return s.name;
-      const status = await runtime.status(s.name, { timeoutMs: 5_000 });
-      return status.state === 'running' || status.state === 'unhealthy' ? s.name : undefined;
+      // the runtime's own bound for a status command (30 s): unknown must not read as stopped
+      const status = await runtime.status(s.name);
+      return status.state === 'stopped' ? undefined : s.name;
     }),
   );
   return found.filter((name): name is string => name !== undefined);

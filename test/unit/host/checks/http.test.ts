@@ -173,6 +173,20 @@ describe('the http check with expect_release', () => {
     });
   });
 
+  it('compares a release id of 128 characters whole', async () => {
+    const long = `2026-11-30T18-44-42Z-main-${'6a7e8d'.repeat(17)}`.slice(0, 128);
+    const other = `${long.slice(0, 127)}x`;
+    const url = await serve(answer(200, 'ok', { 'x-release': long }));
+    expect(await runCheck(expecting(url), { ...deps, release: long })).toMatchObject({
+      ok: true,
+      release: long,
+    });
+    expect(await runCheck(expecting(url), { ...deps, release: other })).toMatchObject({
+      ok: false,
+      code: 'release-mismatch',
+    });
+  });
+
   it('fails with release-mismatch when another release answers', async () => {
     const url = await serve(answer(200, 'ok', { 'x-release': 'v2' }));
     expect(await runCheck(expecting(url), v4)).toMatchObject({
