@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { watchDrainMarker } from './drain-marker.js';
 import { DRAINING_HEADER, RELEASE_HEADER, VERIFIED_HEADER, VERIFY_HEADER } from './headers.js';
-import { startHeartbeat, type Heartbeat } from './heartbeat.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -18,8 +17,6 @@ export interface HealthOptions {
   readonly checks?: readonly BackgroundCheck[];
   /** how often the background checks run; default 1000 ms */
   readonly checkEveryMs?: number;
-  /** worker slots whose marks this process keeps fresh */
-  readonly heartbeat?: { readonly slots: readonly string[]; readonly everyMs: number };
   /** how stale the drain marker's answer may be; default 250 ms */
   readonly drainCacheMs?: number;
   /** named in `x-release` on every answer; default the RELEASE environment variable */
@@ -93,13 +90,6 @@ export function createHealth(options: HealthOptions): Health {
     timer = setInterval(() => void runChecks(), options.checkEveryMs ?? 1000);
     timer.unref();
   }
-  const beats: Heartbeat[] = (options.heartbeat?.slots ?? []).map((slot) =>
-    startHeartbeat({
-      stateDir: options.stateDir,
-      slot,
-      everyMs: options.heartbeat?.everyMs ?? 1000,
-    }),
-  );
 
   const readiness = (res: ServerResponse, how: Answer): void => {
     if (lastPass) answer(res, 200, 'ok', how);
@@ -127,7 +117,6 @@ export function createHealth(options: HealthOptions): Health {
     runChecks,
     close: () => {
       if (timer) clearInterval(timer);
-      for (const b of beats) b.stop();
     },
   };
 }

@@ -9,14 +9,15 @@ type HeartbeatCheck = Extract<CheckConfig, { kind: 'heartbeat' }>;
 /**
  * Workers without a port prove they are alive by touching one mark file per
  * worker slot. At least `expected` marks must be younger than `max_age`.
- * Dot files are skipped: they are temp files of an atomic write in progress.
+ * Dot files and `*.tmp` are skipped: temp files of an atomic write in progress,
+ * or left behind by a worker killed between write and rename.
  */
 export async function heartbeatCheck(check: HeartbeatCheck, deps: CheckDeps): Promise<CheckResult> {
   const started = deps.clock.now();
   const dir = marksDir(deps.state, check.dir);
   let names: string[];
   try {
-    names = (await readdir(dir)).filter((n) => !n.startsWith('.'));
+    names = (await readdir(dir)).filter((n) => !n.startsWith('.') && !n.endsWith('.tmp'));
   } catch (error) {
     const code = isMissing(error) ? 'no-marks' : 'error';
     return {

@@ -60,6 +60,14 @@ describe('the heartbeat check', () => {
     expect(await runCheck(check(2), deps())).toMatchObject({ ok: false, code: 'too-few-marks' });
   });
 
+  it('does not count the temp file of a mark being written as a mark', async () => {
+    // the library wrote `<slot>.<pid>.<n>.tmp` beside the mark, and a worker killed
+    // between write and rename leaves it there: one live slot must not pass "2 of 2"
+    await mark('worker-1');
+    await mark('worker-2.4242.7.tmp');
+    expect(await runCheck(check(2), deps())).toMatchObject({ ok: false, code: 'too-few-marks' });
+  });
+
   it('fails with no-marks when the directory does not exist', async () => {
     expect(await runCheck(check(1, 'nowhere'), deps())).toMatchObject({
       ok: false,
