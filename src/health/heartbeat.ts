@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -32,15 +33,11 @@ export function markPath(stateDir: string, slot: string): string {
  * half-written file. The temp name starts with a dot: readers skip dot files,
  * and one left behind by a worker killed mid-write must not count as a slot.
  */
-export async function writeAtomically(
-  target: string,
-  contents: string,
-  seq: number,
-): Promise<void> {
-  const temp = path.join(
-    path.dirname(target),
-    `.${path.basename(target)}.${process.pid}.${seq}.tmp`,
-  );
+export async function writeAtomically(target: string, contents: string): Promise<void> {
+  // unique per write: two slots of one process, or a slow beat and the next, must not
+  // rename each other's temp file
+  const unique = `${process.pid}.${randomBytes(6).toString('hex')}`;
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${unique}.tmp`);
   await mkdir(path.dirname(target), { recursive: true });
   await writeFile(temp, contents);
   await rename(temp, target);
@@ -52,9 +49,7 @@ export async function writeAtomically(
  */
 export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
   const target = markPath(options.stateDir, options.slot);
-  let seq = 0;
-  // one temp name per beat: a slow beat and the next must not rename each other's file
-  const beat = (): Promise<void> => writeAtomically(target, `${Date.now()}\n`, seq++);
+  const beat = (): Promise<void> => writeAtomically(target, `${Date.now()}\n`);
   const { healthy } = options;
   if (!healthy) return { beat, stop: () => undefined };
   const tick = (): void => {

@@ -11,3 +11,7 @@ export { startHeartbeat, markPath } from './heartbeat.js';
 export type { Heartbeat, HeartbeatOptions } from './heartbeat.js';
 export { gracefulShutdown } from './shutdown.js';
 export type { GracefulShutdown, ShutdownOptions } from './shutdown.js';
+export { startWorkerMarks } from './worker-marks.js';
+export type { MarksLog, WorkerMarks, WorkerMarksOptions } from './worker-marks.js';
+export { readMarks, slotMark, EXPECTED_FILE } from './read-marks.js';
+export type { MarksReport, ReadMarksOptions } from './read-marks.js';
