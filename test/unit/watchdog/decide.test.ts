@@ -12,15 +12,21 @@ const config: WatchdogConfig = {
   maxRestarts: 3,
   restartWindow: 30 * 60_000,
 };
-const strategy = schmittTrigger({ failures: 4, successes: 2 });
 
 /** Feed one result per tick, a minute apart; collect what each tick decided. */
-function run(results: readonly boolean[], start: WatchdogState = freshState(), cfg = config) {
+function run(
+  results: readonly boolean[],
+  start: WatchdogState = freshState(),
+  cfg = config,
+  thresholds?: Verdict['thresholds'],
+) {
   let state = start;
   const ticks: { restart: readonly string[]; events: string[] }[] = [];
   results.forEach((ok, i) => {
-    const verdicts: Verdict[] = [{ service: 'app', ok, code: ok ? 'ok' : 'refused' }];
-    const d = decide(state, verdicts, strategy, cfg, i * cfg.every);
+    const verdicts: Verdict[] = [
+      { service: 'app', ok, code: ok ? 'ok' : 'refused', ...(thresholds && { thresholds }) },
+    ];
+    const d = decide(state, verdicts, schmittTrigger, cfg, i * cfg.every);
     state = d.state;
     ticks.push({ restart: d.restart, events: d.events.map((e) => e.event) });
   });
@@ -106,5 +112,35 @@ describe('watchdog decisions', () => {
       },
     };
     expect(Object.keys(run([true], start).state.services)).toEqual(['app']);
+  });
+
+  describe("a check's own thresholds", () => {
+    it('restart on its own failures_before_restart, not the watchdog’s', () => {
+      const checkSays = { failuresBeforeRestart: 2 };
+      expect(run([true, false, false], freshState(), config, checkSays).restartedAt).toEqual([3]);
+      expect(run([true, false, false, false, false], freshState(), config).restartedAt).toEqual([
+        5,
+      ]);
+    });
+
+    it('count it healthy again after its own successes_before_healthy', () => {
+      const fail4 = [true, false, false, false, false];
+      const recoveredAt = (thresholds?: Verdict['thresholds']) =>
+        run(
+          [...fail4, true, true, true, true],
+          freshState(),
+          { ...config, startPeriod: 0 },
+          thresholds,
+        ).ticks.flatMap((t, i) => (t.events.includes('watchdog.recovered') ? [i + 1] : []));
+      expect(recoveredAt()).toEqual([1, 7]);
+      expect(recoveredAt({ successesBeforeHealthy: 4 })).toEqual([1, 9]);
+    });
+
+    it('leave the other threshold at the watchdog’s', () => {
+      const { restartedAt } = run([false, false, false, false], freshState(), config, {
+        successesBeforeHealthy: 5,
+      });
+      expect(restartedAt).toEqual([4]);
+    });
   });
 });
