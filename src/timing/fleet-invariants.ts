@@ -80,8 +80,8 @@ function watchdogVsDrain({ watchdog, services }: TimingInput, timeline: Timeline
   let failures = watchdog.failuresBeforeRestart;
   let from = 'watchdog.failures_before_restart';
   for (const s of services) {
-    const own = s.check?.failuresBeforeRestart;
-    if (own !== undefined && own < failures) {
+    const own = s.check?.failuresBeforeRestart ?? failures;
+    if (own < failures) {
       failures = own;
       from = `${s.name}'s check failures_before_restart`;
     }

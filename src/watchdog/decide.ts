@@ -49,12 +49,13 @@ export function decide(
     const strategy = strategyFor(thresholds);
     const before = previous.services[v.service] ?? {
       trigger: strategy.initial(),
+      // Stryker disable next-line ArrayDeclaration: a non-number in here is dropped by the filter below
       restarts: [],
       gaveUp: false,
     };
     const restarts = before.restarts.filter((t) => now - t < config.restartWindow);
-    const lastRestart = restarts.at(-1);
-    if (!v.ok && lastRestart !== undefined && now - lastRestart < config.startPeriod) {
+    const sinceRestart = restarts.length > 0 ? now - (restarts.at(-1) ?? 0) : Infinity;
+    if (!v.ok && sinceRestart < config.startPeriod) {
       services[v.service] = { ...before, restarts };
       continue;
     }
