@@ -68,7 +68,7 @@ beforeEach(async () => {
   await Promise.all([db.listen(), cache.listen()]);
 });
 afterEach(async () => {
-  if (service.exitCode === null) {
+  if (service.exitCode === null && service.signalCode === null) {
     service.kill('SIGKILL');
     await once(service, 'exit');
   }
