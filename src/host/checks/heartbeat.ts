@@ -16,6 +16,9 @@ export function heartbeatCheck(check: HeartbeatCheck, deps: CheckDeps): Promise<
   const report = readMarks(marksDir(deps.state, check.dir), {
     maxAgeMs: check.maxAge,
     expected: check.expected,
+    // a slot that (re)started within max_age of the workers' rewrite of `expected`
+    // is starting, not missing; a stale mark still fails at once
+    startGraceMs: check.maxAge,
     now: started,
   });
   const latency_ms = Math.max(0, deps.clock.now() - started);

@@ -72,11 +72,21 @@ describe('the heartbeat check', () => {
     await mark('worker-1');
     await mark('worker-2');
     await writeFile(path.join(state, 'marks', 'expected'), '3\n');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(path.join(state, 'marks', 'expected'), old, old);
     expect(await runCheck(check(2), deps())).toMatchObject({
       ok: false,
       code: 'too-few-marks',
       detail: 'FAIL: 2 of 3 slots fresh; missing worker-3, within 30000 ms',
     });
+  });
+
+  it('counts a slot missing within max_age of the workers writing expected as starting', async () => {
+    await mark('worker-1');
+    await writeFile(path.join(state, 'marks', 'expected'), '2\n');
+    expect(await runCheck(check(1), deps())).toMatchObject({ ok: true, code: 'ok' });
+    await mark('worker-2', 60_000);
+    expect(await runCheck(check(1), deps())).toMatchObject({ ok: false, code: 'stale-marks' });
   });
 
   it('fails with no-marks when the directory does not exist', async () => {
