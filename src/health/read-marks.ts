@@ -81,8 +81,10 @@ export function readMarks(dir: string, options: ReadMarksOptions): MarksReport {
   const missing: string[] = [];
   for (let n = 1; n <= expected && present.size + missing.length < expected; n++)
     if (!present.has(slotMark(n))) missing.push(slotMark(n));
+  const graceMs = options.startGraceMs ?? 0;
+  // without a grace nothing is starting: an mtime a hair ahead of `now` must not pass
   const starting =
-    written !== undefined && options.now - written.writtenAt < (options.startGraceMs ?? 0);
+    graceMs > 0 && written !== undefined && options.now - written.writtenAt < graceMs;
   const ok = fresh.length >= expected || (starting && stale.length === 0);
   const code = ok ? 'ok' : names.length < expected ? 'too-few-marks' : 'stale-marks';
   return {
