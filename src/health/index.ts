@@ -1,5 +1,5 @@
 export { createHealth } from './health.js';
-export type { Handler, Health, HealthOptions, StartOptions } from './health.js';
+export type { Handler, Health, HealthOptions, StartOptions } from './health-api.js';
 export type { BackgroundCheck, Outcome } from './check-runner.js';
 export type { CheckView } from './check-set.js';
 export type { ReadyStatus } from './verdict.js';
