@@ -89,6 +89,8 @@ export function createHealth(options: HealthOptions = {}): Health {
     },
     handles: (req) => ROUTES.has(pathOf(req)),
     start(start = {}) {
+      // a second start() would run every check twice per interval
+      if (stops.length > 0) return;
       const intervalMs = start.intervalMs ?? 1000;
       void round();
       const timer = setInterval(() => void round(), intervalMs);
