@@ -3,6 +3,10 @@ import { defineConfig } from 'vitest/config';
 // Stryker runs the tests once per mutant: only the unit tests of the mutated dirs, no e2e lab.
 export default defineConfig({
   test: {
-    include: ['test/unit/timing/**/*.test.ts', 'test/unit/hysteresis/**/*.test.ts'],
+    include: [
+      'test/unit/timing/**/*.test.ts',
+      'test/unit/hysteresis/**/*.test.ts',
+      'test/unit/watchdog/decide.test.ts',
+    ],
   },
 });

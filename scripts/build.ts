@@ -1,8 +1,12 @@
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { readdir, rm, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+
+const execFileAsync = promisify(execFile);
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** the CLI: what an operator runs, and e2e tests with it */
@@ -14,6 +18,8 @@ export const bundlePath = path.join(root, 'dist', 'deploy.mjs');
 export const agentBundlePath = path.join(root, 'dist', 'agent', 'deploy.cjs');
 /** the health library (src/health) as one ES module with no dependencies, for Node services */
 export const healthBundlePath = path.join(root, 'dist', 'health.mjs');
+/** the standalone heartbeat probe: `node dist/probe.cjs --dir DIR --max-age 30s` */
+export const probeBundlePath = path.join(root, 'dist', 'probe.cjs');
 
 /** packages only the orchestrator uses: SSH to the hosts, and the ALB API */
 const ORCHESTRATOR_ONLY = /^(?:ssh2|@aws-sdk\/.+)$/;
@@ -162,9 +168,41 @@ export async function buildHealthBundle(): Promise<string> {
   return healthBundlePath;
 }
 
+/**
+ * The probe an exec health check runs every few seconds: CommonJS and minified,
+ * importing only node built-ins, so it costs about what `node -e ''` costs.
+ */
+export async function buildProbeBundle(): Promise<string> {
+  await build({
+    ...minified,
+    entryPoints: [path.join(root, 'src', 'health', 'probe-main.ts')],
+    outfile: probeBundlePath,
+    banner: { js: '#!/usr/bin/env node' },
+  });
+  return probeBundlePath;
+}
+
+/**
+ * Type declarations of the health library for `import … from 'handoff/health'`:
+ * tsc emits them for src/health and what it imports (clock, hysteresis).
+ */
+export async function buildHealthTypes(): Promise<void> {
+  await execFileAsync(process.execPath, [
+    path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    path.join(root, 'tsconfig.health.json'),
+  ]);
+}
+
 /** Every bundle; resolves with the CLI's path. */
 export async function buildBundle(): Promise<string> {
-  await Promise.all([buildCliBundle(), buildAgentBundle(), buildHealthBundle()]);
+  await Promise.all([
+    buildCliBundle(),
+    buildAgentBundle(),
+    buildHealthBundle(),
+    buildProbeBundle(),
+    buildHealthTypes(),
+  ]);
   return bundlePath;
 }
 
@@ -173,4 +211,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(bundlePath);
   console.log(agentBundlePath);
   console.log(healthBundlePath);
+  console.log(probeBundlePath);
 }

@@ -1,12 +1,21 @@
 import { copyFile, cp, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { agentBundlePath, buildBundle, bundlePath } from '../build.js';
+import {
+  agentBundlePath,
+  buildBundle,
+  bundlePath,
+  healthBundlePath,
+  probeBundlePath,
+} from '../build.js';
 
 const DIR = '/tmp/handoff-bench-dist';
 
 /** the bench's private copies: the CLI, and beside it the agent it installs */
 export const benchCli = path.join(DIR, 'deploy.mjs');
 export const benchAgent = path.join(DIR, 'agent', 'deploy.cjs');
+/** the health library and the standalone probe, as a service ships them */
+export const benchHealth = path.join(DIR, 'health.mjs');
+export const benchProbe = path.join(DIR, 'probe.cjs');
 
 /**
  * Build, then copy both bundles out of dist/: other engineers rebuild dist/
@@ -18,6 +27,8 @@ export async function buildBenchBundles(): Promise<void> {
   await rm(path.dirname(benchAgent), { recursive: true, force: true });
   await mkdir(path.dirname(benchAgent), { recursive: true });
   await copyFile(bundlePath, benchCli);
+  await copyFile(healthBundlePath, benchHealth);
+  await copyFile(probeBundlePath, benchProbe);
   // the agent and the library files beside it
   await cp(path.dirname(agentBundlePath), path.dirname(benchAgent), { recursive: true });
 }

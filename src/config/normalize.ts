@@ -3,7 +3,7 @@ import path from 'node:path';
 import { balancerConfig } from './normalize-balancer.js';
 import type { RawConfig } from './schema.js';
 import type { RawCheck, RawService } from './service-schema.js';
-import type { CheckConfig, Config, ServiceConfig } from './types.js';
+import type { CheckConfig, CheckThresholds, Config, ServiceConfig } from './types.js';
 
 /**
  * Parsed deploy.yml → the Config every command works from: camelCase, the
@@ -97,6 +97,22 @@ function serviceConfig(raw: RawService): ServiceConfig {
 }
 
 function check(raw: RawCheck): CheckConfig {
+  return { ...kindOf(raw), ...thresholds(raw) };
+}
+
+/** only the overrides given: an absent key means "the watchdog's" */
+function thresholds(raw: RawCheck): CheckThresholds {
+  return {
+    ...(raw.failures_before_restart === undefined
+      ? {}
+      : { failuresBeforeRestart: raw.failures_before_restart }),
+    ...(raw.successes_before_healthy === undefined
+      ? {}
+      : { successesBeforeHealthy: raw.successes_before_healthy }),
+  };
+}
+
+function kindOf(raw: RawCheck): CheckConfig {
   const timeout = raw.timeout ?? defaultCheckTimeout;
   if (raw.http) {
     const expectRelease = raw.http.expect_release ?? raw.expect_release ?? false;

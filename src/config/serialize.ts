@@ -117,7 +117,21 @@ function service(s: ServiceConfig): RawConfigInput['services'][number] {
   };
 }
 
-function check(c: CheckConfig): RawConfigInput['services'][number]['check'] {
+type RawCheckInput = RawConfigInput['services'][number]['check'];
+
+function check(c: CheckConfig): RawCheckInput {
+  return {
+    ...checkKind(c),
+    ...(c.failuresBeforeRestart !== undefined && {
+      failures_before_restart: c.failuresBeforeRestart,
+    }),
+    ...(c.successesBeforeHealthy !== undefined && {
+      successes_before_healthy: c.successesBeforeHealthy,
+    }),
+  };
+}
+
+function checkKind(c: CheckConfig): RawCheckInput {
   switch (c.kind) {
     case 'http':
       return {

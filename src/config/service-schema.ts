@@ -69,6 +69,12 @@ export const checkSchema = z
       .meta({ description: "the runtime's own status (compose ps / the status command)" }),
     timeout: duration('how long one check may take (default 2s; not for heartbeat)').optional(),
     expect_release: expectRelease.optional(),
+    failures_before_restart: count(
+      "this check's consecutive failures before the watchdog restarts the service (default: watchdog.failures_before_restart)",
+    ).optional(),
+    successes_before_healthy: count(
+      "this check's consecutive passes before the service counts as healthy again (default: watchdog.successes_before_healthy)",
+    ).optional(),
   })
   .superRefine((check, ctx) => {
     const given = checkKinds.filter((kind) => check[kind] !== undefined);

@@ -103,29 +103,37 @@ export interface HostPaths {
 export type RuntimeConfig =
   { readonly kind: 'compose'; readonly composeFile: string } | { readonly kind: 'command' };
 
-export type CheckConfig =
-  | {
-      readonly kind: 'http';
-      readonly url: string;
-      readonly timeout: Duration;
-      readonly expectStatus: number;
-      /** the answer must carry `x-release` equal to the release that should be live */
-      readonly expectRelease: boolean;
-    }
-  | {
-      readonly kind: 'tcp';
-      readonly host: string;
-      readonly port: number;
-      readonly timeout: Duration;
-    }
-  | {
-      readonly kind: 'heartbeat';
-      /** relative to host.state, or absolute */
-      readonly dir: string;
-      readonly maxAge: Duration;
-      readonly expected: number;
-    }
-  | { readonly kind: 'runtime'; readonly timeout: Duration };
+/** A check's own hysteresis, overriding the watchdog's (deploy.yml: per check). */
+export interface CheckThresholds {
+  readonly failuresBeforeRestart?: number;
+  readonly successesBeforeHealthy?: number;
+}
+
+export type CheckConfig = CheckThresholds &
+  (
+    | {
+        readonly kind: 'http';
+        readonly url: string;
+        readonly timeout: Duration;
+        readonly expectStatus: number;
+        /** the answer must carry `x-release` equal to the release that should be live */
+        readonly expectRelease: boolean;
+      }
+    | {
+        readonly kind: 'tcp';
+        readonly host: string;
+        readonly port: number;
+        readonly timeout: Duration;
+      }
+    | {
+        readonly kind: 'heartbeat';
+        /** relative to host.state, or absolute */
+        readonly dir: string;
+        readonly maxAge: Duration;
+        readonly expected: number;
+      }
+    | { readonly kind: 'runtime'; readonly timeout: Duration }
+  );
 
 /** A shell command of the `command` runtime: run as `sh -c <command>` with RELEASE set. */
 export type ShellCommand = string;

@@ -1,147 +1,116 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { watchDrainMarker } from './drain-marker.js';
-import { DRAINING_HEADER, RELEASE_HEADER, VERIFIED_HEADER, VERIFY_HEADER } from './headers.js';
-import { startHeartbeat, type Heartbeat } from './heartbeat.js';
+import { systemClock } from '../clock.js';
+import { answerWith } from './answer.js';
+import { createCheckSet } from './check-set.js';
+import { watchDrainMarker, type DrainWatch } from './drain-marker.js';
+import type { Handler, Health, HealthOptions } from './health-api.js';
+import { VERIFY_HEADER } from './headers.js';
+import { LagWindow, sampleLag } from './lag.js';
+import { readyStatus } from './verdict.js';
+import { Watchdogs } from './watchdogs.js';
 
-export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+const ROUTES = new Set(['/startup', '/live', '/ready', '/health']);
+const pathOf = (req: IncomingMessage): string => (req.url ?? '/').split('?', 1)[0] ?? '/';
 
-/** A background check: passes when it returns anything but `false` and does not throw. */
-export interface BackgroundCheck {
-  readonly name: string;
-  run(): Promise<boolean | void> | boolean | void;
-}
-
-export interface HealthOptions {
-  /** host.state: holds the drain marker `draining` and `marks/` */
-  readonly stateDir: string;
-  readonly checks?: readonly BackgroundCheck[];
-  /** how often the background checks run; default 1000 ms */
-  readonly checkEveryMs?: number;
-  /** worker slots whose marks this process keeps fresh */
-  readonly heartbeat?: { readonly slots: readonly string[]; readonly everyMs: number };
-  /** how stale the drain marker's answer may be; default 250 ms */
-  readonly drainCacheMs?: number;
-  /** named in `x-release` on every answer; default the RELEASE environment variable */
-  readonly release?: string;
-}
-
-export interface Health {
-  /** 200 once the checks have passed one time, 503 before */
-  readonly startup: Handler;
-  /** 200 while the process answers at all */
-  readonly live: Handler;
-  /** 503 `draining` while the marker exists, else 200 when the last checks passed */
-  readonly ready: Handler;
-  /** the background checks' verdict, without the drain marker */
-  checksPass(): boolean;
-  isDraining(): Promise<boolean>;
-  /** run the checks now instead of waiting for the next round */
-  runChecks(): Promise<boolean>;
-  /** stop timers; handlers keep answering */
-  close(): void;
-}
-
-interface Answer {
-  readonly draining?: boolean;
-  readonly verified?: boolean;
-}
-
-function answerWith(release: string | undefined) {
-  return (res: ServerResponse, status: number, body: string, how: Answer = {}): void => {
-    const headers: Record<string, string> = {
-      'content-type': 'text/plain',
-      'cache-control': 'no-store',
-    };
-    // the orchestrator tells "draining on purpose" from "broken" by this word or header
-    if (how.draining) headers[DRAINING_HEADER] = '1';
-    if (how.verified) headers[VERIFIED_HEADER] = '1';
-    // which release answers: a rollout's verify knows the new one, not an old process, is up
-    if (release) headers[RELEASE_HEADER] = release;
-    res.writeHead(status, headers);
-    res.end(`${body}\n`);
-  };
-}
-
-/**
- * The release as a header value, checked once: a value with a newline (a
- * `$(git describe)` gone wrong) would make every answer throw instead.
- */
-function releaseName(value: string | undefined): string | undefined {
-  const release = value?.trim();
-  if (!release) return undefined;
-  if (!/^[\x21-\x7e]+$/.test(release))
-    throw new TypeError(
-      `createHealth: release ${JSON.stringify(release)} cannot be sent as the x-release header; use printable ASCII without spaces`,
-    );
-  return release;
-}
-
-export function createHealth(options: HealthOptions): Health {
-  const checks = options.checks ?? [];
-  const drain = watchDrainMarker(path.join(options.stateDir, 'draining'), {
-    maxAgeMs: options.drainCacheMs ?? 250,
-  });
-  const answer = answerWith(releaseName(options.release ?? process.env.RELEASE));
-  let lastPass = checks.length === 0;
-  let started = lastPass;
-
-  const runChecks = async (): Promise<boolean> => {
-    const results = await Promise.all(
-      checks.map(async (c) => {
-        try {
-          return (await c.run()) !== false;
-        } catch {
-          return false;
-        }
-      }),
-    );
-    lastPass = results.every(Boolean);
-    if (lastPass) started = true;
-    return lastPass;
-  };
-
-  let timer: NodeJS.Timeout | undefined;
-  if (checks.length > 0) {
-    void runChecks();
-    timer = setInterval(() => void runChecks(), options.checkEveryMs ?? 1000);
-    timer.unref();
-  }
-  const beats: Heartbeat[] = (options.heartbeat?.slots ?? []).map((slot) =>
-    startHeartbeat({
-      stateDir: options.stateDir,
-      slot,
-      everyMs: options.heartbeat?.everyMs ?? 1000,
-    }),
+export function createHealth(options: HealthOptions = {}): Health {
+  const clock = options.clock ?? systemClock;
+  const checks = createCheckSet(
+    options.checks ?? [],
+    { failures: options.failureThreshold ?? 3, successes: options.successThreshold ?? 2 },
+    clock,
   );
+  const stateDir = options.stateDir ?? process.env.HANDOFF_STATE;
+  const marker: DrainWatch | undefined = stateDir
+    ? watchDrainMarker(path.join(stateDir, 'draining'), { maxAgeMs: options.drainCacheMs ?? 250 })
+    : undefined;
+  const answer = answerWith(options.release ?? process.env.RELEASE);
+  const lag = new LagWindow(options.lagWindowMs ?? 10_000);
+  const watchdogs = new Watchdogs(options.watchdogs ?? {}, clock.now());
+  let drainingFlag = false;
+  let markedStarted = false;
+  // with no checks there is nothing to wait for, unless the service says it warms up
+  let passedOnce = (options.checks ?? []).length === 0;
+  const started = (): boolean =>
+    options.manualStart ? markedStarted : markedStarted || passedOnce;
+  const stops: (() => void)[] = [];
 
-  const readiness = (res: ServerResponse, how: Answer): void => {
-    if (lastPass) answer(res, 200, 'ok', how);
-    else answer(res, 503, started ? 'failing' : 'starting', how);
+  const round = async (): Promise<void> => {
+    await checks.round();
+    if (checks.critical() === 'healthy') passedOnce = true;
+  };
+  const isDraining = async (): Promise<boolean> =>
+    drainingFlag || ((await marker?.isDraining()) ?? false);
+  const overloaded = (): boolean =>
+    options.maxLagMs !== undefined && lag.max(clock.now()) > options.maxLagMs;
+
+  const readiness = (res: ServerResponse, draining: boolean, verify: boolean): void => {
+    const { status, code } = readyStatus({
+      started: started(),
+      // handoff's own check asks for the truth even while drained, so a broken
+      // release fails its verify before the balancer ever sees it
+      draining: draining && !verify,
+      critical: checks.critical(),
+      overloaded: overloaded(),
+      degraded: checks.degraded(),
+    });
+    answer(res, code, { status, checks: checks.views() }, { draining, verified: verify });
   };
   const ready: Handler = (req, res) => {
-    drain.isDraining().then(
-      (draining) => {
-        // handoff's own check asks for the truth even while drained, so a broken
-        // release fails its verify before the balancer ever sees it
-        if (req.headers[VERIFY_HEADER] === '1') readiness(res, { draining, verified: true });
-        else if (draining) answer(res, 503, 'draining', { draining: true });
-        else readiness(res, {});
-      },
-      () => answer(res, 500, 'error'),
+    isDraining().then(
+      (draining) => readiness(res, draining, req.headers[VERIFY_HEADER] === '1'),
+      () => answer(res, 500, { status: 'error' }),
     );
+  };
+  const live: Handler = (_req, res) => {
+    const stale = watchdogs.stale(clock.now());
+    answer(res, stale.length > 0 ? 503 : 200, {
+      status: stale.length > 0 ? 'stale' : 'alive',
+      stale,
+    });
+  };
+  const startup: Handler = (_req, res) =>
+    started() ? answer(res, 200, { status: 'started' }) : answer(res, 503, { status: 'starting' });
+  const routes: Record<string, Handler> = {
+    '/startup': startup,
+    '/live': live,
+    '/ready': ready,
+    '/health': ready,
   };
 
   return {
-    startup: (_req, res) => (started ? answer(res, 200, 'started') : answer(res, 503, 'starting')),
-    live: (_req, res) => answer(res, 200, 'alive'),
+    startup,
+    live,
     ready,
-    checksPass: () => lastPass,
-    isDraining: () => drain.isDraining(),
-    runChecks,
+    handler: (req, res) => {
+      const route = routes[pathOf(req)];
+      if (route) route(req, res);
+      else answer(res, 404, { status: 'not-found' });
+    },
+    handles: (req) => ROUTES.has(pathOf(req)),
+    start(start = {}) {
+      // a second start() would run every check twice per interval
+      if (stops.length > 0) return;
+      const intervalMs = start.intervalMs ?? 1000;
+      void round();
+      const timer = setInterval(() => void round(), intervalMs);
+      timer.unref();
+      stops.push(() => clearInterval(timer));
+      if (options.maxLagMs !== undefined)
+        stops.push(sampleLag(lag, start.lagIntervalMs ?? 100, clock));
+    },
+    markStarted: () => void (markedStarted = true),
+    heartbeat: (name) => watchdogs.heartbeat(name, clock.now()),
+    setDraining: (draining) => void (drainingFlag = draining),
+    isDraining,
+    round,
+    runChecks: async () => {
+      await round();
+      return checks.critical() === 'healthy';
+    },
+    checksPass: () => checks.critical() === 'healthy',
     close: () => {
-      if (timer) clearInterval(timer);
-      for (const b of beats) b.stop();
+      for (const stop of stops.splice(0)) stop();
     },
   };
 }

@@ -1,8 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface Heartbeat {
-  /** touch the mark now; a worker may call it from its own loop as well */
+  /** touch the mark now: call it from the worker's own loop, once per job or round */
   beat(): Promise<void>;
   stop(): void;
 }
@@ -11,7 +12,14 @@ export interface HeartbeatOptions {
   readonly stateDir: string;
   /** the worker slot, e.g. `worker-1`; the mark is `<stateDir>/marks/<slot>` */
   readonly slot: string;
+  /** how often the timer asks `healthy`; only used with it */
   readonly everyMs: number;
+  /**
+   * The worker's own in-memory verdict (its loop's last round was recent).
+   * Without it, only `beat()` refreshes the mark: a timer that touched it
+   * unconditionally would keep a hung job loop looking alive.
+   */
+  readonly healthy?: () => boolean;
   /** errors of a background beat (a full tmpfs); the next beat retries */
   readonly onError?: (error: unknown) => void;
 }
@@ -21,28 +29,34 @@ export function markPath(stateDir: string, slot: string): string {
 }
 
 /**
- * Touches the slot's mark every `everyMs`. The mark is written through a temp
- * file and a rename so a checker never reads a half-written timestamp, and the
- * timer is unref'd so a heartbeat never keeps a finished worker alive.
+ * Writes `target` through a temp file and a rename so a reader never sees a
+ * half-written file. The temp name starts with a dot: readers skip dot files,
+ * and one left behind by a worker killed mid-write must not count as a slot.
+ */
+export async function writeAtomically(target: string, contents: string): Promise<void> {
+  // unique per write: two slots of one process, or a slow beat and the next, must not
+  // rename each other's temp file
+  const unique = `${process.pid}.${randomBytes(6).toString('hex')}`;
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${unique}.tmp`);
+  await mkdir(path.dirname(target), { recursive: true });
+  await writeFile(temp, contents);
+  await rename(temp, target);
+}
+
+/**
+ * Keeps the slot's mark fresh while the worker says it is healthy. The timer
+ * is unref'd so a heartbeat never keeps a finished worker alive.
  */
 export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
   const target = markPath(options.stateDir, options.slot);
-  let seq = 0;
-  const beat = async (): Promise<void> => {
-    // one temp name per beat: a slow beat and the next must not rename each other's file
-    const temp = `${target}.${process.pid}.${seq++}.tmp`;
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(temp, `${Date.now()}\n`);
-    await rename(temp, target);
-  };
+  const beat = (): Promise<void> => writeAtomically(target, `${Date.now()}\n`);
+  const { healthy } = options;
+  if (!healthy) return { beat, stop: () => undefined };
   const tick = (): void => {
-    beat().catch((e: unknown) => options.onError?.(e));
+    if (healthy()) beat().catch((e: unknown) => options.onError?.(e));
   };
   tick();
   const timer = setInterval(tick, options.everyMs);
   timer.unref();
-  return {
-    beat,
-    stop: () => clearInterval(timer),
-  };
+  return { beat, stop: () => clearInterval(timer) };
 }

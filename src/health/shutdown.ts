@@ -1,4 +1,11 @@
 import type { Server } from 'node:http';
+import { systemClock, type Clock } from '../clock.js';
+import { drainDelayMs } from './drain-delay.js';
+
+/** the part of a Health that a shutdown uses */
+interface Drainable {
+  setDraining(draining: boolean): void;
+}
 
 export interface ShutdownOptions {
   /** default SIGTERM and SIGINT */
@@ -9,6 +16,15 @@ export interface ShutdownOptions {
   readonly exit?: (code: number) => void;
   /** before the listener closes: stop workers, flush logs */
   readonly beforeClose?: () => void | Promise<void>;
+  /** answers ready 503 `draining` from the signal on */
+  readonly health?: Drainable;
+  /**
+   * keep serving this long after the signal before closing, so the balancer
+   * sees the 503 and takes the host out first; default from the environment
+   * the runtime exports (see drainDelayMs)
+   */
+  readonly drainDelayMs?: number;
+  readonly clock?: Clock;
 }
 
 export interface GracefulShutdown {
@@ -27,10 +43,15 @@ export interface GracefulShutdown {
 export function gracefulShutdown(server: Server, options: ShutdownOptions = {}): GracefulShutdown {
   const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
   const exit = options.exit ?? ((code: number) => process.exit(code));
+  const graceMs = options.graceMs ?? 30_000;
   let done: Promise<void> | undefined;
 
   const shutdown = (): Promise<void> => {
     done ??= (async () => {
+      options.health?.setDraining(true);
+      const delay = options.drainDelayMs ?? drainDelayMs(process.env, graceMs);
+      // a restart no rollout announced: the balancer still thinks this host is fine
+      if (delay > 0) await (options.clock ?? systemClock).sleep(delay);
       await options.beforeClose?.();
       // a request that still arrives on an open connection is answered, then the socket closes
       server.prependListener('request', (_req, res) => {
@@ -44,7 +65,7 @@ export function gracefulShutdown(server: Server, options: ShutdownOptions = {}):
         timer = setTimeout(() => {
           server.closeAllConnections();
           resolve(1);
-        }, options.graceMs ?? 30_000);
+        }, graceMs);
       });
       const code = await Promise.race([closed, graceOver]);
       clearInterval(sweep);

@@ -73,19 +73,30 @@ function timeBackInvariant({ settings, rollout }: TimingInput): Invariant {
 /**
  * The first failing tick can land the moment the drain starts, so the Nth
  * comes (N − 1) ticks later; it must come after the host answers 200 again,
- * or a watchdog that missed the lock restarts a host mid-deploy.
+ * or a watchdog that missed the lock restarts a host mid-deploy. A check's
+ * own failures_before_restart counts: the service restarted soonest decides.
  */
-function watchdogVsDrain({ watchdog }: TimingInput, timeline: Timeline): Invariant {
-  const fires = (watchdog.failuresBeforeRestart - 1) * watchdog.every;
+function watchdogVsDrain({ watchdog, services }: TimingInput, timeline: Timeline): Invariant {
+  let failures = watchdog.failuresBeforeRestart;
+  let from = 'watchdog.failures_before_restart';
+  for (const s of services) {
+    const own = s.check?.failuresBeforeRestart ?? failures;
+    if (own < failures) {
+      failures = own;
+      from = `${s.name}'s check failures_before_restart`;
+    }
+  }
+  const fires = (failures - 1) * watchdog.every;
   const ok = fires > timeline.unhealthyWindow;
-  const head = `watchdog restart ${fmt(fires)} after the first failure ((${watchdog.failuresBeforeRestart} − 1) × ${fmt(watchdog.every)}) ${ok ? '>' : '≤'} drain-to-verified ${fmt(timeline.unhealthyWindow)}`;
+  const who = from === 'watchdog.failures_before_restart' ? '' : ` (${from})`;
+  const head = `watchdog restart ${fmt(fires)} after the first failure ((${failures} − 1) × ${fmt(watchdog.every)})${who} ${ok ? '>' : '≤'} drain-to-verified ${fmt(timeline.unhealthyWindow)}`;
   return {
     id: 'watchdog-vs-drain',
     severity: 'warning',
     ok,
     message: ok
       ? `${head}: ok`
-      : `${head}: only the host lock keeps the watchdog from restarting a deploying host; raise watchdog.failures_before_restart or watchdog.every`,
+      : `${head}: only the host lock keeps the watchdog from restarting a deploying host; raise ${from} or watchdog.every`,
   };
 }
 

@@ -1,4 +1,5 @@
 import type {
+  CheckThresholds,
   DrainConfig,
   Duration,
   HealthCheckSettings,
@@ -13,7 +14,10 @@ export interface TimingInput {
   readonly drain: DrainConfig;
   readonly rollout: RolloutConfig;
   readonly watchdog: WatchdogConfig;
-  readonly services: readonly Pick<ServiceConfig, 'name' | 'keepAliveTimeout'>[];
+  readonly services: readonly (Pick<ServiceConfig, 'name' | 'keepAliveTimeout'> & {
+    /** a check's own failures_before_restart restarts its service sooner or later */
+    readonly check?: Pick<CheckThresholds, 'failuresBeforeRestart'>;
+  })[];
   /** how many hosts the rollout covers */
   readonly hosts: number;
 }

@@ -1,5 +1,5 @@
-import type { WatchdogConfig } from '../config/types.js';
-import type { HealthStrategy } from '../hysteresis/index.js';
+import type { CheckThresholds, WatchdogConfig } from '../config/types.js';
+import type { HealthStrategy, Thresholds } from '../hysteresis/index.js';
 import type { Level } from '../log.js';
 import type { ServiceMemory, WatchdogState } from './state.js';
 
@@ -8,6 +8,8 @@ export interface Verdict {
   readonly ok: boolean;
   /** the check's short code: why it failed */
   readonly code: string;
+  /** the check's own overrides of the watchdog's thresholds */
+  readonly thresholds?: CheckThresholds;
 }
 
 export interface Decision {
@@ -23,11 +25,12 @@ export interface Decision {
  * `failures_before_restart` consecutive failures; a failure within
  * `start_period` of a restart does not count; past `max_restarts` within
  * `restart_window` it gives up, once, until the service is healthy again.
+ * A check may override both thresholds for its service.
  */
 export function decide(
   previous: WatchdogState,
   verdicts: readonly Verdict[],
-  strategy: HealthStrategy,
+  strategyFor: (thresholds: Thresholds) => HealthStrategy,
   config: WatchdogConfig,
   now: number,
 ): Decision {
@@ -39,14 +42,20 @@ export function decide(
   };
 
   for (const v of verdicts) {
+    const thresholds: Thresholds = {
+      failures: v.thresholds?.failuresBeforeRestart ?? config.failuresBeforeRestart,
+      successes: v.thresholds?.successesBeforeHealthy ?? config.successesBeforeHealthy,
+    };
+    const strategy = strategyFor(thresholds);
     const before = previous.services[v.service] ?? {
       trigger: strategy.initial(),
+      // Stryker disable next-line ArrayDeclaration: a non-number in here is dropped by the filter below
       restarts: [],
       gaveUp: false,
     };
     const restarts = before.restarts.filter((t) => now - t < config.restartWindow);
-    const lastRestart = restarts.at(-1);
-    if (!v.ok && lastRestart !== undefined && now - lastRestart < config.startPeriod) {
+    const sinceRestart = restarts.length > 0 ? now - (restarts.at(-1) ?? 0) : Infinity;
+    if (!v.ok && sinceRestart < config.startPeriod) {
       services[v.service] = { ...before, restarts };
       continue;
     }
@@ -63,7 +72,7 @@ export function decide(
       );
       memory = { ...memory, gaveUp: false };
     }
-    const due = trigger.health === 'unhealthy' && trigger.failures >= config.failuresBeforeRestart;
+    const due = trigger.health === 'unhealthy' && trigger.failures >= thresholds.failures;
     if (due && !memory.gaveUp) {
       if (restarts.length >= config.maxRestarts) {
         say(

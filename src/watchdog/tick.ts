@@ -111,14 +111,10 @@ export async function tick(config: Config, options: TickOptions): Promise<TickRe
           release,
           signal: lock.signal,
         });
-        return { service: s.name, ok: r.ok, code: r.code };
+        return { service: s.name, ok: r.ok, code: r.code, thresholds: s.check };
       }),
     );
-    const strategy = schmittTrigger({
-      failures: config.watchdog.failuresBeforeRestart,
-      successes: config.watchdog.successesBeforeHealthy,
-    });
-    const decision = decide(state, results, strategy, config.watchdog, clock.now());
+    const decision = decide(state, results, schmittTrigger, config.watchdog, clock.now());
     for (const e of decision.events)
       log.emit({
         level: e.level,

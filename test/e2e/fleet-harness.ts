@@ -2,8 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { bundlePath } from '../../scripts/build.js';
+import type { HostOutcome } from '../../src/rollout/types.js';
 import {
   startLab,
+  startLoad,
   type Lab,
   type LabConfigOptions,
   type LabOptions,
@@ -84,4 +86,14 @@ export async function liveReleases(
     .map((l) => JSON.parse(l) as { event?: string; hosts?: { status?: { release: string } }[] })
     .find((l) => l.event === 'result');
   return (result?.hosts ?? []).map((h) => h.status?.release ?? '?');
+}
+
+/** `deploy rollout --json` under load through the lab's HAProxy: the result line and the load report. */
+export async function rolloutUnderLoad(fleet: Fleet, release: string) {
+  const load = startLoad({ url: fleet.lab.url, concurrency: 8 });
+  const r = await fleet.deploy(['rollout', '--release', release, '--json']);
+  const report = await load.stop();
+  const lines = r.stdout.trim().split('\n');
+  const result = JSON.parse(lines.at(-1) ?? '{}') as { ok: boolean; hosts: HostOutcome[] };
+  return { ...r, report, result, log: `${r.stderr}\n${r.stdout}` };
 }

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatReport, startLoad } from '../../scripts/lab/index.js';
+import { formatReport } from '../../scripts/lab/index.js';
 import type { LabConfigOptions } from '../../scripts/lab/index.js';
 import type { HostOutcome } from '../../src/rollout/types.js';
-import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
+import { liveReleases, rolloutUnderLoad, startFleet, type Fleet } from './fleet-harness.js';
 
 /*
  * "deployed" must be proof: hosts whose services misbehave in ordinary ways.
@@ -44,14 +44,7 @@ async function configure(options: LabConfigOptions = {}): Promise<void> {
   expect(setup.code, setup.stderr).toBe(0);
 }
 
-async function rollout(release: string) {
-  const load = startLoad({ url: fleet.lab.url, concurrency: 8 });
-  const r = await fleet.deploy(['rollout', '--release', release, '--json']);
-  const report = await load.stop();
-  const lines = r.stdout.trim().split('\n');
-  const result = JSON.parse(lines.at(-1) ?? '{}') as { ok: boolean; hosts: HostOutcome[] };
-  return { ...r, report, result, log: `${r.stderr}\n${r.stdout}` };
-}
+const rollout = (release: string) => rolloutUnderLoad(fleet, release);
 
 const stepsOf = (o: HostOutcome | undefined) => (o?.steps ?? []).map((s) => s.step);
 

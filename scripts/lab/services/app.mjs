@@ -1,4 +1,4 @@
-/* global process, console, setTimeout, setInterval, URL */
+/* global process, console, setTimeout, URL */
 // The lab's demo HTTP service: plain JavaScript, so a host runs it with nothing but node.
 // Its health comes from handoff's health library (health.mjs, dist/health.mjs shipped in
 // the release): 503 `draining` to the balancer while <STATE_DIR>/draining exists, its real
@@ -8,7 +8,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHealth } from './health.mjs';
+import { createHealth, gracefulShutdown } from './health.mjs';
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const inRelease = (name) => path.join(dir, name);
@@ -26,13 +26,16 @@ const bad = process.env.BAD_HEALTH === '1' || existsSync(inRelease('BAD_HEALTH')
 const health = createHealth({
   stateDir,
   release,
-  checkEveryMs: 250,
+  // the lab's rollouts verify within seconds: one round decides
+  failureThreshold: 1,
+  successThreshold: 1,
   checks: [{ name: 'self-test', run: () => !bad }],
 });
+health.start({ intervalMs: 250 });
 
 const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://app');
-  if (url.pathname === '/health') return health.ready(req, res);
+  if (health.handles(req)) return health.handler(req, res);
   // a long request, to show that a graceful stop lets it finish
   const ms = Math.min(Number(url.searchParams.get('sleep') || 0), 60_000);
   setTimeout(() => {
@@ -44,24 +47,9 @@ const server = http.createServer((req, res) => {
 server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;
 
-let stopping = false;
-function shutdown() {
-  if (stopping) return;
-  stopping = true;
-  server.prependListener('request', (_req, res) => res.setHeader('connection', 'close'));
-  server.close(() => process.exit(0));
-  server.closeIdleConnections();
-  setInterval(() => server.closeIdleConnections(), 100).unref();
-  setTimeout(
-    () => {
-      server.closeAllConnections();
-      process.exit(1);
-    },
-    Number(process.env.GRACE_MS || 60_000),
-  ).unref();
-}
-process.on('SIGTERM', shutdown);
-process.on('SIGINT', shutdown);
+// SIGTERM: ready answers 503 draining, in-flight requests finish, idle keep-alive
+// connections close, then exit 0 (1 if GRACE_MS runs out first)
+gracefulShutdown(server, { health, graceMs: Number(process.env.GRACE_MS || 60_000) });
 
 server.listen(port, bind, () => {
   console.log(`app ${release} on ${bind}:${port} (${os.hostname()})${bad ? ' BAD' : ''}`);

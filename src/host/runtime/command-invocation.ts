@@ -42,6 +42,9 @@ export function commandInvocation(
       HANDOFF_SERVICE: service.name,
       HANDOFF_STATE: settings.state,
       HANDOFF_STOP_TIMEOUT: String(Math.ceil(settings.stopTimeout / 1000)),
+      ...(settings.detectTime !== undefined && {
+        HANDOFF_DETECT_TIME: String(Math.ceil(settings.detectTime / 1000)),
+      }),
     },
     outputFile: commandLogPath(settings.root, service.name, step),
     ...(step === 'stop' ? { timeoutMs: settings.stopTimeout } : {}),

@@ -1,4 +1,5 @@
 import type { Config, RuntimeConfig, ServiceConfig } from '../../config/types.js';
+import { detectionBound } from '../../timing/bounds.js';
 
 export type ServiceState = 'running' | 'unhealthy' | 'stopped' | 'unknown';
 
@@ -37,6 +38,12 @@ export interface RuntimeSettings {
   readonly root: string;
   readonly state: string;
   readonly stopTimeout: number;
+  /**
+   * how long the balancer takes at worst to see a 503 (interval × unhealthy_threshold),
+   * when deploy.yml holds its settings (a static balancer); exported to services so a
+   * SIGTERM no rollout announced keeps serving that long (the health library's default)
+   */
+  readonly detectTime?: number;
   readonly runtime: RuntimeConfig;
   readonly services: readonly ServiceConfig[];
 }
@@ -47,6 +54,9 @@ export function runtimeSettings(config: Config): RuntimeSettings {
     root: config.host.root,
     state: config.host.state,
     stopTimeout: config.drain.stopTimeout,
+    ...(config.balancer.kind === 'static' && {
+      detectTime: detectionBound(config.balancer.healthCheck),
+    }),
     runtime: config.runtime,
     services: config.services,
   };

@@ -42,6 +42,22 @@ describe('loading deploy.yml', () => {
     expect(Object.isFrozen(config.services[0]?.check)).toBe(true);
   });
 
+  it("reads a check's own thresholds and keeps them through the published host config", async () => {
+    const text = minimal.replace(
+      'check: { http: "http://127.0.0.1:8080/health" }',
+      'check: { http: "http://127.0.0.1:8080/health", failures_before_restart: 6, successes_before_healthy: 3 }',
+    );
+    const config = await loadConfig(await writeConfig(text), { env: {} });
+    expect(config.services[0]?.check).toMatchObject({
+      failuresBeforeRestart: 6,
+      successesBeforeHealthy: 3,
+    });
+    const published = loadConfigFromJson(toHostJson(config), '/etc/handoff/api.json');
+    expect(published.services[0]?.check).toEqual(config.services[0]?.check);
+    const plain = await loadConfig(await writeConfig(minimal), { env: {} });
+    expect(plain.services[0]?.check).not.toHaveProperty('failuresBeforeRestart');
+  });
+
   it('fills every default a minimal file leaves out', async () => {
     const file = await writeConfig(minimal);
     const config = await loadConfig(file, { env: { HOME: '/home/op' } });

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHealth, type BackgroundCheck, type Health } from '../../../src/health/index.js';
 import { systemClock } from '../../../src/clock.js';
 import { runCheck } from '../../../src/host/checks/run.js';
-import { get, listen, tempDir, waitFor } from './support.js';
+import { get, listen, tempDir } from './support.js';
 
 describe('createHealth', () => {
   let dir: string;
@@ -24,7 +24,8 @@ describe('createHealth', () => {
     const h = createHealth({
       stateDir: dir,
       checks,
-      checkEveryMs: 20,
+      failureThreshold: 1,
+      successThreshold: 1,
       drainCacheMs: 0,
       ...(release ? { release } : {}),
     });
@@ -39,9 +40,15 @@ describe('createHealth', () => {
 
   it('answers ready 200 when every background check passes', async () => {
     const url = await serve([{ name: 'db', run: () => true }]);
-    await waitFor(() => health?.checksPass() === true);
+    await health?.runChecks();
     const ready = await get(`${url}/ready`);
     expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.body)).toEqual({
+      status: 'ok',
+      checks: [{ name: 'db', healthy: true, critical: true, latency_ms: 0, code: 'OK' }],
+    });
+    expect(ready.headers['content-type']).toBe('application/json');
+    expect(ready.headers['cache-control']).toBe('no-store');
     expect(ready.headers['x-handoff-draining']).toBeUndefined();
   });
 
@@ -50,7 +57,7 @@ describe('createHealth', () => {
     await writeFile(path.join(dir, 'draining'), 'rollout');
     const ready = await get(`${url}/ready`);
     expect(ready.status).toBe(503);
-    expect(ready.body.trim()).toBe('draining');
+    expect(JSON.parse(ready.body)).toMatchObject({ status: 'draining' });
     expect(ready.headers['x-handoff-draining']).toBe('1');
   });
 
@@ -69,7 +76,7 @@ describe('createHealth', () => {
     expect(notReady.status).toBe(503);
     expect(notReady.body).not.toContain('draining');
     up = true;
-    await waitFor(() => health?.checksPass() === true);
+    await health?.runChecks();
     expect((await get(`${url}/startup`)).status).toBe(200);
     expect((await get(`${url}/ready`)).status).toBe(200);
   });
@@ -99,7 +106,7 @@ describe('createHealth', () => {
 
     it('answers its real readiness while drained, so a working release passes verify', async () => {
       const url = await serve([{ name: 'db', run: () => true }], 'v4');
-      await waitFor(() => health?.checksPass() === true);
+      await health?.runChecks();
       await writeFile(path.join(dir, 'draining'), 'rollout');
       expect(await runCheck(check(url), deps)).toMatchObject({ ok: true, release: 'v4' });
       // the balancer, which does not ask that way, still sees the drain

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHealth, markPath, startHeartbeat } from '../../../src/health/index.js';
+import { markPath, startHeartbeat } from '../../../src/health/index.js';
 import { tempDir, waitFor } from './support.js';
 
 async function mtime(file: string): Promise<number> {
@@ -18,8 +18,13 @@ describe('heartbeat marks', () => {
   beforeEach(async () => ({ dir, remove } = await tempDir()));
   afterEach(() => remove());
 
-  it('touches <stateDir>/marks/<slot> again and again while it runs', async () => {
-    const beat = startHeartbeat({ stateDir: dir, slot: 'worker-1', everyMs: 20 });
+  it('touches <stateDir>/marks/<slot> on every tick while the worker says it is healthy', async () => {
+    const beat = startHeartbeat({
+      stateDir: dir,
+      slot: 'worker-1',
+      everyMs: 20,
+      healthy: () => true,
+    });
     try {
       const mark = path.join(dir, 'marks', 'worker-1');
       await waitFor(async () => (await mtime(mark)) > 0);
@@ -31,29 +36,69 @@ describe('heartbeat marks', () => {
     }
   });
 
-  it('stops touching the mark once stopped, so a dead worker shows as stale', async () => {
-    const beat = startHeartbeat({ stateDir: dir, slot: 'worker-2', everyMs: 10 });
-    const mark = markPath(dir, 'worker-2');
-    await waitFor(async () => (await mtime(mark)) > 0);
-    beat.stop();
-    // a beat already in flight when stop() ran may still land; let it
-    await beat.beat();
-    await new Promise((r) => setTimeout(r, 30));
-    const last = await mtime(mark);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(await mtime(mark)).toBe(last);
-  });
-
-  it('keeps one mark per slot when createHealth is given heartbeat slots', async () => {
-    const health = createHealth({
+  it('lets the mark go stale when the job loop hangs, though the process and its timers live on', async () => {
+    let asked = 0;
+    // the loop beat once, then hung: its in-memory predicate stays false from then on
+    const beat = startHeartbeat({
       stateDir: dir,
-      heartbeat: { slots: ['worker-1', 'worker-2'], everyMs: 20 },
+      slot: 'worker-1',
+      everyMs: 10,
+      healthy: () => (asked++, false),
     });
     try {
-      await waitFor(async () => (await mtime(markPath(dir, 'worker-2'))) > 0);
-      expect(await mtime(markPath(dir, 'worker-1'))).toBeGreaterThan(0);
+      await beat.beat();
+      const mark = markPath(dir, 'worker-1');
+      const last = await mtime(mark);
+      await waitFor(() => asked >= 5);
+      expect(await mtime(mark)).toBe(last);
     } finally {
-      health.close();
+      beat.stop();
     }
+  });
+
+  it("without a predicate, refreshes the mark only from the worker loop's own beat()", async () => {
+    const loop = startHeartbeat({ stateDir: dir, slot: 'worker-1', everyMs: 10 });
+    let asked = 0;
+    // a second slot's timer proves timers have run meanwhile
+    const clockwork = startHeartbeat({
+      stateDir: dir,
+      slot: 'worker-2',
+      everyMs: 10,
+      healthy: () => (asked++, false),
+    });
+    try {
+      await loop.beat();
+      const last = await mtime(markPath(dir, 'worker-1'));
+      await waitFor(() => asked >= 5);
+      expect(await mtime(markPath(dir, 'worker-1'))).toBe(last);
+      await loop.beat();
+      expect(await mtime(markPath(dir, 'worker-1'))).toBeGreaterThanOrEqual(last);
+    } finally {
+      loop.stop();
+      clockwork.stop();
+    }
+  });
+
+  it('stops asking the predicate once stopped', async () => {
+    let asked = 0;
+    const beat = startHeartbeat({
+      stateDir: dir,
+      slot: 'worker-1',
+      everyMs: 10,
+      healthy: () => (asked++, true),
+    });
+    await waitFor(() => asked >= 1);
+    beat.stop();
+    const after = asked;
+    let other = 0;
+    const clockwork = startHeartbeat({
+      stateDir: dir,
+      slot: 'worker-2',
+      everyMs: 10,
+      healthy: () => (other++, false),
+    });
+    await waitFor(() => other >= 5);
+    clockwork.stop();
+    expect(asked).toBe(after);
   });
 });

@@ -1,6 +1,10 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gracefulShutdown, type GracefulShutdown } from '../../../src/health/index.js';
+import {
+  createHealth,
+  gracefulShutdown,
+  type GracefulShutdown,
+} from '../../../src/health/index.js';
 import { get, listen, waitFor } from './support.js';
 
 describe('gracefulShutdown', () => {
@@ -70,6 +74,43 @@ describe('gracefulShutdown', () => {
     handle = gracefulShutdown(server, { signals: ['SIGUSR2'], exit: (c) => codes.push(c) });
     process.emit('SIGUSR2', 'SIGUSR2');
     await waitFor(() => codes.length === 1);
+    expect(codes).toEqual([0]);
+    expect(server.listening).toBe(false);
+  });
+
+  it('on SIGTERM outside a deploy, answers ready 503 draining and keeps serving for the delay before closing', async () => {
+    const health = createHealth({ release: 'v1' });
+    server = http.createServer((req, res) =>
+      health.handles(req) ? health.handler(req, res) : res.end('fast'),
+    );
+    const url = await listen(server);
+    let delayOver!: () => void;
+    const delays: number[] = [];
+    const clock = {
+      now: () => Date.now(),
+      sleep: (ms: number) => {
+        delays.push(ms);
+        return new Promise<void>((r) => (delayOver = r));
+      },
+    };
+    const codes: number[] = [];
+    handle = gracefulShutdown(server, {
+      signals: [],
+      health,
+      drainDelayMs: 10_000,
+      clock,
+      exit: (c) => codes.push(c),
+    });
+    const done = handle.shutdown();
+    await waitFor(() => delays.length === 1);
+    expect(delays).toEqual([10_000]);
+    const ready = await get(`${url}/ready`);
+    expect(ready.status).toBe(503);
+    expect(JSON.parse(ready.body)).toMatchObject({ status: 'draining' });
+    expect((await get(`${url}/orders`)).body).toBe('fast');
+    expect(server.listening).toBe(true);
+    delayOver();
+    await done;
     expect(codes).toEqual([0]);
     expect(server.listening).toBe(false);
   });

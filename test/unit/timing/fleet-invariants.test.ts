@@ -180,4 +180,48 @@ describe('watchdog-vs-drain', () => {
     const model = timingModel(input({ watchdog: { failuresBeforeRestart: 4, every: s(60) } }));
     expect(only(model, 'watchdog-vs-drain').ok).toBe(false);
   });
+
+  describe("with a check's own failures_before_restart", () => {
+    const watchdog = { failuresBeforeRestart: 3, every: window };
+    const services = (api?: number, worker?: number) => [
+      { name: 'api', ...(api !== undefined && { check: { failuresBeforeRestart: api } }) },
+      { name: 'worker', ...(worker !== undefined && { check: { failuresBeforeRestart: worker } }) },
+    ];
+
+    it('takes the service restarted soonest, and names it', () => {
+      const model = timingModel(input({ watchdog, services: services(4, 2) }));
+      expect(only(model, 'watchdog-vs-drain')).toEqual({
+        id: 'watchdog-vs-drain',
+        severity: 'warning',
+        ok: false,
+        message:
+          "watchdog restart 4m55s after the first failure ((2 − 1) × 4m55s) (worker's check failures_before_restart) ≤ drain-to-verified 4m55s: only the host lock keeps the watchdog from restarting a deploying host; raise worker's check failures_before_restart or watchdog.every",
+      });
+    });
+
+    it('keeps the watchdog’s when every override restarts later', () => {
+      const model = timingModel(input({ watchdog, services: services(5, undefined) }));
+      expect(only(model, 'watchdog-vs-drain')).toEqual({
+        id: 'watchdog-vs-drain',
+        severity: 'warning',
+        ok: true,
+        message:
+          'watchdog restart 9m50s after the first failure ((3 − 1) × 4m55s) > drain-to-verified 4m55s: ok',
+      });
+    });
+
+    it('keeps the watchdog’s when an override equals it', () => {
+      const model = timingModel(input({ watchdog, services: services(3, 3) }));
+      expect(only(model, 'watchdog-vs-drain').message).toBe(
+        'watchdog restart 9m50s after the first failure ((3 − 1) × 4m55s) > drain-to-verified 4m55s: ok',
+      );
+    });
+
+    it('takes the soonest however the services are ordered', () => {
+      const model = timingModel(input({ watchdog, services: services(2, 4) }));
+      expect(only(model, 'watchdog-vs-drain').message).toContain(
+        "((2 − 1) × 4m55s) (api's check failures_before_restart)",
+      );
+    });
+  });
 });

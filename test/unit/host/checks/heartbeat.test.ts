@@ -35,7 +35,7 @@ describe('the heartbeat check', () => {
     expect(await runCheck(check(2), deps())).toMatchObject({
       ok: true,
       code: 'ok',
-      detail: '2 fresh of 2 marks, expected 2 within 30000 ms',
+      detail: 'ok: 2 of 2 slots fresh, within 30000 ms',
     });
   });
 
@@ -45,7 +45,7 @@ describe('the heartbeat check', () => {
     expect(await runCheck(check(2), deps())).toMatchObject({
       ok: false,
       code: 'stale-marks',
-      detail: '1 fresh of 2 marks, expected 2 within 30000 ms',
+      detail: 'FAIL: 1 of 2 slots fresh; stale slot-2 (60s), within 30000 ms',
     });
   });
 
@@ -58,6 +58,35 @@ describe('the heartbeat check', () => {
     await mark('slot-1');
     await mark('.slot-2.tmp');
     expect(await runCheck(check(2), deps())).toMatchObject({ ok: false, code: 'too-few-marks' });
+  });
+
+  it('does not count the temp file of a mark being written as a mark', async () => {
+    // the library wrote `<slot>.<pid>.<n>.tmp` beside the mark, and a worker killed
+    // between write and rename leaves it there: one live slot must not pass "2 of 2"
+    await mark('worker-1');
+    await mark('worker-2.4242.7.tmp');
+    expect(await runCheck(check(2), deps())).toMatchObject({ ok: false, code: 'too-few-marks' });
+  });
+
+  it('expects as many slots as the workers wrote in marks/expected, the config being a minimum', async () => {
+    await mark('worker-1');
+    await mark('worker-2');
+    await writeFile(path.join(state, 'marks', 'expected'), '3\n');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(path.join(state, 'marks', 'expected'), old, old);
+    expect(await runCheck(check(2), deps())).toMatchObject({
+      ok: false,
+      code: 'too-few-marks',
+      detail: 'FAIL: 2 of 3 slots fresh; missing worker-3, within 30000 ms',
+    });
+  });
+
+  it('counts a slot missing within max_age of the workers writing expected as starting', async () => {
+    await mark('worker-1');
+    await writeFile(path.join(state, 'marks', 'expected'), '2\n');
+    expect(await runCheck(check(1), deps())).toMatchObject({ ok: true, code: 'ok' });
+    await mark('worker-2', 60_000);
+    expect(await runCheck(check(1), deps())).toMatchObject({ ok: false, code: 'stale-marks' });
   });
 
   it('fails with no-marks when the directory does not exist', async () => {

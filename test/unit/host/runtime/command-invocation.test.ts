@@ -43,6 +43,14 @@ describe('a command runtime invocation', () => {
     });
   });
 
+  it("exports the balancer's detection time when deploy.yml holds it, for the health library's drain delay", () => {
+    const call = commandInvocation({ ...settings, detectTime: 10_000 }, 'r42', web, 'start');
+    expect(call.env).toMatchObject({ HANDOFF_STOP_TIMEOUT: '150', HANDOFF_DETECT_TIME: '10' });
+    expect(commandInvocation(settings, 'r42', web, 'start').env).not.toHaveProperty(
+      'HANDOFF_DETECT_TIME',
+    );
+  });
+
   it('bounds the stop command by the stop timeout', () => {
     const stop = commandInvocation(settings, 'r42', web, 'stop');
     expect(stop.argv).toEqual(['sh', '-c', 'kill "$(cat "$HANDOFF_STATE/web.pid")"']);
