@@ -8,7 +8,8 @@ const OVERHEAD_GOAL_MS = 300;
 const WAITS: readonly StepName[] = ['await-out', 'overlap', 'stop', 'start', 'await-in'];
 const LOAD = { concurrency: 8, maxDurationMs: 300_000 } as const;
 
-function resultOf(stdout: string): RolloutResult {
+/** The result line of `deploy rollout --json`. */
+export function resultOf(stdout: string): RolloutResult {
   const line = stdout
     .trim()
     .split('\n')

@@ -21,6 +21,8 @@ export interface LabConfigOptions {
   readonly brokenStop?: 'app' | 'worker';
   /** the app's check requires x-release to be the release being deployed */
   readonly expectRelease?: boolean;
+  /** the health-check settings deploy.yml asks for (`deploy infra apply`); default the lab's */
+  readonly checks?: { readonly interval?: number; readonly fall?: number; readonly rise?: number };
   /** drain.method; default health */
   readonly drainMethod?: 'health' | 'deregister';
   /** with the lab's balancer alb: the endpoint's target group (the lab fills it in) */
@@ -83,10 +85,10 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
         ? // the region comes from the SDK's chain (AWS_REGION in lab.deployEnv())
           { kind: 'alb', target_group_arn: options.targetGroupArn ?? '' }
         : { kind: 'haproxy', socket: files.haproxySocket, backend: layout.backend }),
-      interval: s(t.interval),
+      interval: s(options.checks?.interval ?? t.interval),
       timeout: s(t.checkTimeout),
-      unhealthy_threshold: t.fall,
-      healthy_threshold: t.rise,
+      unhealthy_threshold: options.checks?.fall ?? t.fall,
+      healthy_threshold: options.checks?.rise ?? t.rise,
     },
     drain: {
       method: options.drainMethod ?? 'health',
