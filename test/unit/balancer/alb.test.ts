@@ -264,6 +264,14 @@ describe('the ALB balancer, when AWS refuses', () => {
     );
   });
 
+  it('is a config error on balancer.region when neither deploy.yml nor the SDK has a region', async () => {
+    const error = await fails(new Error('Region is missing'));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toBe(
+      'balancer.region: no AWS region: set balancer.region, AWS_REGION, or a region in the AWS profile',
+    );
+  });
+
   it('keeps an unexpected AWS message to its first line', async () => {
     const error = await fails(awsError('InternalFailure', 'something broke\nwith details'));
     expect(error.message).toBe('ALB reading target health: InternalFailure: something broke');
