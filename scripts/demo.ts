@@ -4,27 +4,41 @@
 // load generator keeps keep-alive connections busy and the watchdog ticks on
 // every host. Everything is torn down on exit, on failure and on Ctrl-C.
 import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { execa } from 'execa';
 import { buildBundle } from './build.js';
 import { formatReport, startLab, startLoad, startWatchdogs } from './lab/index.js';
 
 const HOSTS = Number(process.env.DEMO_HOSTS ?? 3);
+// `npm run demo -- --balancer alb` (or LAB_BALANCER=alb): deploy.yml says kind alb, and the
+// CLI reaches the lab's ELBv2 endpoint through the SDK's standard endpoint override
+const { values: flags } = parseArgs({ options: { balancer: { type: 'string' } } });
+const BALANCER = flags.balancer ?? process.env.LAB_BALANCER ?? 'haproxy';
 
 function say(line: string): void {
   console.log(`\n\x1b[1m▸ ${line}\x1b[0m`);
 }
 
-async function deploy(bundle: string, configPath: string, args: string[]): Promise<number> {
+async function deploy(
+  bundle: string,
+  configPath: string,
+  env: Record<string, string>,
+  args: string[],
+): Promise<number> {
   const r = await execa(process.execPath, [bundle, ...args, '-c', configPath], {
     stdio: 'inherit',
     reject: false,
-    env: { HANDOFF_WHO: 'demo' },
+    env: { HANDOFF_WHO: 'demo', ...env },
   });
   return r.exitCode ?? 1;
 }
 
 async function main(): Promise<number> {
+  if (BALANCER !== 'haproxy' && BALANCER !== 'alb') {
+    console.error(`--balancer ${BALANCER}: use haproxy or alb`);
+    return 2;
+  }
   if (process.getuid?.() !== 0) {
     console.error(
       'the demo needs root (it makes mount namespaces and binds loopback addresses): sudo npm run demo',
@@ -33,27 +47,34 @@ async function main(): Promise<number> {
   }
   say('building the deploy bundles: the CLI, and the host agent that setup installs');
   const bundle = await buildBundle();
-  say(`starting the lab: ${HOSTS} hosts with real sshd behind a real HAProxy`);
-  const lab = await startLab({ hosts: HOSTS, report: (l) => console.log(`  ${l}`) });
+  say(
+    `starting the lab: ${HOSTS} hosts with real sshd behind a real HAProxy${BALANCER === 'alb' ? ", behind the lab's ELBv2 endpoint" : ''}`,
+  );
+  const lab = await startLab({
+    hosts: HOSTS,
+    balancer: BALANCER,
+    report: (l) => console.log(`  ${l}`),
+  });
+  const env = lab.deployEnv();
   try {
     const configPath = path.join(lab.layout.workDir, 'deploy.yml');
     await writeFile(configPath, lab.config());
     console.log(`  deploy.yml: ${configPath}\n  frontend:   ${lab.url}`);
     say('deploy check: the drain timeline and its invariants, from the live HAProxy');
-    if ((await deploy(bundle, configPath, ['check', '--live'])) !== 0) return 1;
+    if ((await deploy(bundle, configPath, env, ['check', '--live'])) !== 0) return 1;
     say('deploy setup: agent, host config and directories on every host');
-    if ((await deploy(bundle, configPath, ['setup'])) !== 0) return 1;
+    if ((await deploy(bundle, configPath, env, ['setup'])) !== 0) return 1;
     say('first rollout onto the fresh fleet: release r1');
     await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, 'r1')));
-    if ((await deploy(bundle, configPath, ['rollout', '--release', 'r1'])) !== 0) return 1;
+    if ((await deploy(bundle, configPath, env, ['rollout', '--release', 'r1'])) !== 0) return 1;
     say('deploy verify: every service on every host, and the balancer');
-    if ((await deploy(bundle, configPath, ['verify'])) !== 0) return 1;
+    if ((await deploy(bundle, configPath, env, ['verify'])) !== 0) return 1;
 
     say('rollout of release r2 under continuous keep-alive load, watchdog ticking every second');
     await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, 'r2')));
     const watchdogs = startWatchdogs(lab.hosts);
     const load = startLoad({ url: lab.url, concurrency: 8, maxDurationMs: 600_000 });
-    const code = await deploy(bundle, configPath, ['rollout', '--release', 'r2']);
+    const code = await deploy(bundle, configPath, env, ['rollout', '--release', 'r2']);
     const report = await load.stop();
     const restarts = (await watchdogs.stop()).flatMap((out) =>
       out.split('\n').filter((l) => /restart/.test(l)),

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { benchCli } from './bundles.js';
-import { startLab, type Lab, type LabConfigOptions } from '../lab/index.js';
+import { startLab, type Lab, type LabBalancer, type LabConfigOptions } from '../lab/index.js';
 
 export interface DeployRun {
   readonly code: number;
@@ -30,10 +30,12 @@ export interface BenchFleet {
 
 export interface BenchFleetOptions {
   readonly hosts: number;
-  /** one of the bench's subnets, 127.0.20 … 127.0.29 */
+  /** one of the bench's subnets, 127.0.20 … 127.0.29 and 127.0.32 … 127.0.35 */
   readonly subnet: string;
   readonly workDir: string;
   readonly config?: LabConfigOptions;
+  /** default haproxy; alb puts the lab's ELBv2 endpoint in front of it */
+  readonly balancer?: LabBalancer;
   /** --batch of the first rollout: a fresh fleet has no capacity to guard */
   readonly firstBatch?: string;
   readonly report?: (line: string) => void;
@@ -53,6 +55,7 @@ export async function startBenchFleet(options: BenchFleetOptions): Promise<Bench
     hosts: options.hosts,
     subnet: options.subnet,
     workDir: options.workDir,
+    ...(options.balancer ? { balancer: options.balancer } : {}),
     report,
   });
   const configPath = path.join(lab.layout.workDir, 'deploy.yml');
@@ -66,7 +69,7 @@ export async function startBenchFleet(options: BenchFleetOptions): Promise<Bench
     const r = await execa(file ?? '', rest, {
       reject: false,
       timeout: 900_000,
-      env: { HANDOFF_WHO: 'bench' },
+      env: { HANDOFF_WHO: 'bench', ...lab.deployEnv() },
     });
     const wallMs = performance.now() - started;
     const run = {

@@ -1,4 +1,10 @@
-import { formatReport, startLoad, type Lab, type LoadReport } from '../lab/index.js';
+import {
+  formatReport,
+  startLoad,
+  type Lab,
+  type LabBalancer,
+  type LoadReport,
+} from '../lab/index.js';
 import type { RolloutResult, StepName } from '../../src/rollout/types.js';
 import { startBenchFleet } from './fleet.js';
 import { median, ms, type Row } from './table.js';
@@ -8,7 +14,8 @@ const OVERHEAD_GOAL_MS = 300;
 const WAITS: readonly StepName[] = ['await-out', 'overlap', 'stop', 'start', 'await-in'];
 const LOAD = { concurrency: 8, maxDurationMs: 300_000 } as const;
 
-function resultOf(stdout: string): RolloutResult {
+/** The result line of `deploy rollout --json`. */
+export function resultOf(stdout: string): RolloutResult {
   const line = stdout
     .trim()
     .split('\n')
@@ -43,11 +50,23 @@ const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
  * beyond the waits it is made of, from its own step timings.
  */
 export async function benchRollout(report: (line: string) => void): Promise<Row[]> {
-  report('rollout: starting a 3-host lab');
+  const haproxy = await benchRolloutThrough('haproxy', '127.0.33', report);
+  const alb = await benchRolloutThrough('alb', '127.0.32', report);
+  return [...haproxy, ...alb];
+}
+
+/** The same figures with deploy.yml naming HAProxy itself, or the ELBv2 endpoint in front of it. */
+async function benchRolloutThrough(
+  balancer: LabBalancer,
+  subnet: string,
+  report: (line: string) => void,
+): Promise<Row[]> {
+  report(`rollout: starting a 3-host lab, balancer.kind ${balancer}`);
   const fleet = await startBenchFleet({
     hosts: 3,
-    subnet: '127.0.22',
-    workDir: '/tmp/handoff-bench-rollout',
+    subnet,
+    workDir: `/tmp/handoff-bench-rollout-${balancer}`,
+    balancer,
     report: (line) => report(`  ${line}`),
   });
   try {
@@ -60,7 +79,7 @@ export async function benchRollout(report: (line: string) => void): Promise<Row[
     const handoff = await load.stop();
     if (run.code !== 0) throw new Error(`deploy rollout r2 exited ${run.code}: ${run.stderr}`);
     const result = resultOf(run.stdout);
-    report(`handoff rollout under load: ${formatReport(handoff)}`);
+    report(`handoff rollout under load (${balancer}): ${formatReport(handoff)}`);
     const naive = await naiveRollout(lab, 'r2');
     report(`naive stop/start under load: ${formatReport(naive)}`);
 
@@ -83,41 +102,41 @@ export async function benchRollout(report: (line: string) => void): Promise<Row[
     );
     return [
       {
-        figure: 'P1 failed requests, handoff rollout',
+        figure: `P1 failed requests, handoff rollout (${balancer})`,
         value: `${handoff.failed} of ${handoff.total}`,
         baseline: `naive: ${naive.failed} of ${naive.total}`,
         goal: 'handoff 0',
         pass: handoff.failed === 0 && handoff.ok > 0,
       },
       {
-        figure: 'P1 failed requests, naive stop/start',
+        figure: `P1 failed requests, naive stop/start (${balancer} lab)`,
         value: `${naive.failed} of ${naive.total}`,
         baseline: '-',
         goal: 'naive > 0',
         pass: naive.failed > 0,
       },
       {
-        figure: `P2 orchestration overhead per host (${hosts} hosts)`,
+        figure: `P2 orchestration overhead per host (${hosts} hosts, ${balancer})`,
         value: ms(overhead),
         baseline: `${ms(result.elapsed_ms)} elapsed − ${ms(waits)} waits`,
         goal: `≤ ${OVERHEAD_GOAL_MS} ms`,
         pass: overhead <= OVERHEAD_GOAL_MS,
       },
       {
-        figure: 'P2 rollout process wall time (incl. startup, SSH connect)',
+        figure: `P2 rollout process wall time (incl. startup, SSH connect; ${balancer})`,
         value: ms(run.wallMs),
         baseline: `${ms(result.elapsed_ms)} elapsed`,
         ratio: run.wallMs / result.elapsed_ms,
         goal: 'recorded',
       },
       {
-        figure: 'P2 CPU of the rollout: orchestrator + hosts (agents, services)',
+        figure: `P2 CPU of the rollout: orchestrator + hosts (agents, services; ${balancer})`,
         value: `${ms(run.cpuMs ?? Number.NaN)} + ${ms(hostCpu)}`,
         baseline: `${ms(result.elapsed_ms)} elapsed`,
         goal: 'recorded',
       },
       {
-        figure: 'P2 await-out measured ÷ bound (worst host)',
+        figure: `P2 await-out measured ÷ bound (worst host; ${balancer})`,
         value: ms(worst.duration_ms),
         baseline: `${ms(worst.bound_ms ?? Number.NaN)} bound`,
         ratio: worst.duration_ms / (worst.bound_ms ?? Number.NaN),

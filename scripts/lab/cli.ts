@@ -1,25 +1,34 @@
-// node --import tsx scripts/lab/cli.ts up|down|status [--hosts N] [--for SECONDS] [--work-dir DIR]
+// node --import tsx scripts/lab/cli.ts up|down|status [--hosts N] [--for SECONDS] [--work-dir DIR] [--balancer haproxy|alb]
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { serverStatus } from './haproxy.js';
 import { nsenterArgv, sshArgv } from './exec.js';
 import { cleanLeftovers, startLab } from './lab.js';
-import { DEFAULT_WORK_DIR, labFiles } from './layout.js';
+import { DEFAULT_WORK_DIR, labFiles, type LabBalancer } from './layout.js';
 import { isAlive } from './procs.js';
 import { readState } from './state.js';
 
-const usage = 'usage: lab up|down|status [--hosts N] [--for SECONDS] [--work-dir DIR]';
+const usage =
+  'usage: lab up|down|status [--hosts N] [--for SECONDS] [--work-dir DIR] [--balancer haproxy|alb]';
 
-async function up(workDir: string, hosts: number, forSeconds: number): Promise<void> {
-  const lab = await startLab({ hosts, workDir, report: (l) => console.log(l) });
+async function up(
+  workDir: string,
+  hosts: number,
+  forSeconds: number,
+  balancer: LabBalancer,
+): Promise<void> {
+  const lab = await startLab({ hosts, workDir, balancer, report: (l) => console.log(l) });
+  const env = Object.entries(lab.deployEnv())
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   const configPath = path.join(workDir, 'deploy.yml');
   await writeFile(configPath, lab.config());
   const first = lab.hosts[0];
   console.log(`
 lab is up (${lab.hosts.length} hosts) — Ctrl-C tears it down; it stops by itself in ${forSeconds} s
   frontend     ${lab.url}
-  haproxy      ${lab.haproxySocket}  (backend ${lab.backend})
+  haproxy      ${lab.haproxySocket}  (backend ${lab.backend})${env ? `\n  deploy env   ${env}` : ''}
   hosts        ${lab.hosts.map((h) => `${h.name}=${h.address}:${h.sshPort}`).join('  ')}
   deploy.yml   ${configPath}
   ssh          ${first ? sshArgv(workDir, first, []).slice(0, -2).join(' ') : ''}
@@ -54,15 +63,19 @@ async function main(): Promise<number> {
       hosts: { type: 'string', default: '3' },
       for: { type: 'string', default: '3600' },
       'work-dir': { type: 'string', default: DEFAULT_WORK_DIR },
+      balancer: { type: 'string', default: 'haproxy' },
     },
   });
+  const balancer = values.balancer;
+  if (balancer !== 'haproxy' && balancer !== 'alb')
+    throw new Error(`--balancer must be haproxy or alb, got ${balancer}`);
   const workDir = path.resolve(values['work-dir']);
   const forSeconds = Number(values.for);
   if (!Number.isFinite(forSeconds) || forSeconds <= 0)
     throw new Error(`--for must be a positive number of seconds`);
   switch (positionals[0]) {
     case 'up':
-      await up(workDir, Number(values.hosts), forSeconds);
+      await up(workDir, Number(values.hosts), forSeconds, balancer);
       return 0;
     case 'down': {
       const cleaned = await cleanLeftovers(workDir);

@@ -21,6 +21,14 @@ export interface LabConfigOptions {
   readonly brokenStop?: 'app' | 'worker';
   /** the app's check requires x-release to be the release being deployed */
   readonly expectRelease?: boolean;
+  /** the health-check settings deploy.yml asks for (`deploy infra apply`); default the lab's */
+  readonly checks?: { readonly interval?: number; readonly fall?: number; readonly rise?: number };
+  /** drain.method; default health */
+  readonly drainMethod?: 'health' | 'deregister';
+  /** with the lab's balancer alb: the endpoint's target group (the lab fills it in) */
+  readonly targetGroupArn?: string;
+  /** hosts[].target of the hosts named here: a target the group does not know */
+  readonly targets?: Readonly<Record<string, string>>;
 }
 
 const s = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
@@ -69,20 +77,21 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
     hosts: layout.hosts.map((h) => ({
       name: h.name,
       address: h.address,
-      target: h.name,
+      target: options.targets?.[h.name] ?? (layout.balancer === 'alb' ? h.address : h.name),
       ...(h.sshPort !== sshPort ? { ssh_port: h.sshPort } : {}),
     })),
     balancer: {
-      kind: 'haproxy',
-      socket: files.haproxySocket,
-      backend: layout.backend,
-      interval: s(t.interval),
+      ...(layout.balancer === 'alb'
+        ? // the region comes from the SDK's chain (AWS_REGION in lab.deployEnv())
+          { kind: 'alb', target_group_arn: options.targetGroupArn ?? '' }
+        : { kind: 'haproxy', socket: files.haproxySocket, backend: layout.backend }),
+      interval: s(options.checks?.interval ?? t.interval),
       timeout: s(t.checkTimeout),
-      unhealthy_threshold: t.fall,
-      healthy_threshold: t.rise,
+      unhealthy_threshold: options.checks?.fall ?? t.fall,
+      healthy_threshold: options.checks?.rise ?? t.rise,
     },
     drain: {
-      method: 'health',
+      method: options.drainMethod ?? 'health',
       overlap: s(options.overlapMs ?? 2000),
       max_request: '5s',
       stop_timeout: s(stopTimeoutMs),

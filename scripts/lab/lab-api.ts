@@ -1,4 +1,5 @@
 import { labConfig, type LabConfigOptions } from './config.js';
+import { LAB_REGION, type Elbv2Endpoint } from './elbv2/endpoint.js';
 import { inHost, sshExec, type ExecOptions, type ExecResult } from './exec.js';
 import { haproxyCommand, serverStatus, showStat, type StatRow } from './haproxy.js';
 import type { LabHost } from './host.js';
@@ -40,6 +41,13 @@ export interface Lab {
     timeoutMs: number,
   ): Promise<number>;
   haproxy(command: string): Promise<string>;
+  /** with balancer alb: the ELBv2 endpoint deploy.yml's target group lives on */
+  readonly elbv2?: Elbv2Endpoint;
+  /**
+   * The environment `deploy` runs in: with balancer alb, the SDK's standard
+   * endpoint override, a region and dummy credentials (the endpoint checks no signature)
+   */
+  deployEnv(): Record<string, string>;
   /** a deploy.yml for this lab */
   config(options?: LabConfigOptions): string;
   stageRelease(host: string | LabHost, release: string, options?: StageOptions): Promise<string>;
@@ -56,6 +64,7 @@ export function labApi(
   layout: LabLayout,
   hosts: readonly LabHost[],
   stop: () => Promise<void>,
+  elbv2?: Elbv2Endpoint,
 ): Lab {
   const files = labFiles(layout.workDir);
   const byName = (h: string | LabHost): LabHost => {
@@ -91,7 +100,18 @@ export function labApi(
       return Date.now() - started;
     },
     haproxy: (command) => haproxyCommand(socket, command),
-    config: (o) => labConfig(layout, o),
+    ...(elbv2 ? { elbv2 } : {}),
+    deployEnv: (): Record<string, string> =>
+      elbv2
+        ? {
+            AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2: elbv2.url,
+            AWS_REGION: LAB_REGION,
+            AWS_ACCESS_KEY_ID: 'lab',
+            AWS_SECRET_ACCESS_KEY: 'lab',
+          }
+        : {},
+    config: (o) =>
+      labConfig(layout, { ...o, ...(elbv2 ? { targetGroupArn: elbv2.group.arn } : {}) }),
     stageRelease: (h, release, o) => stageRelease(layout, byName(h), release, o),
     startServicesDirectly: (h, dir) => startServicesDirectly(layout, byName(h), dir),
     startByHand: (h, dir) => startByHand(layout, byName(h), dir),

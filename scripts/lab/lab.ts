@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { startElbv2Endpoint, type Elbv2Endpoint } from './elbv2/endpoint.js';
 import { startHaproxy } from './haproxy.js';
 import { startHost, type LabHost } from './host.js';
 import { labApi, type Lab } from './lab-api.js';
@@ -90,10 +91,12 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     process.once('SIGTERM', onSignal);
   }
 
+  let elbv2: Elbv2Endpoint | undefined;
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
     detach();
+    await elbv2?.close();
     await cleanLeftovers(layout.workDir);
   };
 
@@ -112,10 +115,14 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       state.haproxyPid = pid;
       writeState(layout.workDir, state);
     });
+    if (layout.balancer === 'alb') {
+      elbv2 = await startElbv2Endpoint(layout);
+      report(`ELBv2 endpoint on ${elbv2.url} (target group ${elbv2.group.arn})`);
+    }
   } catch (e) {
     await stop();
     throw e;
   }
 
-  return labApi(layout, hosts, stop);
+  return labApi(layout, hosts, stop, elbv2);
 }

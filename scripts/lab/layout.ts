@@ -14,6 +14,11 @@ export interface LabTimings {
 
 // checkTimeout below interval: overlapping checks would break the detection bound (`deploy check`)
 export const defaultTimings: LabTimings = { interval: 1000, fall: 2, rise: 2, checkTimeout: 500 };
+/** an ALB counts whole seconds and wants the check timeout below the interval */
+export const albTimings: LabTimings = { interval: 2000, fall: 2, rise: 2, checkTimeout: 1000 };
+
+/** what the lab's deploy.yml names as its balancer: HAProxy itself, or the ELBv2 endpoint in front of it */
+export type LabBalancer = 'haproxy' | 'alb';
 
 export interface LabHostPlan {
   /** also the HAProxy server name and the host's hostname inside its namespace */
@@ -34,6 +39,7 @@ export interface LabLayout {
   readonly selfName: string;
   readonly backend: string;
   readonly timings: LabTimings;
+  readonly balancer: LabBalancer;
   /** the directories each host gets a private tmpfs over */
   readonly privateMounts: readonly string[];
   /** host.root, host.state, host.lock, host.agent of deploy.yml */
@@ -56,6 +62,8 @@ export interface LayoutOptions {
   readonly appPort?: number;
   readonly frontendPort?: number;
   readonly timings?: Partial<LabTimings>;
+  /** default haproxy */
+  readonly balancer?: LabBalancer;
 }
 
 export const LAB_SERVICE = 'lab';
@@ -69,6 +77,7 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
   const subnet = options.subnet ?? '127.0.10';
   const sshPort = options.sshPort ?? 22;
   const service = LAB_SERVICE;
+  const balancer = options.balancer ?? 'haproxy';
   return {
     workDir: path.resolve(options.workDir ?? DEFAULT_WORK_DIR),
     service,
@@ -81,7 +90,8 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
     appPort: options.appPort ?? 8000,
     selfName: 'lab-self',
     backend: `be_${service}`,
-    timings: { ...defaultTimings, ...options.timings },
+    timings: { ...(balancer === 'alb' ? albTimings : defaultTimings), ...options.timings },
+    balancer,
     // parents, not just <svc>: proper-lockfile and temp+rename write siblings of these paths
     privateMounts: [
       '/srv/handoff',

@@ -1,16 +1,31 @@
 import type { AlbBalancerConfig } from '../config/types.js';
 import { BlockedError, ConfigError, OperationError, type HandoffError } from '../errors.js';
+import { iamPermission, type AlbAction } from './alb-permissions.js';
+import { RetriesExhausted } from './alb-retry.js';
 
 /**
  * One clear line for each way an AWS call fails: what was being done, what
  * AWS said, and what to check. The SDK's own messages are kept short: they
  * can be long and name internals.
  */
-export function albError(error: unknown, doing: string, config: AlbBalancerConfig): HandoffError {
+export function albError(
+  error: unknown,
+  doing: string,
+  config: AlbBalancerConfig,
+  action: AlbAction,
+): HandoffError {
+  const where = `ALB ${doing}`;
+  if (error instanceof RetriesExhausted) {
+    const { cause, elapsed, attempts } = error.episode;
+    const what = cause === 'throttled' ? 'throttled' : 'failed (5xx) on';
+    return new BlockedError(
+      `${where}: AWS ${what} ${action} for ${(elapsed / 1000).toFixed(1)} s (${attempts} attempts, with backoff): retry when the account's API is less busy`,
+    );
+  }
+  const region = config.region ?? "the SDK's default region";
   const name = error instanceof Error ? error.name : '';
   const code = (error as { code?: unknown } | undefined)?.code;
   const message = error instanceof Error ? firstLine(error.message) : String(error);
-  const where = `ALB ${doing}`;
   switch (name) {
     case 'CredentialsProviderError':
       return new BlockedError(
@@ -20,7 +35,7 @@ export function albError(error: unknown, doing: string, config: AlbBalancerConfi
     case 'AccessDeniedException':
     case 'UnauthorizedOperation':
       return new BlockedError(
-        `${where}: access denied (${message}): grant the IAM permissions listed in docs/balancers.md`,
+        `${where}: access denied: the credentials lack the IAM permission ${iamPermission(action)} (docs/balancers.md lists all of them)`,
       );
     case 'ExpiredToken':
     case 'ExpiredTokenException':
@@ -32,7 +47,7 @@ export function albError(error: unknown, doing: string, config: AlbBalancerConfi
       return new ConfigError([
         {
           path: 'balancer.target_group_arn',
-          message: `no such target group in ${config.region} (${config.targetGroupArn}): check the ARN and balancer.region`,
+          message: `no such target group in ${region} (${config.targetGroupArn}): check the ARN and balancer.region`,
         },
       ]);
     case 'LoadBalancerNotFoundException':
@@ -43,16 +58,20 @@ export function albError(error: unknown, doing: string, config: AlbBalancerConfi
       );
     case 'ValidationError':
       return new OperationError(`${where}: AWS refused the request: ${message}`);
-    case 'Throttling':
-    case 'ThrottlingException':
-      return new OperationError(`${where}: AWS throttled the call: retry in a minute`);
   }
+  if (/^Region is missing/.test(message))
+    return new ConfigError([
+      {
+        path: 'balancer.region',
+        message: 'no AWS region: set balancer.region, AWS_REGION, or a region in the AWS profile',
+      },
+    ]);
   if (
     typeof code === 'string' &&
     /^(ENOTFOUND|ECONNREFUSED|ETIMEDOUT|ECONNRESET|EAI_AGAIN)$/.test(code)
   ) {
     return new BlockedError(
-      `${where}: cannot reach AWS in ${config.region} (${code}): check the network and balancer.region`,
+      `${where}: cannot reach AWS in ${region} (${code}): check the network and balancer.region`,
     );
   }
   return new OperationError(`${where}: ${name || 'error'}: ${message}`);

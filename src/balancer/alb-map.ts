@@ -41,11 +41,19 @@ export function toTargetState(
   );
   const chosen = mine.find((d) => d.TargetHealth?.State === 'healthy') ?? mine[0];
   if (!chosen) {
+    const ports = descriptions
+      .filter((d) => d.Target?.Id === wanted.Id && d.Target?.Port !== undefined)
+      .map((d) => String(d.Target?.Port));
     return {
       target,
       state: 'unused',
       inRotation: false,
-      reason: 'not registered in the target group',
+      ...(ports.length > 0
+        ? {
+            unregistered: 'other-port' as const,
+            reason: `registered on port ${ports.join(', ')}, not ${wanted.Port}`,
+          }
+        : { unregistered: 'absent' as const, reason: 'not registered in the target group' }),
     };
   }
   const health = chosen.TargetHealth;

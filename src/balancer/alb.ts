@@ -6,74 +6,107 @@ import type * as sdkTypes from '@aws-sdk/client-elastic-load-balancing-v2';
 import type { AlbBalancerConfig, HealthCheckSettings } from '../config/types.js';
 import { albError } from './alb-errors.js';
 import { attributeMap, toSettings, toTargetDescription, toTargetState } from './alb-map.js';
-import type { Balancer, TargetState } from './balancer.js';
+import type { AlbAction } from './alb-permissions.js';
+import { defaultRetryPolicy, withRetry, type RetryEpisode, type RetryPolicy } from './alb-retry.js';
+import type { Balancer, BalancerDeps, TargetState } from './balancer.js';
+import { failOpenMinimum, type FailOpenMinimum } from './fail-open.js';
 
 type Sdk = typeof sdkTypes;
+
+export interface AlbDeps extends BalancerDeps {
+  readonly retry?: RetryPolicy;
+}
 
 /**
  * An ALB (or NLB) target group through the ELBv2 API. The SDK is imported
  * here, on demand: loading it costs a watchdog tick more than its whole work.
+ * One client per run; credentials, region (when deploy.yml names none) and
+ * the endpoint come from the SDK's standard chains, retries from its standard
+ * strategy.
  */
-export async function createAlbBalancer(config: AlbBalancerConfig): Promise<AlbBalancer> {
+export async function createAlbBalancer(
+  config: AlbBalancerConfig,
+  deps: AlbDeps,
+): Promise<AlbBalancer> {
+  // the SDK's notice about future Node.js support is for whoever maintains this
+  // tool, not for the operator: it would be the only SDK text in the output
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const sdk = await import('@aws-sdk/client-elastic-load-balancing-v2');
-  return new AlbBalancer(
-    config,
-    sdk,
-    new sdk.ElasticLoadBalancingV2Client({ region: config.region }),
-  );
+  const client = new sdk.ElasticLoadBalancingV2Client({
+    ...(config.region !== undefined ? { region: config.region } : {}),
+    retryMode: 'standard',
+    maxAttempts: 3,
+    // the SDK's own warnings are not the tool's output: errors reach the user through albError
+    logger: {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+    },
+  });
+  return new AlbBalancer(config, sdk, client, deps);
 }
 
 export class AlbBalancer implements Balancer {
   readonly kind = 'alb';
+  private reported = false;
 
   constructor(
     private readonly config: AlbBalancerConfig,
     private readonly sdk: Sdk,
     private readonly client: ElasticLoadBalancingV2Client,
+    private readonly deps: AlbDeps,
   ) {}
 
   async states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
     // all registered targets, not the named ones: naming an unknown instance
     // makes the whole call fail, where we want that one target `unused`
-    const { TargetHealthDescriptions = [] } = await this.call('reading target health', () =>
-      this.client.send(
-        new this.sdk.DescribeTargetHealthCommand({ TargetGroupArn: this.config.targetGroupArn }),
-      ),
+    const { TargetHealthDescriptions = [] } = await this.call(
+      'DescribeTargetHealth',
+      'reading target health',
+      () =>
+        this.client.send(
+          new this.sdk.DescribeTargetHealthCommand({ TargetGroupArn: this.config.targetGroupArn }),
+        ),
     );
     return new Map(targets.map((t) => [t, toTargetState(t, TargetHealthDescriptions)]));
   }
 
   async settings(): Promise<HealthCheckSettings> {
     const TargetGroupArn = this.config.targetGroupArn;
-    const [groups, attributes] = await this.call('reading the target group', () =>
-      Promise.all([
-        this.client.send(
-          new this.sdk.DescribeTargetGroupsCommand({ TargetGroupArns: [TargetGroupArn] }),
-        ),
-        this.client.send(new this.sdk.DescribeTargetGroupAttributesCommand({ TargetGroupArn })),
-      ]),
+    const groups = await this.call('DescribeTargetGroups', 'reading the target group', () =>
+      this.client.send(
+        new this.sdk.DescribeTargetGroupsCommand({ TargetGroupArns: [TargetGroupArn] }),
+      ),
     );
+    const attributes = await this.groupAttributes();
     const group = groups.TargetGroups?.[0];
     if (!group)
       throw albError(
         { name: 'TargetGroupNotFoundException' },
         'reading the target group',
         this.config,
+        'DescribeTargetGroups',
       );
     const LoadBalancerArn = group.LoadBalancerArns?.[0];
     const loadBalancer = LoadBalancerArn
-      ? await this.call('reading the load balancer', () =>
+      ? await this.call('DescribeLoadBalancerAttributes', 'reading the load balancer', () =>
           this.client.send(new this.sdk.DescribeLoadBalancerAttributesCommand({ LoadBalancerArn })),
         )
       : undefined;
     return toSettings(group, {
-      group: attributeMap(attributes.Attributes),
+      group: attributes,
       ...(loadBalancer ? { loadBalancer: attributeMap(loadBalancer.Attributes) } : {}),
     });
   }
 
+  /** The group's unhealthy-state routing minimum: below it, the ALB routes to every target. */
+  async failOpenMinimum(): Promise<FailOpenMinimum> {
+    return failOpenMinimum(await this.groupAttributes());
+  }
+
   async deregister(target: string): Promise<void> {
-    await this.call(`deregistering ${target}`, () =>
+    await this.call('DeregisterTargets', `deregistering ${target}`, () =>
       this.client.send(
         new this.sdk.DeregisterTargetsCommand({
           TargetGroupArn: this.config.targetGroupArn,
@@ -84,7 +117,7 @@ export class AlbBalancer implements Balancer {
   }
 
   async register(target: string): Promise<void> {
-    await this.call(`registering ${target}`, () =>
+    await this.call('RegisterTargets', `registering ${target}`, () =>
       this.client.send(
         new this.sdk.RegisterTargetsCommand({
           TargetGroupArn: this.config.targetGroupArn,
@@ -101,12 +134,12 @@ export class AlbBalancer implements Balancer {
   ): Promise<void> {
     const TargetGroupArn = this.config.targetGroupArn;
     if (Object.keys(targetGroup).length > 0) {
-      await this.call('changing the health check', () =>
+      await this.call('ModifyTargetGroup', 'changing the health check', () =>
         this.client.send(new this.sdk.ModifyTargetGroupCommand({ TargetGroupArn, ...targetGroup })),
       );
     }
     if (attributes.length > 0) {
-      await this.call('changing target group attributes', () =>
+      await this.call('ModifyTargetGroupAttributes', 'changing target group attributes', () =>
         this.client.send(
           new this.sdk.ModifyTargetGroupAttributesCommand({
             TargetGroupArn,
@@ -122,11 +155,34 @@ export class AlbBalancer implements Balancer {
     return Promise.resolve();
   }
 
-  private async call<T>(doing: string, send: () => Promise<T>): Promise<T> {
+  private async groupAttributes(): Promise<Map<string, string>> {
+    const TargetGroupArn = this.config.targetGroupArn;
+    const attributes = await this.call(
+      'DescribeTargetGroupAttributes',
+      'reading the target group',
+      () => this.client.send(new this.sdk.DescribeTargetGroupAttributesCommand({ TargetGroupArn })),
+    );
+    return attributeMap(attributes.Attributes);
+  }
+
+  private async call<T>(action: AlbAction, doing: string, send: () => Promise<T>): Promise<T> {
     try {
-      return await send();
+      return await withRetry(send, this.deps.clock, this.deps.retry ?? defaultRetryPolicy, (e) =>
+        this.recovered(action, e),
+      );
     } catch (error) {
-      throw albError(error, doing, this.config);
+      throw albError(error, doing, this.config, action);
     }
+  }
+
+  /** Said once per run: a busy account throttles every poll, and one line tells it all. */
+  private recovered(action: AlbAction, e: RetryEpisode): void {
+    const what = e.cause === 'throttled' ? 'throttled' : 'failed (5xx)';
+    this.deps.log.emit({
+      level: this.reported ? 'debug' : 'warn',
+      event: 'balancer.retry',
+      message: `the balancer's API ${what} ${action} for ${(e.elapsed / 1000).toFixed(1)} s (${e.attempts} attempts); retried with backoff and went on`,
+    });
+    this.reported = true;
   }
 }

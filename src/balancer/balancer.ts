@@ -1,4 +1,7 @@
+import type { Clock } from '../clock.js';
 import type { HealthCheckSettings } from '../config/types.js';
+import type { Log } from '../log.js';
+import type { FailOpenMinimum } from './fail-open.js';
 
 /**
  * What the balancer says of one target. `inRotation` is the only thing the
@@ -11,6 +14,11 @@ export interface TargetState {
     'healthy' | 'unhealthy' | 'draining' | 'initial' | 'unused' | 'unavailable' | 'unknown';
   readonly inRotation: boolean | null;
   readonly reason?: string;
+  /**
+   * set when the balancer does not have this target at all (`absent`), or has
+   * its instance or address only on another port: no drain can work through it
+   */
+  readonly unregistered?: 'absent' | 'other-port';
 }
 
 export interface Balancer {
@@ -22,5 +30,13 @@ export interface Balancer {
   /** drain.method deregister: stop sending new requests / take it back */
   deregister(target: string): Promise<void>;
   register(target: string): Promise<void>;
+  /** ALB: the routing minimum below which the group fails open (see fail-open.ts) */
+  failOpenMinimum?(): Promise<FailOpenMinimum>;
   close(): Promise<void>;
+}
+
+/** What an adapter that waits or reports needs from the run: its clock and its log. */
+export interface BalancerDeps {
+  readonly clock: Clock;
+  readonly log: Log;
 }

@@ -1,4 +1,5 @@
 import type { Config, HealthCheckSettings } from '../config/types.js';
+import type { BalancerDeps } from './balancer.js';
 import { ConfigError, OperationError, UsageError } from '../errors.js';
 import { diffSettings, formatValue, type SettingChange } from './infra-diff.js';
 
@@ -18,6 +19,7 @@ export interface InfraResult {
 export async function infraApply(
   config: Config,
   options: { dryRun: boolean },
+  deps: BalancerDeps,
 ): Promise<InfraResult> {
   const { balancer } = config;
   const desired = balancer.healthCheck;
@@ -38,7 +40,7 @@ export async function infraApply(
       import('./alb.js'),
       import('./alb-infra.js'),
     ]);
-    const alb = await createAlbBalancer(balancer);
+    const alb = await createAlbBalancer(balancer, deps);
     try {
       return { kind: 'alb', ...(await applyAlbInfra(alb, desired, options.dryRun)) };
     } finally {

@@ -36,10 +36,14 @@ function renderStopProofs(lines: readonly StopProofLine[], stopTimeout: number):
 async function settingsFor(
   config: Config,
   live: boolean,
+  out: Output,
 ): Promise<{ settings: HealthCheckSettings; source: string }> {
   if (live && config.balancer.kind !== 'static') {
-    const { createBalancer } = await import('../balancer/create.js');
-    const balancer = await createBalancer(config);
+    const [{ createBalancer }, { systemClock }] = await Promise.all([
+      import('../balancer/create.js'),
+      import('../clock.js'),
+    ]);
+    const balancer = await createBalancer(config, { clock: systemClock, log: out });
     try {
       return {
         settings: await balancer.settings(),
@@ -63,7 +67,7 @@ export async function runCheck(
   out: Output,
   options: { live: boolean; strict: boolean },
 ): Promise<void> {
-  const { settings, source } = await settingsFor(config, options.live);
+  const { settings, source } = await settingsFor(config, options.live, out);
   const model = timingModel(timingInputFromConfig(config, settings));
   const failing = model.invariants.filter(
     (i) => !i.ok && (i.severity === 'error' || options.strict),

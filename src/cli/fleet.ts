@@ -1,5 +1,6 @@
 import { hostname, userInfo } from 'node:os';
 import type { Balancer } from '../balancer/balancer.js';
+import { systemClock } from '../clock.js';
 import type { Config, HostConfig } from '../config/types.js';
 import { AgentClient, type AgentIdentity } from '../agent-client/client.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
@@ -80,7 +81,7 @@ export class Fleet {
 
   balancer(): Promise<Balancer> {
     this.balancerPromise ??= import('../balancer/create.js').then(({ createBalancer }) =>
-      createBalancer(this.config),
+      createBalancer(this.config, { clock: systemClock, log: this.log }),
     );
     return this.balancerPromise;
   }

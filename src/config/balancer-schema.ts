@@ -49,7 +49,9 @@ const alb = z.strictObject({
       error: 'must be a target group ARN (arn:aws:elasticloadbalancing:…)',
     })
     .meta({ description: 'the target group the hosts are registered in' }),
-  region: text('AWS region of the target group, e.g. eu-west-1'),
+  region: text(
+    "AWS region of the target group, e.g. eu-west-1; default: the SDK's (AWS_REGION, the profile's region)",
+  ).optional(),
   ...optionalHealthCheck(),
   ...extras(),
 });

@@ -14,7 +14,7 @@ export function balancerConfig(raw: RawBalancer, local: (p: string) => string): 
       return {
         kind: 'alb',
         targetGroupArn: raw.target_group_arn,
-        region: raw.region,
+        ...(raw.region !== undefined && { region: raw.region }),
         ...(healthCheck && { healthCheck }),
       };
     }

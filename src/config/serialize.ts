@@ -75,7 +75,12 @@ function balancer(b: BalancerConfig): RawConfigInput['balancer'] {
   const settings = b.healthCheck ? healthCheck(b.healthCheck) : {};
   switch (b.kind) {
     case 'alb':
-      return { kind: 'alb', target_group_arn: b.targetGroupArn, region: b.region, ...settings };
+      return {
+        kind: 'alb',
+        target_group_arn: b.targetGroupArn,
+        ...(b.region !== undefined && { region: b.region }),
+        ...settings,
+      };
     case 'haproxy':
       return {
         kind: 'haproxy',

@@ -50,7 +50,8 @@ interface BalancerBase {
 export interface AlbBalancerConfig extends BalancerBase {
   readonly kind: 'alb';
   readonly targetGroupArn: string;
-  readonly region: string;
+  /** absent: the SDK's region chain (AWS_REGION, the profile) */
+  readonly region?: string;
 }
 
 export interface HaproxyBalancerConfig extends BalancerBase {

@@ -1,10 +1,11 @@
 import type { TargetState } from '../balancer/balancer.js';
+import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import type { HealthCheckSettings, HostConfig } from '../config/types.js';
 import { BlockedError, HandoffError, InvariantError } from '../errors.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostStatus } from '../host/agent/types.js';
 import { timingInputFromConfig, timingModel, type TimingModel } from '../timing/index.js';
-import { checkCapacity } from './capacity.js';
+import { checkCapacity, type CapacityVerdict } from './capacity.js';
 import type { Plan } from './plan.js';
 import type { RolloutDeps } from './types.js';
 
@@ -14,6 +15,8 @@ export interface Preflight {
   readonly agents: ReadonlyMap<string, HostAgent>;
   readonly statuses: ReadonlyMap<string, HostStatus>;
   readonly states: ReadonlyMap<string, TargetState>;
+  /** ALB: the group's unhealthy-state routing minimum, which the capacity guard keeps */
+  readonly failOpen?: FailOpenMinimum;
 }
 
 /**
@@ -25,6 +28,7 @@ export interface Preflight {
 export async function preflight(deps: RolloutDeps, plan: Plan): Promise<Preflight> {
   const { config, balancer, log } = deps;
   const settings = await balancer.settings();
+  const failOpen = await balancer.failOpenMinimum?.();
   const model = timingModel({
     ...timingInputFromConfig(config, settings),
     hosts: config.hosts.length,
@@ -82,21 +86,60 @@ export async function preflight(deps: RolloutDeps, plan: Plan): Promise<Prefligh
   }
 
   const states = await balancer.states(config.hosts.map((h) => h.target));
-  checkPlanCapacity(deps, plan, states);
-  return { settings, model, agents, statuses, states };
+  checkRegistered(deps, hosts, states, statuses);
+  checkPlanCapacity(deps, plan, states, failOpen);
+  return { settings, model, agents, statuses, states, ...(failOpen ? { failOpen } : {}) };
+}
+
+/**
+ * A host whose target the balancer does not have cannot be drained through
+ * it: its drain would wait for nothing and its traffic goes elsewhere. With
+ * drain.method deregister, a host that carries our drain marker is one a
+ * rollout deregistered and left: its repair registers it again.
+ */
+function checkRegistered(
+  deps: RolloutDeps,
+  hosts: readonly HostConfig[],
+  states: ReadonlyMap<string, TargetState>,
+  statuses: ReadonlyMap<string, HostStatus>,
+): void {
+  const deregisters = deps.config.drain.method === 'deregister';
+  const missing = hosts.filter((h) => {
+    const why = states.get(h.target)?.unregistered;
+    if (why === 'absent' && deregisters && statuses.get(h.name)?.draining) return false;
+    return why !== undefined;
+  });
+  if (missing.length === 0) return;
+  const named = missing.map(
+    (h) => `${h.name} (target ${h.target}: ${states.get(h.target)?.reason ?? 'not registered'})`,
+  );
+  throw new BlockedError(
+    `preflight: not registered in the balancer's target group: ${named.join(', ')}; register it there or correct hosts[].target; nothing was drained`,
+  );
 }
 
 function checkPlanCapacity(
   deps: RolloutDeps,
   plan: Plan,
   states: ReadonlyMap<string, TargetState>,
+  failOpen: FailOpenMinimum | undefined,
 ): void {
-  const all = deps.config.hosts.map((h) => h.target);
   for (const wave of plan.waves) {
-    const verdict = checkCapacity(targets(wave), all, states, deps.config.rollout.minHealthy);
+    const verdict = waveCapacity(deps, wave, states, failOpen);
     if (!verdict.ok)
       throw new BlockedError(`capacity guard: ${verdict.message}; nothing was drained`);
   }
+}
+
+/** The capacity guard for one wave against the whole fleet's states. */
+export function waveCapacity(
+  deps: RolloutDeps,
+  wave: readonly HostConfig[],
+  states: ReadonlyMap<string, TargetState>,
+  failOpen: FailOpenMinimum | undefined,
+): CapacityVerdict {
+  const all = targets(deps.config.hosts);
+  return checkCapacity(targets(wave), all, states, deps.config.rollout.minHealthy, failOpen);
 }
 
 export function targets(hosts: readonly HostConfig[]): string[] {

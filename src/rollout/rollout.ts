@@ -1,13 +1,14 @@
+import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import type { HostConfig } from '../config/types.js';
 import { BlockedError, UsageError } from '../errors.js';
 import { RELEASE_ID } from '../release-id.js';
 import { awaitInBound, awaitOutBound } from '../timing/index.js';
-import { checkCapacity } from './capacity.js';
 import { deployHost, type Bounds } from './host-deploy.js';
 import { drainLease } from './host-actions.js';
 import { planRollout, selectHosts, type Plan } from './plan.js';
-import { preflight, targets, type Preflight } from './preflight.js';
+import { preflight, targets, waveCapacity, type Preflight } from './preflight.js';
 import { StepRecorder } from './recorder.js';
+import { awaitSlowStart, rampEnd } from './slow-start.js';
 import { repairLeftover } from './repair.js';
 import type { HostOutcome, RolloutDeps, RolloutOptions, RolloutResult } from './types.js';
 
@@ -93,6 +94,8 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
   let blocked: string | undefined;
   let next = plan.waves[0] ? prepare(plan.waves[0]) : Promise.resolve([]);
   let waveIndex = 0;
+  // when the last wave's hosts finish ramping up under slow start
+  let rampEnds = 0;
   for (; waveIndex < plan.waves.length; waveIndex += 1) {
     const wave = plan.waves[waveIndex] ?? [];
     const prepared = await next;
@@ -109,7 +112,8 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     const later = plan.waves[waveIndex + 1];
     next = later ? prepare(later) : Promise.resolve([]);
     // the earlier waves' outcomes are kept: stopping here is reported, not thrown away
-    blocked = await guardCapacity(deps, wave);
+    await awaitSlowStart(deps, rampEnds);
+    blocked = await guardCapacity(deps, wave, pre.failOpen);
     if (blocked) break;
     const leaseMs = drainLease(deps, bounds.awaitOut, bounds.awaitIn);
     const results = await Promise.all(
@@ -128,6 +132,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
       ),
     );
     outcomes.push(...results);
+    rampEnds = rampEnd(results, startedAt, pre.settings.slowStart ?? 0);
     if (results.some((r) => r.result !== 'deployed') || deps.signal.aborted) {
       waveIndex += 1;
       break;
@@ -156,10 +161,10 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
 async function guardCapacity(
   deps: RolloutDeps,
   wave: readonly HostConfig[],
+  failOpen: FailOpenMinimum | undefined,
 ): Promise<string | undefined> {
-  const all = deps.config.hosts.map((h) => h.target);
-  const states = await deps.balancer.states(all);
-  const verdict = checkCapacity(targets(wave), all, states, deps.config.rollout.minHealthy);
+  const states = await deps.balancer.states(targets(deps.config.hosts));
+  const verdict = waveCapacity(deps, wave, states, failOpen);
   deps.log.emit({ level: 'debug', event: 'capacity', message: verdict.message });
   return verdict.ok
     ? undefined

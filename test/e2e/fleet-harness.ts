@@ -44,12 +44,15 @@ export async function startFleet(
       const r = await execa(process.execPath, argvFor(args), {
         reject: false,
         timeout: o.timeoutMs ?? 300_000,
-        env: { HANDOFF_WHO: 'e2e' },
+        env: { HANDOFF_WHO: 'e2e', ...lab.deployEnv() },
       });
       return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
     },
     spawnDeploy: (args) =>
-      execa(process.execPath, argvFor(args), { reject: false, env: { HANDOFF_WHO: 'e2e' } }),
+      execa(process.execPath, argvFor(args), {
+        reject: false,
+        env: { HANDOFF_WHO: 'e2e', ...lab.deployEnv() },
+      }),
     writeConfig: (o) => writeFile(configPath, lab.config(o)),
     stageEverywhere: async (release, o) => {
       await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, release, o)));

@@ -23,7 +23,8 @@ export const registerInfra: RegisterCommand = (program: Command) => {
       const output = createOutput({ json: options.json ?? false });
       const config = await loadConfig(options.config, { log: output });
       const dryRun = options.dryRun ?? false;
-      const result = await infraApply(config, { dryRun });
+      const { systemClock } = await import('../../clock.js');
+      const result = await infraApply(config, { dryRun }, { clock: systemClock, log: output });
       const line = (c: SettingChange): string =>
         `  ${c.setting}: ${formatValue(c.setting, c.current)} -> ${formatValue(c.setting, c.desired)}${c.action === 'manual' ? '  (not changed by handoff)' : ''}`;
       if (result.changes.length === 0) {

@@ -13,6 +13,10 @@ import { infraApply } from '../../../src/balancer/infra.js';
 import type { HealthCheckSettings } from '../../../src/config/types.js';
 import { BlockedError, ConfigError } from '../../../src/errors.js';
 import { testConfig } from '../../support/config.js';
+import { FakeClock } from '../../support/fake-clock.js';
+import { MemoryLog } from '../../../src/log.js';
+
+const deps = { clock: new FakeClock(), log: new MemoryLog() };
 
 const elb = mockClient(ElasticLoadBalancingV2Client);
 const arn = 'arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/api/abc';
@@ -118,7 +122,7 @@ describe('the ALB infra plan', () => {
 
 describe('deploy infra apply on an ALB', () => {
   it('modifies the target group and its attributes to match deploy.yml', async () => {
-    const result = await infraApply(albConfig(), { dryRun: false });
+    const result = await infraApply(albConfig(), { dryRun: false }, deps);
     expect(result).toMatchObject({ kind: 'alb', applied: true });
     expect(elb.commandCalls(ModifyTargetGroupCommand).map((c) => c.args[0].input)).toEqual([
       {
@@ -139,7 +143,7 @@ describe('deploy infra apply on an ALB', () => {
   });
 
   it('in a dry run reads the settings and changes nothing', async () => {
-    const result = await infraApply(albConfig(), { dryRun: true });
+    const result = await infraApply(albConfig(), { dryRun: true }, deps);
     expect(result.applied).toBe(false);
     expect(result.changes).toHaveLength(4);
     expect(elb.commandCalls(DescribeTargetGroupsCommand)).toHaveLength(1);
@@ -148,9 +152,11 @@ describe('deploy infra apply on an ALB', () => {
   });
 
   it('makes no call when everything already matches', async () => {
-    const result = await infraApply(albConfig({ ...live, deregistrationDelay: 300_000 }), {
-      dryRun: false,
-    });
+    const result = await infraApply(
+      albConfig({ ...live, deregistrationDelay: 300_000 }),
+      { dryRun: false },
+      deps,
+    );
     expect(result).toEqual({ kind: 'alb', changes: [], applied: false });
     expect(elb.commandCalls(ModifyTargetGroupCommand)).toHaveLength(0);
   });
@@ -164,15 +170,15 @@ describe('deploy infra apply on an ALB', () => {
         $metadata: {},
       }),
     );
-    const error = await rejection(infraApply(albConfig(), { dryRun: false }));
+    const error = await rejection(infraApply(albConfig(), { dryRun: false }, deps));
     expect(error).toBeInstanceOf(BlockedError);
     expect(error.message).toBe(
-      'ALB changing the health check: access denied (not authorized to perform: elasticloadbalancing:ModifyTargetGroup): grant the IAM permissions listed in docs/balancers.md',
+      'ALB changing the health check: access denied: the credentials lack the IAM permission elasticloadbalancing:ModifyTargetGroup (docs/balancers.md lists all of them)',
     );
   });
 
   it('needs the desired settings in deploy.yml', async () => {
-    await expect(infraApply(albConfig(null as never), { dryRun: true })).rejects.toThrow(
+    await expect(infraApply(albConfig(null as never), { dryRun: true }, deps)).rejects.toThrow(
       /^balancer: deploy infra apply needs the desired settings/,
     );
   });

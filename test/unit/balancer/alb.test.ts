@@ -14,6 +14,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAlbBalancer } from '../../../src/balancer/alb.js';
 import type { AlbBalancerConfig } from '../../../src/config/types.js';
 import { BlockedError, ConfigError } from '../../../src/errors.js';
+import { FakeClock } from '../../support/fake-clock.js';
+import { MemoryLog } from '../../../src/log.js';
+
+const deps = { clock: new FakeClock(), log: new MemoryLog() };
 
 const elb = mockClient(ElasticLoadBalancingV2Client);
 const arn = 'arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/api/abc';
@@ -57,7 +61,7 @@ describe('the ALB balancer, target states', () => {
     elb
       .on(DescribeTargetHealthCommand)
       .resolves({ TargetHealthDescriptions: descriptions as never });
-    const alb = await createAlbBalancer(config);
+    const alb = await createAlbBalancer(config, deps);
     return [...(await alb.states(targets)).values()];
   }
 
@@ -112,6 +116,23 @@ describe('the ALB balancer, target states', () => {
         state: 'unused',
         inRotation: false,
         reason: 'not registered in the target group',
+        unregistered: 'absent',
+      },
+    ]);
+  });
+
+  it('tells a target registered only on another port from one that is absent', async () => {
+    const states = await statesOf(
+      [health('10.0.1.11', 'healthy', { Port: 8000 })],
+      ['10.0.1.11:9000'],
+    );
+    expect(states).toEqual([
+      {
+        target: '10.0.1.11:9000',
+        state: 'unused',
+        inRotation: false,
+        reason: 'registered on port 8000, not 9000',
+        unregistered: 'other-port',
       },
     ]);
   });
@@ -156,7 +177,7 @@ describe('the ALB balancer, settings', () => {
     elb.on(DescribeLoadBalancerAttributesCommand, { LoadBalancerArn: lbArn }).resolves({
       Attributes: [{ Key: 'idle_timeout.timeout_seconds', Value: '60' }],
     });
-    const alb = await createAlbBalancer(config);
+    const alb = await createAlbBalancer(config, deps);
     expect(await alb.settings()).toEqual({
       interval: 10_000,
       timeout: 4_000,
@@ -170,7 +191,7 @@ describe('the ALB balancer, settings', () => {
 
   it('leaves the idle timeout unknown for a group no load balancer uses yet', async () => {
     describeGroup([]);
-    const settings = await (await createAlbBalancer(config)).settings();
+    const settings = await (await createAlbBalancer(config, deps)).settings();
     expect(settings.idleTimeout).toBeUndefined();
     expect(elb.commandCalls(DescribeLoadBalancerAttributesCommand)).toHaveLength(0);
   });
@@ -179,7 +200,7 @@ describe('the ALB balancer, settings', () => {
 describe('the ALB balancer, registration', () => {
   it('deregisters an instance by id, leaving the port to the group', async () => {
     elb.on(DeregisterTargetsCommand).resolves({});
-    await (await createAlbBalancer(config)).deregister('i-0abc123');
+    await (await createAlbBalancer(config, deps)).deregister('i-0abc123');
     expect(elb.commandCalls(DeregisterTargetsCommand)[0]?.args[0].input).toEqual({
       TargetGroupArn: arn,
       Targets: [{ Id: 'i-0abc123' }],
@@ -188,7 +209,7 @@ describe('the ALB balancer, registration', () => {
 
   it('registers an IP target on the port written after it', async () => {
     elb.on(RegisterTargetsCommand).resolves({});
-    await (await createAlbBalancer(config)).register('10.0.1.11:8080');
+    await (await createAlbBalancer(config, deps)).register('10.0.1.11:8080');
     expect(elb.commandCalls(RegisterTargetsCommand)[0]?.args[0].input).toEqual({
       TargetGroupArn: arn,
       Targets: [{ Id: '10.0.1.11', Port: 8080 }],
@@ -199,11 +220,11 @@ describe('the ALB balancer, registration', () => {
 describe('the ALB balancer, when AWS refuses', () => {
   const fails = async (error: Error): Promise<Error> => {
     elb.on(DescribeTargetHealthCommand).rejects(error);
-    const alb = await createAlbBalancer(config);
+    const alb = await createAlbBalancer(config, deps);
     return rejection(alb.states(['i-1']));
   };
 
-  it('blocks on access denied, pointing at the permissions it needs', async () => {
+  it('blocks on access denied, naming the IAM permission of the call', async () => {
     const error = await fails(
       awsError(
         'AccessDenied',
@@ -212,7 +233,7 @@ describe('the ALB balancer, when AWS refuses', () => {
     );
     expect(error).toBeInstanceOf(BlockedError);
     expect(error.message).toBe(
-      'ALB reading target health: access denied (User: arn:aws:iam::123:user/ci is not authorized to perform: elasticloadbalancing:DescribeTargetHealth): grant the IAM permissions listed in docs/balancers.md',
+      'ALB reading target health: access denied: the credentials lack the IAM permission elasticloadbalancing:DescribeTargetHealth (docs/balancers.md lists all of them)',
     );
   });
 
@@ -240,6 +261,14 @@ describe('the ALB balancer, when AWS refuses', () => {
     expect(error).toBeInstanceOf(BlockedError);
     expect(error.message).toBe(
       'ALB reading target health: no AWS credentials found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or run on a role',
+    );
+  });
+
+  it('is a config error on balancer.region when neither deploy.yml nor the SDK has a region', async () => {
+    const error = await fails(new Error('Region is missing'));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toBe(
+      'balancer.region: no AWS region: set balancer.region, AWS_REGION, or a region in the AWS profile',
     );
   });
 

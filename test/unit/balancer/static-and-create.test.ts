@@ -5,6 +5,10 @@ import { StaticBalancer } from '../../../src/balancer/static.js';
 import type { StaticBalancerConfig } from '../../../src/config/types.js';
 import { OperationError, UsageError } from '../../../src/errors.js';
 import { testConfig } from '../../support/config.js';
+import { FakeClock } from '../../support/fake-clock.js';
+import { MemoryLog } from '../../../src/log.js';
+
+const deps = { clock: new FakeClock(), log: new MemoryLog() };
 
 const healthCheck = { interval: 5_000, timeout: 2_000, unhealthyThreshold: 2, healthyThreshold: 3 };
 const staticConfig: StaticBalancerConfig = { kind: 'static', healthCheck };
@@ -35,7 +39,7 @@ describe('the static balancer', () => {
 
   it('has nothing for deploy infra apply to change', async () => {
     await expect(
-      infraApply(testConfig({ balancer: staticConfig }), { dryRun: true }),
+      infraApply(testConfig({ balancer: staticConfig }), { dryRun: true }, deps),
     ).rejects.toBeInstanceOf(UsageError);
   });
 });
@@ -51,7 +55,7 @@ describe('createBalancer', () => {
     });
     const kinds = await Promise.all(
       [testConfig({ balancer: staticConfig }), testConfig(), alb].map(async (c) => {
-        const balancer = await createBalancer(c);
+        const balancer = await createBalancer(c, deps);
         await balancer.close();
         return balancer.kind;
       }),

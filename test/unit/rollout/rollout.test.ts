@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../../../src/config/types.js';
 import { BlockedError, InvariantError } from '../../../src/errors.js';
 import { AgentError } from '../../../src/agent-client/client.js';
-import { MemoryLog } from '../../../src/log.js';
 import { rollout } from '../../../src/rollout/rollout.js';
-import type { RolloutDeps, RolloutOptions } from '../../../src/rollout/types.js';
+import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
-import { FakeClock } from '../../support/fake-clock.js';
-import { FakeBalancer, FakeHost } from '../../support/fake-fleet.js';
+import { fleet } from '../../support/rollout-fleet.js';
 
 const HANDSHAKE = [
   'lock',
@@ -22,27 +19,6 @@ const HANDSHAKE = [
   'confirm',
   'unlock',
 ];
-
-function fleet(config: Config = testConfig(), release: string | null = 'r1') {
-  const clock = new FakeClock();
-  const hosts = new Map(config.hosts.map((h) => [h.target, new FakeHost(h.name, clock, release)]));
-  const balancer = new FakeBalancer(hosts, clock);
-  const controller = new AbortController();
-  const log = new MemoryLog();
-  const deps: RolloutDeps = {
-    config,
-    clock,
-    log,
-    signal: controller.signal,
-    balancer,
-    who: 'ci@runner',
-    agent: (h) => Promise.resolve(hosts.get(h.target)!),
-  };
-  const host = (n: number) => hosts.get(`web-${n}`)!;
-  const actions = (n: number) =>
-    host(n).calls.filter((c) => !['hello', 'status'].includes(c) && !c.startsWith('publish'));
-  return { clock, hosts, balancer, controller, log, deps, host, actions };
-}
 
 const options: RolloutOptions = { release: 'r2', dryRun: false, rollback: true };
 

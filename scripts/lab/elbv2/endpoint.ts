@@ -1,0 +1,161 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LabLayout } from '../layout.js';
+import { labFiles } from '../layout.js';
+import {
+  errorXml,
+  faultFor,
+  members,
+  parseForm,
+  resultXml,
+  type FaultKind,
+  type Params,
+  type XmlValue,
+} from './protocol.js';
+import { ApiError, LabTargetGroup } from './target-group.js';
+
+export const ELBV2_PORT = 4566;
+export const LAB_REGION = 'us-east-1';
+
+export interface Elbv2Endpoint {
+  /** what AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2 is set to */
+  readonly url: string;
+  readonly group: LabTargetGroup;
+  /** answer the next `count` calls of `action` with this fault instead */
+  inject(action: string, kind: FaultKind, count: number): void;
+  /** calls per action so far, faults included */
+  readonly calls: ReadonlyMap<string, number>;
+  close(): Promise<void>;
+}
+
+type Handler = (params: Params, group: LabTargetGroup) => Promise<Record<string, XmlValue>>;
+
+const targetsOf = (params: Params) =>
+  members(params, 'Targets').map((t) => ({
+    Id: t.Id ?? '',
+    ...(t.Port !== undefined ? { Port: Number(t.Port) } : {}),
+  }));
+
+const handlers: Record<string, Handler> = {
+  DescribeTargetGroups: (p, g) => {
+    const arns = members(p, 'TargetGroupArns').map((m) => m['']);
+    for (const arn of arns) g.requireArn(arn);
+    return Promise.resolve({ TargetGroups: [g.describeGroup()] });
+  },
+  DescribeTargetGroupAttributes: (p, g) => {
+    g.requireArn(p.get('TargetGroupArn'));
+    return Promise.resolve({ Attributes: g.groupAttributes() });
+  },
+  DescribeLoadBalancerAttributes: (p, g) => {
+    if (p.get('LoadBalancerArn') !== g.loadBalancerArn)
+      throw new ApiError('LoadBalancerNotFound', 'One or more load balancers not found');
+    // HAProxy's `timeout server`: how long it keeps an idle connection to a host
+    return Promise.resolve({ Attributes: [{ Key: 'idle_timeout.timeout_seconds', Value: '30' }] });
+  },
+  DescribeTargetHealth: async (p, g) => {
+    g.requireArn(p.get('TargetGroupArn'));
+    return { TargetHealthDescriptions: await g.health(targetsOf(p), Date.now()) };
+  },
+  RegisterTargets: async (p, g) => {
+    g.requireArn(p.get('TargetGroupArn'));
+    await g.register(targetsOf(p), Date.now());
+    return {};
+  },
+  DeregisterTargets: async (p, g) => {
+    g.requireArn(p.get('TargetGroupArn'));
+    await g.deregister(targetsOf(p), Date.now());
+    return {};
+  },
+  ModifyTargetGroup: async (p, g) => {
+    g.requireArn(p.get('TargetGroupArn'));
+    await g.modifyGroup(p);
+    return { TargetGroups: [g.describeGroup()] };
+  },
+  ModifyTargetGroupAttributes: (p, g) => {
+    g.requireArn(p.get('TargetGroupArn'));
+    g.modifyAttributes(members(p, 'Attributes'));
+    return Promise.resolve({ Attributes: g.groupAttributes() });
+  },
+};
+
+/**
+ * An ELBv2-compatible endpoint for the lab, on the frontend's address: the
+ * real SDK talks to it through its standard endpoint override, and it
+ * answers from, and acts on, the lab's real HAProxy.
+ */
+export async function startElbv2Endpoint(
+  layout: LabLayout,
+  options: { deregistrationDelayS?: number; port?: number } = {},
+): Promise<Elbv2Endpoint> {
+  const group = new LabTargetGroup(layout, labFiles(layout.workDir).haproxySocket, LAB_REGION, {
+    // at least the lab's max_request (5s), as the deregistration-delay invariant asks
+    deregistrationDelayS: options.deregistrationDelayS ?? 5,
+    now: Date.now(),
+  });
+  const faults = new Map<string, FaultKind[]>();
+  const calls = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      void answer(body).then(({ status, xml }) => {
+        res.writeHead(status, { 'content-type': 'text/xml' });
+        res.end(xml);
+      });
+    });
+  });
+  const answer = async (body: string): Promise<{ status: number; xml: string }> => {
+    const params = parseForm(body);
+    const action = params.get('Action') ?? '';
+    calls.set(action, (calls.get(action) ?? 0) + 1);
+    const fault = faults.get(action)?.shift();
+    if (fault) {
+      const f = faultFor(fault, action);
+      return { status: f.status, xml: errorXml(f) };
+    }
+    const handler = handlers[action];
+    if (!handler)
+      return {
+        status: 400,
+        xml: errorXml({
+          status: 400,
+          code: 'InvalidAction',
+          message: `${action} is not supported by the lab`,
+          type: 'Sender',
+        }),
+      };
+    try {
+      return { status: 200, xml: resultXml(action, await handler(params, group)) };
+    } catch (error) {
+      const e =
+        error instanceof ApiError ? error : new ApiError('InternalFailure', String(error), 500);
+      return {
+        status: e.status,
+        xml: errorXml({
+          status: e.status,
+          code: e.code,
+          message: e.message,
+          type: e.status >= 500 ? 'Receiver' : 'Sender',
+        }),
+      };
+    }
+  };
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? ELBV2_PORT, layout.frontend.address, resolve);
+  });
+  const { address, port } = server.address() as AddressInfo;
+  return {
+    url: `http://${address}:${port}`,
+    group,
+    calls,
+    inject: (action, kind, count) => {
+      faults.set(action, [...(faults.get(action) ?? []), ...Array<FaultKind>(count).fill(kind)]);
+    },
+    close: async () => {
+      group.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

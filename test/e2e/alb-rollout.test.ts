@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatReport, startLoad } from '../../scripts/lab/index.js';
+import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
+
+/**
+ * The rollout through `balancer.kind: alb`: the real SDK, through its standard
+ * endpoint override, against the lab's ELBv2 endpoint, which answers from and
+ * acts on the lab's real HAProxy.
+ */
+let fleet: Fleet;
+beforeAll(async () => {
+  fleet = await startFleet({
+    hosts: 2,
+    subnet: '127.0.30',
+    workDir: '/tmp/handoff-e2e-30',
+    balancer: 'alb',
+  });
+});
+afterAll(async () => {
+  await fleet?.stop();
+});
+
+const releases = (): Promise<string[]> => liveReleases((args) => fleet.deploy(args));
+
+/** Every state the endpoint reports for each target, sampled while `run` runs. */
+async function watchStates<T>(run: () => Promise<T>): Promise<{ result: T; seen: string[][] }> {
+  const group = fleet.lab.elbv2!.group;
+  const ids = fleet.lab.hosts.map((h) => h.address);
+  const seen = ids.map(() => [] as string[]);
+  let done = false;
+  const sample = async (): Promise<void> => {
+    while (!done) {
+      const listed = (await group.health([], Date.now())) as {
+        Target: { Id: string };
+        TargetHealth: { State: string };
+      }[];
+      ids.forEach((id, i) => {
+        const state = listed.find((d) => d.Target.Id === id)?.TargetHealth.State ?? 'unused';
+        if (seen[i]?.at(-1) !== state) seen[i]?.push(state);
+      });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const sampling = sample();
+  try {
+    return { result: await run(), seen };
+  } finally {
+    done = true;
+    await sampling;
+  }
+}
+
+describe('deploy rollout with balancer.kind alb under load', () => {
+  it('drain.method health: every host on the new release, zero failed requests', async () => {
+    await fleet.stageEverywhere('r2');
+    const load = startLoad({ url: fleet.lab.url, concurrency: 8 });
+    const r = await fleet.deploy(['rollout', '--release', 'r2']);
+    const report = await load.stop();
+    expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
+    expect(report.failed, formatReport(report)).toBe(0);
+    expect(report.ok).toBeGreaterThan(100);
+    expect(await releases()).toEqual(['r2', 'r2']);
+    // through the ALB API: the SDK's output never reaches the user
+    expect(r.stderr).not.toMatch(/aws-sdk|NodeDeprecationWarning|AWS SDK/i);
+  });
+
+  it('drain.method deregister: zero failed requests, each target draining, unused, initial, healthy', async () => {
+    await fleet.writeConfig({ drainMethod: 'deregister' });
+    await fleet.stageEverywhere('r3');
+    const load = startLoad({ url: fleet.lab.url, concurrency: 8 });
+    const { result: r, seen } = await watchStates(() =>
+      fleet.deploy(['rollout', '--release', 'r3']),
+    );
+    const report = await load.stop();
+    expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
+    expect(report.failed, formatReport(report)).toBe(0);
+    expect(await releases()).toEqual(['r3', 'r3']);
+    for (const states of seen)
+      expect(states).toEqual(['healthy', 'draining', 'unused', 'initial', 'healthy']);
+    // the endpoint acted on HAProxy: both servers are back in rotation there
+    for (const h of fleet.lab.hosts) expect(await fleet.lab.serverStatus(h.name)).toBe('UP');
+  });
+});
