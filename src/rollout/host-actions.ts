@@ -24,8 +24,13 @@ export function hostActions(
       if (deregister) await deps.balancer.deregister(host.target);
     },
     async undrain() {
-      if (deregister) await deps.balancer.register(host.target);
+      // the marker goes whatever the balancer says: a register refused (AccessDenied
+      // after a deregister that was refused too) must not leave the health endpoint
+      // answering 503, which takes the host out by the health checks instead
+      let refused: unknown;
+      if (deregister) await deps.balancer.register(host.target).catch((e: unknown) => (refused = e));
       await agent.undrain();
+      if (refused !== undefined) throw refused;
     },
   };
 }

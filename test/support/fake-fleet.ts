@@ -204,11 +204,15 @@ export class FakeBalancer implements Balancer {
     if (!h.healthy) return false;
     return h.undrainedAt === 0 || now - h.undrainedAt >= this.s.interval * this.s.healthyThreshold;
   }
+  /** make register/deregister refuse (an IAM policy without them) */
+  refuse: Error | undefined;
   deregister(target: string) {
+    if (this.refuse) return Promise.reject(this.refuse);
     this.deregistered.push(target);
     return Promise.resolve();
   }
   register() {
+    if (this.refuse) return Promise.reject(this.refuse);
     return Promise.resolve();
   }
   close() {

@@ -5,6 +5,7 @@ import { rollout } from '../../../src/rollout/rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';
+import { FakeBalancer, settings } from '../../support/fake-fleet.js';
 
 const HANDSHAKE = [
   'lock',
@@ -333,6 +334,30 @@ describe('a stop that is not proven', () => {
     expect(f.actions(1)).not.toContain('switch r2');
     expect(f.actions(1).filter((a) => a.startsWith('start'))).toEqual([]);
     expect(result.hosts[0]?.error).toContain('127.0.0.1:8080 still accepts connections');
+  });
+});
+
+describe('a balancer that refuses to deregister', () => {
+  it('takes the drain marker off again: the host is not left out of rotation by its health', async () => {
+    const base = testConfig();
+    const f = fleet(
+      { ...base, drain: { ...base.drain, method: 'deregister' } },
+      'r1',
+      (hosts, clock) =>
+        new FakeBalancer(hosts, clock, { ...settings, deregistrationDelay: 30_000 }),
+    );
+    const denied = new BlockedError(
+      'AccessDenied: elasticloadbalancing:DeregisterTargets is not allowed',
+    );
+    f.balancer.refuse = denied;
+    const result = await rollout(f.deps, options);
+    expect(result.hosts[0]).toMatchObject({
+      result: 'failed',
+      stoppedAt: 'drain',
+      leftDrained: true,
+    });
+    expect(f.host(1).drained).toBe(false);
+    expect(f.actions(1)).toEqual(['lock', 'drain', 'undrain', 'unlock']);
   });
 });
 
