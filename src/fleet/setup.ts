@@ -106,6 +106,9 @@ export async function setupHost(
       throw new OperationError(
         `the installed agent does not match this deploy (${hello.sha256.slice(0, 12)})`,
       );
+    // compose: the host must answer to a compose command (compose-command.ts)
+    const compose = (await agent.status()).compose;
+    if (compose && 'error' in compose) throw new OperationError(compose.error);
     input.log.emit({
       level: 'info',
       event: 'setup',

@@ -1,3 +1,4 @@
+import { readReleaseFiles } from './release-files.js';
 import type { HostConfig } from '../config/types.js';
 import { BlockedError, UsageError } from '../errors.js';
 import { awaitInBound, awaitOutBound } from '../timing/index.js';
@@ -36,6 +37,7 @@ export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
  */
 export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promise<RolloutResult> {
   const plan = makePlan(deps, options);
+  const files = await readReleaseFiles(deps.config);
   const pre = await preflight(deps, plan);
   const startedAt = deps.clock.now();
   const bounds: Bounds = {
@@ -85,7 +87,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
           const agent = agentOf(h);
           // opened in preflight; again only if that session has ended since
           await agent.openSession?.();
-          await agent.publish(plan.release);
+          await agent.publish(plan.release, files);
         }),
       ),
     );

@@ -25,6 +25,8 @@ export interface AgentArgs {
   readonly expectAgent?: string;
   /** start: only these services (comma-separated) */
   readonly services?: string;
+  /** publish inside a session: the document (release-files.ts) that stdin carries otherwise */
+  readonly files?: string;
 }
 
 export interface AgentEnv {
@@ -74,7 +76,12 @@ async function dispatch(
     case 'undrain':
       return ops.undrain(config);
     case 'publish':
-      return ops.publish(config, need(args.release, '--release'), await env.readStdin());
+      // exec'd: the document is stdin; in a session, a call's `files` argument
+      return ops.publish(
+        config,
+        need(args.release, '--release'),
+        args.files ?? (await env.readStdin()),
+      );
     case 'switch':
       return ops.switchTo(config, need(args.release, '--release'));
     case 'start':
