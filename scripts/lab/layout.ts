@@ -34,6 +34,8 @@ export interface LabLayout {
   readonly selfName: string;
   readonly backend: string;
   readonly timings: LabTimings;
+  /** command: the demo's start/stop/status commands; compose: real containers (compose.ts) */
+  readonly runtime: LabRuntime;
   /** the directories each host gets a private tmpfs over */
   readonly privateMounts: readonly string[];
   /** host.root, host.state, host.lock, host.agent of deploy.yml */
@@ -45,7 +47,11 @@ export interface LabLayout {
   };
 }
 
+export type LabRuntime = 'command' | 'compose';
+
 export interface LayoutOptions {
+  /** default command */
+  readonly runtime?: LabRuntime;
   /** default 3 */
   readonly hosts?: number;
   /** default /tmp/handoff-lab */
@@ -82,6 +88,7 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
     selfName: 'lab-self',
     backend: `be_${service}`,
     timings: { ...defaultTimings, ...options.timings },
+    runtime: options.runtime ?? 'command',
     // parents, not just <svc>: proper-lockfile and temp+rename write siblings of these paths
     privateMounts: [
       '/srv/handoff',

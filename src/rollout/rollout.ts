@@ -94,6 +94,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
 
   const outcomes: HostOutcome[] = [];
   let blocked: string | undefined;
+  let prepareFailed: string | undefined;
   let next = plan.waves[0] ? prepare(plan.waves[0]) : Promise.resolve([]);
   let waveIndex = 0;
   for (; waveIndex < plan.waves.length; waveIndex += 1) {
@@ -105,7 +106,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     if (failedPrepare.length > 0) {
       const [name, reason] = failedPrepare[0] ?? [];
       const why = reason instanceof Error ? reason.message : String(reason);
-      blocked = `${name}: prepare failed, this wave was not drained: ${why}`;
+      prepareFailed = `${name}: prepare failed, this wave was not drained: ${why}`;
       break;
     }
     if (deps.signal.aborted) break;
@@ -152,6 +153,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     notReached,
     elapsed_ms: deps.clock.now() - startedAt,
     ...(blocked ? { blocked } : {}),
+    ...(prepareFailed ? { prepareFailed } : {}),
   };
 }
 

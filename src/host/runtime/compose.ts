@@ -48,7 +48,8 @@ export class ComposeRuntime implements Runtime {
     for (const image of await composeImages(config)) {
       const r = await this.exec(imageInspect(target.command, image), options);
       if (r.code !== 0 || r.timedOut) {
-        const why = lastLine(pull.stderr) || lastLine(r.stderr);
+        // a pull that said `done` for it says nothing: the inspect's answer does
+        const why = pull.code !== 0 ? lastLine(pull.stderr) : lastLine(r.stderr);
         throw new OperationError(
           `image ${image} cannot be pulled and is not on this host${why ? `: ${why}` : ''}`,
         );
