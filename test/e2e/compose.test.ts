@@ -110,8 +110,10 @@ describe.skipIf(problem !== undefined)('the compose runtime with real containers
       { timeout: 20_000, interval: 500 },
     );
     expect(r.code).toBe(1);
-    expect(`${r.stdout}\n${r.stderr}`).toMatch(/\bworker\b/);
-    console.log(`${r.stdout}\n${r.stderr}`);
+    // the verify table: host, service, ✗ and why (its marks stopped: stale-marks)
+    expect(`${r.stdout}\n${r.stderr}`).toMatch(
+      new RegExp(`${host.name}\\s+worker\\s+✗.*stale-marks`),
+    );
     const started = await fleet.lab.podman(host, ['start', 'lab_worker_1']);
     expect(started.exitCode, started.stderr).toBe(0);
   }, 60_000);
