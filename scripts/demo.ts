@@ -3,18 +3,24 @@
 // `deploy setup`, a first rollout, then `deploy rollout` of a new release while a
 // load generator keeps keep-alive connections busy and the watchdog ticks on
 // every host. Everything is torn down on exit, on failure and on Ctrl-C.
+// `npm run demo -- --runtime compose`: the same with real containers (Podman,
+// docs/lab.md); `--subnet` and `--work-dir` keep it apart from another lab.
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { buildBundle } from './build.js';
-import { formatReport, startLab, startLoad, startWatchdogs } from './lab/index.js';
+import {
+  composeEnv,
+  composeLabProblem,
+  formatReport,
+  startLab,
+  startLoad,
+  startWatchdogs,
+  type Lab,
+} from './lab/index.js';
 
 const HOSTS = Number(process.env.DEMO_HOSTS ?? 3);
-// `npm run demo -- --balancer alb` (or LAB_BALANCER=alb): deploy.yml says kind alb, and the
-// CLI reaches the lab's ELBv2 endpoint through the SDK's standard endpoint override
-const { values: flags } = parseArgs({ options: { balancer: { type: 'string' } } });
-const BALANCER = flags.balancer ?? process.env.LAB_BALANCER ?? 'haproxy';
 
 function say(line: string): void {
   console.log(`\n\x1b[1m▸ ${line}\x1b[0m`);
@@ -34,11 +40,39 @@ async function deploy(
   return r.exitCode ?? 1;
 }
 
+function demoArgs() {
+  const { values } = parseArgs({
+    options: {
+      runtime: { type: 'string', default: 'command' },
+      // or LAB_BALANCER=alb: deploy.yml says kind alb, and the CLI reaches the lab's
+      // ELBv2 endpoint through the SDK's standard endpoint override
+      balancer: { type: 'string' },
+      subnet: { type: 'string' },
+      'work-dir': { type: 'string' },
+    },
+  });
+  const runtime = values.runtime;
+  if (runtime !== 'command' && runtime !== 'compose')
+    throw new Error(`--runtime ${runtime}: use command or compose`);
+  const balancer = values.balancer ?? process.env.LAB_BALANCER ?? 'haproxy';
+  if (balancer !== 'haproxy' && balancer !== 'alb')
+    throw new Error(`--balancer ${balancer}: use haproxy or alb`);
+  return {
+    runtime,
+    balancer,
+    ...(values.subnet ? { subnet: values.subnet } : {}),
+    ...(values['work-dir'] ? { workDir: values['work-dir'] } : {}),
+  } as const;
+}
+
+/** compose mode: the image `localhost/handoff-lab:<release>` on every host, then the release files */
+async function stage(lab: Lab, release: string): Promise<void> {
+  if (lab.layout.runtime === 'compose') await lab.tagImage(release);
+  await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, release)));
+}
+
 async function main(): Promise<number> {
-  if (BALANCER !== 'haproxy' && BALANCER !== 'alb') {
-    console.error(`--balancer ${BALANCER}: use haproxy or alb`);
-    return 2;
-  }
+  const args = demoArgs();
   if (process.getuid?.() !== 0) {
     console.error(
       'the demo needs root (it makes mount namespaces and binds loopback addresses): sudo npm run demo',
@@ -47,34 +81,41 @@ async function main(): Promise<number> {
   }
   say('building the deploy bundles: the CLI, and the host agent that setup installs');
   const bundle = await buildBundle();
-  say(
-    `starting the lab: ${HOSTS} hosts with real sshd behind a real HAProxy${BALANCER === 'alb' ? ", behind the lab's ELBv2 endpoint" : ''}`,
-  );
-  const lab = await startLab({
-    hosts: HOSTS,
-    balancer: BALANCER,
-    report: (l) => console.log(`  ${l}`),
-  });
-  const env = lab.deployEnv();
+  if (args.runtime === 'compose') {
+    const problem = await composeLabProblem(args.workDir ?? '/tmp/handoff-lab');
+    if (problem) {
+      console.error(`the compose demo needs Podman to start containers here: ${problem}`);
+      return 3;
+    }
+  }
+  const what = [
+    args.balancer === 'alb' ? ", behind the lab's ELBv2 endpoint" : '',
+    args.runtime === 'compose' ? ', services in Podman containers' : '',
+  ].join('');
+  say(`starting the lab: ${HOSTS} hosts with real sshd behind a real HAProxy${what}`);
+  const lab = await startLab({ hosts: HOSTS, ...args, report: (l) => console.log(`  ${l}`) });
+  const deployEnv = lab.deployEnv();
   try {
     const configPath = path.join(lab.layout.workDir, 'deploy.yml');
     await writeFile(configPath, lab.config());
     console.log(`  deploy.yml: ${configPath}\n  frontend:   ${lab.url}`);
     say('deploy check: the drain timeline and its invariants, from the live HAProxy');
-    if ((await deploy(bundle, configPath, env, ['check', '--live'])) !== 0) return 1;
+    if ((await deploy(bundle, configPath, deployEnv, ['check', '--live'])) !== 0) return 1;
     say('deploy setup: agent, host config and directories on every host');
-    if ((await deploy(bundle, configPath, env, ['setup'])) !== 0) return 1;
+    if ((await deploy(bundle, configPath, deployEnv, ['setup'])) !== 0) return 1;
     say('first rollout onto the fresh fleet: release r1');
-    await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, 'r1')));
-    if ((await deploy(bundle, configPath, env, ['rollout', '--release', 'r1'])) !== 0) return 1;
+    await stage(lab, 'r1');
+    if ((await deploy(bundle, configPath, deployEnv, ['rollout', '--release', 'r1'])) !== 0)
+      return 1;
     say('deploy verify: every service on every host, and the balancer');
-    if ((await deploy(bundle, configPath, env, ['verify'])) !== 0) return 1;
+    if ((await deploy(bundle, configPath, deployEnv, ['verify'])) !== 0) return 1;
 
     say('rollout of release r2 under continuous keep-alive load, watchdog ticking every second');
-    await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, 'r2')));
-    const watchdogs = startWatchdogs(lab.hosts);
+    await stage(lab, 'r2');
+    const env = (h: (typeof lab.hosts)[number]) => composeEnv(lab.layout, h);
+    const watchdogs = startWatchdogs(lab.hosts, args.runtime === 'compose' ? { env } : {});
     const load = startLoad({ url: lab.url, concurrency: 8, maxDurationMs: 600_000 });
-    const code = await deploy(bundle, configPath, env, ['rollout', '--release', 'r2']);
+    const code = await deploy(bundle, configPath, deployEnv, ['rollout', '--release', 'r2']);
     const report = await load.stop();
     const restarts = (await watchdogs.stop()).flatMap((out) =>
       out.split('\n').filter((l) => /restart/.test(l)),

@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { composeFiles } from './compose.js';
 import { labFiles, type LabLayout } from './layout.js';
 import { serviceEnv } from './services.js';
 
@@ -65,6 +66,7 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
   const t = layout.timings;
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
   const sshPort = layout.hosts[0]?.sshPort ?? 22;
+  const compose = layout.runtime === 'compose';
   const doc = {
     service: layout.service,
     ssh: {
@@ -104,7 +106,13 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
       rollback: options.rollback ?? true,
     },
     host: layout.paths,
-    runtime: { kind: 'command' },
+    runtime: compose
+      ? {
+          kind: 'compose',
+          compose_file: composeFiles(layout.workDir).composeFile,
+          compose_command: ['docker-compose'],
+        }
+      : { kind: 'command' },
     services: [
       {
         name: 'app',
@@ -113,14 +121,16 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
           ...(options.expectRelease ? { expect_release: true } : {}),
           timeout: '1s',
         },
-        ...commands(layout, 'app', stopTimeoutMs, options.brokenStop === 'app'),
+        ...(compose ? {} : commands(layout, 'app', stopTimeoutMs, options.brokenStop === 'app')),
       },
       {
         name: 'worker',
         check: {
           heartbeat: { dir: 'marks', max_age: s(options.heartbeatMaxAgeMs ?? 5000), expected: 2 },
         },
-        ...commands(layout, 'worker', stopTimeoutMs, options.brokenStop === 'worker'),
+        ...(compose
+          ? {}
+          : commands(layout, 'worker', stopTimeoutMs, options.brokenStop === 'worker')),
       },
     ],
     watchdog: {

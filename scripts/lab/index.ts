@@ -33,3 +33,4 @@ export { pidsInNamespace, mountNamespaceOf } from './procs.js';
 export { ensurePackages, missingPackages } from './packages.js';
 export { startWatchdogs } from './watchdogs.js';
 export type { Watchdogs } from './watchdogs.js';
+export { composeEnv, composeFiles, composeLabProblem, LAB_IMAGE } from './compose.js';

@@ -1,3 +1,4 @@
+import { podman, tagImage } from './compose.js';
 import { labConfig, type LabConfigOptions } from './config.js';
 import { LAB_REGION, type Elbv2Endpoint } from './elbv2/endpoint.js';
 import { inHost, sshExec, type ExecOptions, type ExecResult } from './exec.js';
@@ -55,6 +56,10 @@ export interface Lab {
   /** app and worker started as before handoff: `setsid node app.mjs &`, no pid file */
   startByHand(host: string | LabHost, releaseDir: string): Promise<void>;
   stopServicesDirectly(host: string | LabHost, releaseDir: string): Promise<void>;
+  /** compose mode: image `localhost/handoff-lab:<release>` on every host, as a pull would make it */
+  tagImage(release: string): Promise<void>;
+  /** compose mode: `podman <args>` against the host's own engine */
+  podman(host: string | LabHost, args: readonly string[]): Promise<ExecResult>;
   /** kill every process of every host and HAProxy; the namespaces and their mounts vanish */
   stop(): Promise<void>;
 }
@@ -116,6 +121,8 @@ export function labApi(
     startServicesDirectly: (h, dir) => startServicesDirectly(layout, byName(h), dir),
     startByHand: (h, dir) => startByHand(layout, byName(h), dir),
     stopServicesDirectly: (h, dir) => stopServicesDirectly(layout, byName(h), dir),
+    tagImage: (release) => tagImage(layout, hosts, release),
+    podman: (h, args) => podman(layout, byName(h), args),
     stop,
   };
 }

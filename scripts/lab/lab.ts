@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { startElbv2Endpoint, type Elbv2Endpoint } from './elbv2/endpoint.js';
+import { removeContainers, startEngines } from './compose.js';
 import { startHaproxy } from './haproxy.js';
 import { startHost, type LabHost } from './host.js';
 import { labApi, type Lab } from './lab-api.js';
@@ -28,6 +29,15 @@ export async function cleanLeftovers(workDir: string): Promise<string[]> {
   const state = readState(workDir);
   if (!state) return [];
   const cleaned: string[] = [];
+  // containers live in namespaces of their own: they would outlive the hosts'
+  if (state.compose) {
+    const layout = labLayout({ workDir, runtime: 'compose' });
+    const alive = state.hosts.filter((h) => isAlive(h.pid));
+    await removeContainers(
+      layout,
+      alive.map((h) => ({ ...h, address: '', sshPort: 0 })),
+    );
+  }
   for (const h of state.hosts) {
     await killNamespace(h.mountNamespace);
     cleaned.push(h.name);
@@ -109,6 +119,11 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         writeState(layout.workDir, state);
       });
       hosts.push(host);
+    }
+    if (layout.runtime === 'compose') {
+      state.compose = true;
+      writeState(layout.workDir, state);
+      await startEngines(layout, hosts, () => undefined, report);
     }
     report(`starting haproxy on ${layout.frontend.address}:${layout.frontend.port}`);
     await startHaproxy(layout, (pid) => {

@@ -40,6 +40,8 @@ export interface LabLayout {
   readonly backend: string;
   readonly timings: LabTimings;
   readonly balancer: LabBalancer;
+  /** command: the demo's start/stop/status commands; compose: real containers (compose.ts) */
+  readonly runtime: LabRuntime;
   /** the directories each host gets a private tmpfs over */
   readonly privateMounts: readonly string[];
   /** host.root, host.state, host.lock, host.agent of deploy.yml */
@@ -51,7 +53,11 @@ export interface LabLayout {
   };
 }
 
+export type LabRuntime = 'command' | 'compose';
+
 export interface LayoutOptions {
+  /** default command */
+  readonly runtime?: LabRuntime;
   /** default 3 */
   readonly hosts?: number;
   /** default /tmp/handoff-lab */
@@ -92,6 +98,7 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
     backend: `be_${service}`,
     timings: { ...(balancer === 'alb' ? albTimings : defaultTimings), ...options.timings },
     balancer,
+    runtime: options.runtime ?? 'command',
     // parents, not just <svc>: proper-lockfile and temp+rename write siblings of these paths
     privateMounts: [
       '/srv/handoff',

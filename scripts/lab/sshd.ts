@@ -1,6 +1,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
+import { composeEnv } from './compose.js';
 import { labFiles, type LabHostPlan, type LabLayout } from './layout.js';
 
 async function keygen(file: string, comment: string): Promise<string> {
@@ -30,6 +31,11 @@ export function sshdConfig(layout: LabLayout, host: LabHostPlan, hostKey: string
     '/sbin',
     '/bin',
   ];
+  // compose mode: the agent's compose commands reach this host's own Podman
+  const extraEnv =
+    layout.runtime === 'compose'
+      ? Object.entries(composeEnv(layout, host)).map(([k, v]) => `${k}=${v}`)
+      : [];
   return [
     `ListenAddress ${host.address}:${host.sshPort}`,
     `HostKey ${hostKey}`,
@@ -48,7 +54,7 @@ export function sshdConfig(layout: LabLayout, host: LabHostPlan, hostKey: string
     'MaxSessions 200',
     'LogLevel ERROR',
     'Subsystem sftp internal-sftp',
-    `SetEnv PATH=${[...new Set(pathVar)].join(':')}`,
+    `SetEnv ${[`PATH=${[...new Set(pathVar)].join(':')}`, ...extraEnv].join(' ')}`,
     '',
   ].join('\n');
 }

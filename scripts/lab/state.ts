@@ -9,6 +9,8 @@ export interface LabState {
   readonly ownerPid: number;
   hosts: { name: string; pid: number; mountNamespace: string }[];
   haproxyPid?: number;
+  /** compose mode: each host's podman system service (inside its namespaces) */
+  compose?: boolean;
 }
 
 export function readState(workDir: string): LabState | undefined {

@@ -14,7 +14,12 @@ export interface Watchdogs {
  */
 export function startWatchdogs(
   hosts: readonly LabHost[],
-  options: { service?: string; timeoutMs?: number } = {},
+  options: {
+    service?: string;
+    timeoutMs?: number;
+    /** what a host's cron would give the tick (compose mode: DOCKER_HOST, compose.ts) */
+    env?: (host: LabHost) => Record<string, string>;
+  } = {},
 ): Watchdogs {
   const service = options.service ?? 'lab';
   const procs: ResultPromise[] = hosts.map((h) => {
@@ -31,6 +36,7 @@ export function startWatchdogs(
       reject: false,
       all: true,
       timeout: options.timeoutMs ?? 900_000,
+      ...(options.env ? { env: { ...process.env, ...options.env(h) } } : {}),
     });
   });
   return {

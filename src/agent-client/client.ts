@@ -10,6 +10,7 @@ import {
 import type { Log } from '../log.js';
 import type { RemoteProcess, Transport } from '../remote/transport.js';
 import type { HostAgent } from './host-agent.js';
+import { encodePublish, type ReleaseFile } from '../host/release-files.js';
 import {
   decodeLine,
   relayEvent,
@@ -110,10 +111,19 @@ export class AgentClient implements HostAgent {
     return this.call<HostStatus>('status', [], { timeoutMs: 15_000 });
   }
 
-  async publish(release: string): Promise<void> {
+  async publish(release: string, files: readonly ReleaseFile[] = []): Promise<void> {
+    const document = encodePublish(files);
     if (this.session && !this.lockLost)
-      await this.inSession('publish', { release }, PUBLISH_TIMEOUT);
-    else await this.call('publish', ['--release', release]);
+      await this.inSession(
+        'publish',
+        files.length ? { release, files: document } : { release },
+        PUBLISH_TIMEOUT,
+      );
+    else
+      await this.call('publish', ['--release', release], {
+        stdin: document,
+        timeoutMs: PUBLISH_TIMEOUT,
+      });
   }
 
   async drain(by: string, leaseMs: number, release: string): Promise<void> {

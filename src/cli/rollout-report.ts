@@ -23,6 +23,7 @@ export function renderResult(r: RolloutResult): string {
   const lines = r.hosts.map(hostLine);
   if (r.notReached.length > 0) lines.push(`  not reached (untouched): ${r.notReached.join(', ')}`);
   if (r.blocked) lines.push(`stopped before the next wave: ${r.blocked}`);
+  if (r.prepareFailed) lines.push(`stopped before the next wave: ${r.prepareFailed}`);
   const failed = r.hosts.find((h) => h.result !== 'deployed');
   if (failed) {
     lines.push(

@@ -75,6 +75,8 @@ export async function runRollout(flags: RolloutCliFlags): Promise<void> {
     out.result(result.ok, { ...result });
     if (!result.ok) {
       if (result.blocked) throw new BlockedError(result.blocked);
+      // a release that cannot be prepared is the release's failure, not a refusal
+      if (result.prepareFailed) throw new OperationError(result.prepareFailed);
       const failed = result.hosts.filter((h) => h.result !== 'deployed');
       // every host that failed was refused before anything changed on it (its lock was taken)
       if (failed.length > 0 && failed.every((h) => h.blocked))

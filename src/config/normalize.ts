@@ -65,7 +65,11 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
     },
     runtime:
       raw.runtime.kind === 'compose'
-        ? { kind: 'compose', composeFile: local(raw.runtime.compose_file) }
+        ? {
+            kind: 'compose',
+            composeFile: local(raw.runtime.compose_file),
+            ...(raw.runtime.compose_command ? { composeCommand: raw.runtime.compose_command } : {}),
+          }
         : { kind: 'command' },
     services: raw.services.map(serviceConfig),
     watchdog: {

@@ -112,6 +112,10 @@ const runtime = z
       z.strictObject({
         kind: z.literal('compose'),
         compose_file: text('the compose file, relative to this file; published with each release'),
+        compose_command: z.array(text('one word of the compose command')).min(1).optional().meta({
+          description:
+            'the compose command on the hosts, as words (default: docker compose, else docker-compose, else podman-compose)',
+        }),
       }),
       z.strictObject({ kind: z.literal('command') }),
     ],

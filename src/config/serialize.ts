@@ -57,7 +57,11 @@ export function toDocument(config: Config): RawConfigInput {
     host: { root: host.root, lock: host.lock, state: host.state, agent: host.agent },
     runtime:
       runtime.kind === 'compose'
-        ? { kind: 'compose', compose_file: runtime.composeFile }
+        ? {
+            kind: 'compose',
+            compose_file: runtime.composeFile,
+            ...(runtime.composeCommand ? { compose_command: [...runtime.composeCommand] } : {}),
+          }
         : { kind: 'command' },
     services: config.services.map(service),
     watchdog: {

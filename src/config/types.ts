@@ -102,7 +102,13 @@ export interface HostPaths {
 }
 
 export type RuntimeConfig =
-  { readonly kind: 'compose'; readonly composeFile: string } | { readonly kind: 'command' };
+  | {
+      readonly kind: 'compose';
+      readonly composeFile: string;
+      /** argv words; absent: found on each host (compose-command.ts) */
+      readonly composeCommand?: readonly string[];
+    }
+  | { readonly kind: 'command' };
 
 /** A check's own hysteresis, overriding the watchdog's (deploy.yml: per check). */
 export interface CheckThresholds {

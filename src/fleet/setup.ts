@@ -66,7 +66,7 @@ const stateOf = (f: SetupFile): string => `${sha(f.content)} ${f.mode.toString(8
 export async function setupHost(
   host: HostConfig,
   transport: Transport,
-  agent: Pick<AgentClient, 'hello'>,
+  agent: Pick<AgentClient, 'hello' | 'status'>,
   input: SetupInput,
 ): Promise<HostSetup> {
   const { config } = input;
@@ -122,6 +122,9 @@ export async function setupHost(
       throw new OperationError(
         `the installed agent does not match this deploy (${hello.sha256.slice(0, 12)})`,
       );
+    // compose: the host must answer to a compose command (compose-command.ts)
+    const compose = (await agent.status()).compose;
+    if (compose && 'error' in compose) throw new OperationError(compose.error);
     input.log.emit({
       level: 'info',
       event: 'setup',

@@ -27,10 +27,14 @@ export function hostActions(
       // the marker goes whatever the balancer says: a register refused (AccessDenied
       // after a deregister that was refused too) must not leave the health endpoint
       // answering 503, which takes the host out by the health checks instead
-      let refused: unknown;
-      if (deregister) await deps.balancer.register(host.target).catch((e: unknown) => (refused = e));
+      const refused = deregister
+        ? await deps.balancer.register(host.target).then(
+            () => undefined,
+            (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+          )
+        : undefined;
       await agent.undrain();
-      if (refused !== undefined) throw refused;
+      if (refused) throw refused;
     },
   };
 }

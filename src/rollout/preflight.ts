@@ -59,7 +59,10 @@ export async function preflight(deps: RolloutDeps, plan: Plan): Promise<Prefligh
         // the agent that will hold this host's lock starts now (no lock yet): it checks it
         // is this deploy's agent, answers the status, and carries every later step
         await agent.openSession?.();
-        statuses.set(host.name, await agent.status());
+        const status = await agent.status();
+        if (status.compose && 'error' in status.compose)
+          throw new BlockedError(`${host.name}: ${status.compose.error}`);
+        statuses.set(host.name, status);
         agents.set(host.name, agent);
       } catch (error) {
         problems.push(

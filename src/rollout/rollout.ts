@@ -1,4 +1,5 @@
 import type { FailOpenMinimum } from '../balancer/fail-open.js';
+import { readReleaseFiles } from './release-files.js';
 import type { HostConfig } from '../config/types.js';
 import { BlockedError, UsageError } from '../errors.js';
 import { RELEASE_ID } from '../release-id.js';
@@ -36,6 +37,7 @@ export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
  */
 export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promise<RolloutResult> {
   const plan = makePlan(deps, options);
+  const files = await readReleaseFiles(deps.config);
   const pre = await preflight(deps, plan);
   const startedAt = deps.clock.now();
   const bounds: Bounds = {
@@ -85,13 +87,14 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
           const agent = agentOf(h);
           // opened in preflight; again only if that session has ended since
           await agent.openSession?.();
-          await agent.publish(plan.release);
+          await agent.publish(plan.release, files);
         }),
       ),
     );
 
   const outcomes: HostOutcome[] = [];
   let blocked: string | undefined;
+  let prepareFailed: string | undefined;
   let next = plan.waves[0] ? prepare(plan.waves[0]) : Promise.resolve([]);
   let waveIndex = 0;
   // when the last wave's hosts finish ramping up under slow start
@@ -105,7 +108,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     if (failedPrepare.length > 0) {
       const [name, reason] = failedPrepare[0] ?? [];
       const why = reason instanceof Error ? reason.message : String(reason);
-      blocked = `${name}: prepare failed, this wave was not drained: ${why}`;
+      prepareFailed = `${name}: prepare failed, this wave was not drained: ${why}`;
       break;
     }
     if (deps.signal.aborted) break;
@@ -154,6 +157,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     notReached,
     elapsed_ms: deps.clock.now() - startedAt,
     ...(blocked ? { blocked } : {}),
+    ...(prepareFailed ? { prepareFailed } : {}),
   };
 }
 

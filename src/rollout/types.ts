@@ -78,6 +78,8 @@ export interface RolloutResult {
   /** hosts of the plan that were never touched */
   readonly notReached: readonly string[];
   readonly elapsed_ms: number;
-  /** the rollout stopped before a wave for this reason (capacity guard, prepare): exit 3 */
+  /** the rollout was refused before a wave for this reason (capacity guard): exit 3 */
   readonly blocked?: string;
+  /** the release could not be prepared on a host of the next wave (publish, pull): exit 1, that wave not drained */
+  readonly prepareFailed?: string;
 }

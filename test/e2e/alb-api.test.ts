@@ -43,9 +43,9 @@ describe('deploy rollout through an ALB API that refuses', () => {
   });
 
   it('a target the group has only on another port: exit 3 in preflight naming it', async () => {
-    await fleet.writeConfig({ targets: { 'web-2': '127.0.31.2:9000' } });
+    await fleet.configure({ targets: { 'web-2': '127.0.31.2:9000' } });
     const r = await fleet.deploy(['rollout', '--release', 'r2']);
-    await fleet.writeConfig();
+    await fleet.configure();
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain(
       "preflight: not registered in the balancer's target group: web-2 (target 127.0.31.2:9000: registered on port 8000, not 9000)",

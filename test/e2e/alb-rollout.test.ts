@@ -65,7 +65,7 @@ describe('deploy rollout with balancer.kind alb under load', () => {
   });
 
   it('drain.method deregister: zero failed requests, each target draining, unused, initial, healthy', async () => {
-    await fleet.writeConfig({ drainMethod: 'deregister' });
+    await fleet.configure({ drainMethod: 'deregister' });
     await fleet.stageEverywhere('r3');
     const load = startLoad({ url: fleet.lab.url, concurrency: 8 });
     const { result: r, seen } = await watchStates(() =>

@@ -26,6 +26,8 @@ export interface Fleet {
   /** start `deploy …` without waiting (for interrupting it) */
   spawnDeploy(args: readonly string[]): ReturnType<typeof execa>;
   writeConfig(options?: LabConfigOptions): Promise<void>;
+  /** writeConfig, then `deploy setup`: a rollout refuses hosts whose host config is not deploy.yml's */
+  configure(options?: LabConfigOptions): Promise<void>;
   stageEverywhere(release: string, options?: StageOptions): Promise<void>;
   stop(): Promise<void>;
 }
@@ -54,6 +56,12 @@ export async function startFleet(
         env: { HANDOFF_WHO: 'e2e', ...lab.deployEnv() },
       }),
     writeConfig: (o) => writeFile(configPath, lab.config(o)),
+    configure: async (o) => {
+      await fleet.writeConfig(o);
+      const setup = await fleet.deploy(['setup']);
+      if (setup.code !== 0)
+        throw new Error(`deploy setup failed (${setup.code}): ${setup.stderr}${setup.stdout}`);
+    },
     stageEverywhere: async (release, o) => {
       await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, release, o)));
     },

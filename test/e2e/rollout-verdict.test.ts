@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReport } from '../../scripts/lab/index.js';
-import type { LabConfigOptions } from '../../scripts/lab/index.js';
 import type { HostOutcome } from '../../src/rollout/types.js';
 import { liveReleases, rolloutUnderLoad, startFleet, type Fleet } from './fleet-harness.js';
 
@@ -37,13 +36,6 @@ async function answering(): Promise<string[]> {
   );
 }
 
-/** deploy.yml with these options, published to the hosts (the agent reads the host config). */
-async function configure(options: LabConfigOptions = {}): Promise<void> {
-  await fleet.writeConfig(options);
-  const setup = await fleet.deploy(['setup']);
-  expect(setup.code, setup.stderr).toBe(0);
-}
-
 const rollout = (release: string) => rolloutUnderLoad(fleet, release);
 
 const stepsOf = (o: HostOutcome | undefined) => (o?.steps ?? []).map((s) => s.step);
@@ -70,7 +62,7 @@ describe('a rollout whose "deployed" is proof', () => {
   });
 
   it('fails at stop when stop exits 0 and stops nothing: the old release keeps serving, the rest untouched', async () => {
-    await configure({ brokenStop: 'app' });
+    await fleet.configure({ brokenStop: 'app' });
     await fleet.stageEverywhere('r2');
     const r = await rollout('r2');
     expect(r.code, r.log).toBe(1);
@@ -86,7 +78,7 @@ describe('a rollout whose "deployed" is proof', () => {
     expect(await releases()).toEqual(['r1', 'r1', 'r1']);
     expect(await answering()).toEqual(['r1', 'r1', 'r1']);
     await fleet.lab.waitForStatus('web-1', (s) => s === 'UP', 20_000);
-    await configure();
+    await fleet.configure();
   });
 
   it('catches a release whose readiness fails at verify, while drained: never undrained, rolled back', async () => {
@@ -104,7 +96,7 @@ describe('a rollout whose "deployed" is proof', () => {
   });
 
   it('with expect_release, fails a release that answers with the old id: release-mismatch', async () => {
-    await configure({ expectRelease: true });
+    await fleet.configure({ expectRelease: true });
     await fleet.stageEverywhere('r4', { claim: 'r1' });
     const r = await rollout('r4');
     expect(r.code, r.log).toBe(1);

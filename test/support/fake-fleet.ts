@@ -1,3 +1,4 @@
+import type { ReleaseFile } from '../../src/host/release-files.js';
 import type { Balancer, TargetState } from '../../src/balancer/balancer.js';
 import type { HealthCheckSettings } from '../../src/config/types.js';
 import type { HeldLock } from '../../src/agent-client/client.js';
@@ -42,6 +43,10 @@ export class FakeHost implements HostAgent {
   adoptable: string[] = [];
   /** the sha256 of the host config its agent reads */
   configSha256: string | undefined;
+  /** compose hosts: what status says of the compose command */
+  compose: HostStatus['compose'] | undefined;
+  /** the files each publish carried */
+  published: (readonly ReleaseFile[])[] = [];
   /** run a hook when an op is called (e.g. abort the rollout) */
   onCall: ((op: string) => void) | undefined;
 
@@ -81,9 +86,11 @@ export class FakeHost implements HostAgent {
         : { locked: false },
       draining: this.drained ? { by: 'someone', since: 'then', until: 'later' } : null,
       watchdog: null,
+      ...(this.compose ? { compose: this.compose } : {}),
     });
   }
-  publish(release: string) {
+  publish(release: string, files: readonly ReleaseFile[] = []) {
+    this.published.push(files);
     this.op(`publish ${release}`);
     return Promise.resolve();
   }

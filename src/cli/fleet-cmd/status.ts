@@ -1,4 +1,5 @@
 import { BlockedError } from '../../errors.js';
+import type { HostStatus } from '../../host/agent/types.js';
 import { mapLimit } from '../../fleet/map-limit.js';
 import { open, messageOf, type FleetFlags } from './open.js';
 export async function runStatus(flags: FleetFlags): Promise<void> {
@@ -33,7 +34,7 @@ export async function runStatus(flags: FleetFlags): Promise<void> {
         ? `${r.target.state}${r.target.inRotation === null ? '' : r.target.inRotation ? ' (in rotation)' : ' (out of rotation)'}`
         : 'unknown';
       out.text(
-        `${r.host}: release ${s.release ?? '-'} (previous ${s.previous ?? '-'}), ${lock}, ${drain}, balancer ${target}; watchdog ${watchdogSummary(s.watchdog)}`,
+        `${r.host}: release ${s.release ?? '-'}${composeSummary(s.compose)} (previous ${s.previous ?? '-'}), ${lock}, ${drain}, balancer ${target}; watchdog ${watchdogSummary(s.watchdog)}`,
       );
     }
     out.result(
@@ -65,4 +66,11 @@ function watchdogSummary(state: Readonly<Record<string, unknown>> | null): strin
       return `${name} ${m.trigger?.health ?? 'unknown'}${extra ? ` (${extra})` : ''}`;
     })
     .join(', ');
+}
+
+/** ` compose.yml sha256 1a2b3c4d5e6f` (the first 12), or why no compose command works here */
+function composeSummary(compose: HostStatus['compose']): string {
+  if (!compose) return '';
+  const hash = ` compose.yml sha256 ${compose.sha256?.slice(0, 12) ?? '-'}`;
+  return 'error' in compose ? `${hash} [${compose.error}]` : hash;
 }

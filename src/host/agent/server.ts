@@ -30,6 +30,8 @@ export interface AgentArgs {
   readonly ifStopped?: boolean;
   /** verify: an expect_release check accepts an answer without x-release */
   readonly releaseOptional?: boolean;
+  /** publish inside a session: the document (release-files.ts) that stdin carries otherwise */
+  readonly files?: string;
 }
 
 export interface AgentEnv {
@@ -81,7 +83,12 @@ async function dispatch(
     case 'undrain':
       return ops.undrain(config);
     case 'publish':
-      return ops.publish(config, need(args.release, '--release'), await env.readStdin());
+      // exec'd: the document is stdin; in a session, a call's `files` argument
+      return ops.publish(
+        config,
+        need(args.release, '--release'),
+        args.files ?? (await env.readStdin()),
+      );
     case 'switch':
       return ops.switchTo(config, need(args.release, '--release'));
     case 'start':

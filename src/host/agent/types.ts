@@ -43,11 +43,17 @@ export interface DrainMarkerData {
   readonly release?: string;
 }
 
+/** compose hosts: the live release's compose.yml hash and the compose command found, or why none */
+export type ComposeStatus =
+  | { readonly sha256: string | null; readonly command: readonly string[] }
+  | { readonly sha256: string | null; readonly error: string };
+
 export interface HostStatus {
   readonly host: string;
   /** sha256 of the host config the agent reads (what `deploy setup` published); null if unreadable */
   readonly config_sha256?: string | null;
   readonly release: string | null;
+  readonly compose?: ComposeStatus;
   readonly previous: string | null;
   readonly releases: readonly string[];
   readonly lock: { readonly locked: boolean; readonly holder?: LockHolder };

@@ -1,12 +1,16 @@
+import path from 'node:path';
 import { composeFilePath, envFilePath } from '../layout.js';
 
 /**
- * `docker compose` command lines, as data. One project per deploy.yml
- * `service`, so a release switch replaces the containers of the same project
- * instead of starting a second copy next to them.
+ * Compose command lines, as data. One project per deploy.yml `service`, so a
+ * release switch replaces the containers of the same project instead of
+ * starting a second copy next to them. `command` is the compose command this
+ * host answers to (`docker compose`, `docker-compose`, `podman-compose`;
+ * compose-command.ts finds it).
  */
 
 export interface ComposeTarget {
+  readonly command: readonly string[];
   readonly root: string;
   readonly release: string;
   /** deploy.yml `service` */
@@ -15,8 +19,7 @@ export interface ComposeTarget {
 
 export function composeBase(t: ComposeTarget): string[] {
   return [
-    'docker',
-    'compose',
+    ...t.command,
     '-f',
     composeFilePath(t.root, t.release),
     '--env-file',
@@ -26,15 +29,24 @@ export function composeBase(t: ComposeTarget): string[] {
   ];
 }
 
+export function composeVersion(command: readonly string[]): string[] {
+  return [...command, 'version'];
+}
+
 export function composePull(t: ComposeTarget): string[] {
   return [...composeBase(t), 'pull'];
+}
+
+/** the compose file as compose resolves it (variables filled in): where the image names are read */
+export function composeConfig(t: ComposeTarget): string[] {
+  return [...composeBase(t), 'config'];
 }
 
 export function composeUp(t: ComposeTarget, service?: string): string[] {
   return [...composeBase(t), 'up', '-d', ...optional(service)];
 }
 
-/** docker sends SIGKILL itself after `-t` seconds */
+/** compose sends SIGKILL itself after `-t` seconds */
 export function composeStop(t: ComposeTarget, stopTimeoutMs: number, service?: string): string[] {
   return [...composeBase(t), 'stop', '-t', seconds(stopTimeoutMs), ...optional(service)];
 }
@@ -43,8 +55,22 @@ export function composeRestart(t: ComposeTarget, stopTimeoutMs: number, service:
   return [...composeBase(t), 'restart', '-t', seconds(stopTimeoutMs), service];
 }
 
+/** `--format json` where the command has it; docker-compose 1.x prints its table instead */
 export function composePs(t: ComposeTarget, service?: string): string[] {
-  return [...composeBase(t), 'ps', '--format', 'json', ...optional(service)];
+  const format = isComposeV1(t.command) ? [] : ['--format', 'json'];
+  return [...composeBase(t), 'ps', ...format, ...optional(service)];
+}
+
+/** The engine beside the compose command, which answers whether an image is on this host. */
+export function imageInspect(command: readonly string[], image: string): string[] {
+  const tool = path.basename(command[0] ?? '');
+  const engine = tool.startsWith('podman') ? 'podman' : 'docker';
+  return [engine, 'image', 'inspect', '--format', '{{.Id}}', image];
+}
+
+/** docker-compose 1.x: no `ps --format json` (podman-compose hands the flag to `podman ps`) */
+export function isComposeV1(command: readonly string[]): boolean {
+  return path.basename(command[0] ?? '') === 'docker-compose';
 }
 
 /** rounded up: a 1500 ms grace must not become 1 s */

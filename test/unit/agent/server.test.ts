@@ -6,6 +6,7 @@ import type { AgentIO } from '../../../src/host/agent/io.js';
 import type { AgentLine, AgentOp } from '../../../src/host/agent/protocol.js';
 import { serveAgentOp, type AgentArgs } from '../../../src/host/agent/server.js';
 import type { VerifyReport } from '../../../src/host/agent/types.js';
+import { encodePublish, releaseFile } from '../../../src/host/release-files.js';
 import { acquireHostLock, readLockStatus } from '../../../src/host/lock.js';
 import { hostFixture, type HostFixture } from '../../support/host-fixture.js';
 
@@ -118,9 +119,32 @@ describe('the agent on a host', () => {
     expect((await call(host, 'status')).data).toMatchObject({ draining: null });
   });
 
+  it('publishes the files sent with a release byte for byte, with their sha256', async () => {
+    host = await hostFixture();
+    const compose = releaseFile('compose.yml', 'services:\n  app: {image: "app:r1"} # é\n');
+    const r = await call(host, 'publish', { release: 'r1' }, encodePublish([compose]));
+    expect(r.data).toMatchObject({ release: 'r1', sha256: { 'compose.yml': compose.sha256 } });
+    const written = await readFile(path.join(host.config.host.root, 'releases/r1/compose.yml'));
+    expect(written.equals(Buffer.from(compose.content))).toBe(true);
+  });
+
+  it('refuses a file whose bytes do not hash to what was sent, writing nothing', async () => {
+    host = await hostFixture();
+    const bent = { ...releaseFile('compose.yml', 'services: {}\n'), content: 'services: {x}\n' };
+    const r = await call(host, 'publish', { release: 'r1' }, encodePublish([bent]));
+    expect(r.code).toBe(1);
+    const error = r.result?.type === 'result' && !r.result.ok ? r.result.error.message : '';
+    expect(error).toMatch(
+      /^publish: compose.yml arrived with sha256 [0-9a-f]{64}, sent as [0-9a-f]{64}; nothing was written$/,
+    );
+    await expect(readFile(path.join(host.config.host.root, 'releases/r1/.env'))).rejects.toThrow(
+      /ENOENT/,
+    );
+  });
+
   it('never puts a response body in the verify report', async () => {
     host = await hostFixture();
-    await call(host, 'publish', { release: 'r1' }, JSON.stringify({ files: { BAD: '1' } }));
+    await call(host, 'publish', { release: 'r1' }, encodePublish([releaseFile('BAD', '1')]));
     await call(host, 'switch', { release: 'r1' });
     await call(host, 'start');
     const r = await call(host, 'verify', { successes: 1, timeoutMs: 2_000 });

@@ -47,6 +47,17 @@ class FakeHostFiles implements Transport {
 const bundle = Buffer.from('agent');
 const agent = {
   hello: () => Promise.resolve({ version: '0', protocol: 1, sha256: sha(bundle), node: 'v20' }),
+  // a command-runtime host: nothing about compose
+  status: () =>
+    Promise.resolve({
+      host: 'web-1',
+      release: null,
+      previous: null,
+      releases: [],
+      lock: { locked: false },
+      draining: null,
+      watchdog: null,
+    }),
 };
 
 function input(every: number): SetupInput {

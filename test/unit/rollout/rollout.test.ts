@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BlockedError, InvariantError } from '../../../src/errors.js';
 import { AgentError } from '../../../src/agent-client/client.js';
@@ -22,6 +25,37 @@ const HANDSHAKE = [
 ];
 
 const options: RolloutOptions = { release: 'r2', dryRun: false, rollback: true };
+
+describe('rollout with the compose runtime', () => {
+  it('refuses in preflight, touching no host, when a host answers to no compose command', async () => {
+    const f = fleet();
+    f.host(2).compose = { sha256: null, error: 'no compose command works on this host: tried …' };
+    const failure = await rollout(f.deps, options).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(BlockedError);
+    expect((failure as Error).message).toBe(
+      'preflight: web-2: no compose command works on this host: tried …',
+    );
+    for (const n of [1, 2, 3]) expect(f.actions(n)).toEqual([]);
+  });
+
+  it('sends the compose file with every publish, and a host that cannot prepare fails the rollout undrained', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'handoff-compose-'));
+    const composeFile = path.join(dir, 'compose.yml');
+    await writeFile(composeFile, 'services: {app: {image: "app:${RELEASE}"}}\n');
+    const f = fleet(testConfig({ runtime: { kind: 'compose', composeFile } }));
+    f.host(1).failOn.set('publish r2', new Error('image app:r2 cannot be pulled'));
+    const result = await rollout(f.deps, options);
+    expect(result.ok).toBe(false);
+    expect(result.blocked).toBeUndefined();
+    expect(result.prepareFailed).toBe(
+      'web-1: prepare failed, this wave was not drained: image app:r2 cannot be pulled',
+    );
+    expect(f.host(1).published[0]?.map((p) => p.name)).toEqual(['compose.yml']);
+    expect(f.host(1).drained).toBe(false);
+    for (const n of [1, 2, 3]) expect(f.actions(n)).toEqual([]);
+    await rm(dir, { recursive: true, force: true });
+  });
+});
 
 describe('rollout', () => {
   it('runs the drain handshake on every host, one at a time, in order', async () => {

@@ -12,6 +12,7 @@ import {
   writeDrainMarker,
 } from '../../drain-marker.js';
 import { readLockStatus } from '../../lock.js';
+import { checkWritten, composeSha256, decodePublish } from '../../release-files.js';
 import {
   listReleases,
   publishRelease,
@@ -19,12 +20,19 @@ import {
   readPreviousRelease,
   switchRelease,
 } from '../../releases.js';
+import { ComposeRuntime } from '../../runtime/compose.js';
 import { createRuntime } from '../../runtime/create.js';
 import { runtimeSettings, type Runtime } from '../../runtime/runtime.js';
 import { StateStore } from '../../state-store.js';
 import { verifyServices } from '../../verify.js';
 import { PROTOCOL, type HelloData } from '../protocol.js';
-import type { HostStatus, StartReport, SwitchResult, VerifyReport } from '../types.js';
+import type {
+  ComposeStatus,
+  HostStatus,
+  StartReport,
+  SwitchResult,
+  VerifyReport,
+} from '../types.js';
 
 /** The host config the agent runs with, by content: the orchestrator compares it with deploy.yml's. */
 async function fileSha256(file: string): Promise<string | null> {
@@ -67,21 +75,20 @@ export async function undrain(config: Config): Promise<unknown> {
   return { removed: await removeDrainMarker(config.host.state) };
 }
 
-/** stdin: `{"files": {"name": "content"}}`; `.env` with RELEASE is always written. */
-export async function publish(config: Config, release: string, stdin: string): Promise<unknown> {
-  let files: Record<string, string> = {};
-  if (stdin.trim()) {
-    const parsed = JSON.parse(stdin) as { files?: unknown };
-    if (typeof parsed.files !== 'object' || parsed.files === null)
-      throw new UsageError('publish: stdin must be {"files": {...}}');
-    files = parsed.files as Record<string, string>;
-  }
+/**
+ * `document` (release-files.ts): the files sent with the release, each
+ * sha256-checked as received and again as written; `.env` with RELEASE is
+ * always written. Then the runtime prepares the release (compose: pull).
+ */
+export async function publish(config: Config, release: string, document: string): Promise<unknown> {
+  const files = decodePublish(document);
   const result = await publishRelease(config.host.root, release, {
-    ...files,
+    ...Object.fromEntries(files.map((f) => [f.name, f.content])),
     '.env': `RELEASE=${release}\n`,
   });
+  await checkWritten(config.host.root, release, files);
   await createRuntime(runtimeSettings(config), release).prepare(release);
-  return { release, result };
+  return { release, result, sha256: Object.fromEntries(files.map((f) => [f.name, f.sha256])) };
 }
 
 export function switchTo(config: Config, release: string): Promise<SwitchResult> {
@@ -154,10 +161,12 @@ export async function status(config: Config): Promise<HostStatus> {
     parse: (v: unknown) => v as Record<string, unknown>,
   });
   const lock = await readLockStatus(config.host.lock);
+  const release = await readLiveRelease(config.host.root);
   return {
     host: hostname(),
     config_sha256: await fileSha256(config.source),
-    release: await readLiveRelease(config.host.root),
+    release,
+    ...(config.runtime.kind === 'compose' ? { compose: await composeStatus(config, release) } : {}),
     previous: await readPreviousRelease(config.host.root),
     releases: await listReleases(config.host.root),
     lock: lock.holder ? { locked: lock.locked, holder: lock.holder } : { locked: lock.locked },
@@ -166,4 +175,16 @@ export async function status(config: Config): Promise<HostStatus> {
       (marker.present ? { by: 'unknown (unreadable marker)', since: '', until: '' } : null),
     watchdog: watchdog.value ?? null,
   };
+}
+
+/** The live release's compose hash, and whether this host answers to a compose command. */
+async function composeStatus(config: Config, release: string | null): Promise<ComposeStatus> {
+  const sha256 = release ? await composeSha256(config.host.root, release) : null;
+  const runtime = createRuntime(runtimeSettings(config), release ?? '');
+  try {
+    const command = runtime instanceof ComposeRuntime ? await runtime.composeCommand() : [];
+    return { sha256, command: [...command] };
+  } catch (error) {
+    return { sha256, error: error instanceof Error ? error.message : String(error) };
+  }
 }

@@ -5,9 +5,16 @@ import {
   composeRestart,
   composeStop,
   composeUp,
+  composeConfig,
+  imageInspect,
 } from '../../../../src/host/runtime/compose-argv.js';
 
-const target = { root: '/srv/handoff/api', release: 'r42', project: 'api' };
+const target = {
+  command: ['docker', 'compose'],
+  root: '/srv/handoff/api',
+  release: 'r42',
+  project: 'api',
+};
 const base = [
   'docker',
   'compose',
@@ -52,6 +59,28 @@ describe('docker compose command lines', () => {
 
   it('asks for one service status as JSON', () => {
     expect(composePs(target, 'gateway')).toEqual([...base, 'ps', '--format', 'json', 'gateway']);
+  });
+
+  it('asks docker-compose 1.x for its table: it has no --format json', () => {
+    const v1 = { ...target, command: ['/usr/bin/docker-compose'] };
+    expect(composePs(v1, 'gateway').slice(-2)).toEqual(['ps', 'gateway']);
+    expect(composePs(v1)[0]).toBe('/usr/bin/docker-compose');
+  });
+
+  it('asks the engine beside the compose command whether an image is there', () => {
+    expect(imageInspect(['docker-compose'], 'app:r1')).toEqual([
+      'docker',
+      'image',
+      'inspect',
+      '--format',
+      '{{.Id}}',
+      'app:r1',
+    ]);
+    expect(imageInspect(['podman-compose'], 'app:r1')[0]).toBe('podman');
+  });
+
+  it('reads the resolved compose file through compose config', () => {
+    expect(composeConfig(target)).toEqual([...base, 'config']);
   });
 
   it('keeps a release id with shell characters as one argument', () => {

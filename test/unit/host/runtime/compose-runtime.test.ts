@@ -1,43 +1,43 @@
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OperationError } from '../../../../src/errors.js';
-import { createHostExec } from '../../../../src/host/exec.js';
+import { BlockedError, OperationError } from '../../../../src/errors.js';
+import type { HostExec, HostRunResult } from '../../../../src/host/exec.js';
 import {
+  composeConfig,
   composePs,
   composePull,
   composeStop,
   composeUp,
+  type ComposeTarget,
 } from '../../../../src/host/runtime/compose-argv.js';
 import { createRuntime } from '../../../../src/host/runtime/create.js';
 import type { RuntimeSettings } from '../../../../src/host/runtime/runtime.js';
 import { tempDir } from '../helpers.js';
 
-// There is no Docker engine here: a stand-in `docker` first on PATH records
-// its argv, so this proves the plumbing from builder to process.
-// (a shell script: node 20 would read the --env-file argument as its own)
-const fakeDocker = `#!/bin/sh
-for arg in "$@"; do printf '%s\\t' "$arg"; done >> "$FAKE_DOCKER_RECORD"
-echo >> "$FAKE_DOCKER_RECORD"
-if [ "$FAKE_DOCKER_FAIL" = "$8" ]; then
-  echo 'pulling gateway ...' >&2
-  echo 'Error response from daemon: manifest unknown' >&2
-  exit 18
-fi
-if [ "$8" = ps ]; then printf '%s' "$FAKE_DOCKER_PS"; fi
-`;
+/** A fake of our executor: answers by the argv's words, records every call. */
+function fakeExec(answer: (argv: readonly string[]) => Partial<HostRunResult> | undefined) {
+  const calls: string[][] = [];
+  const exec: HostExec = (argv) => {
+    calls.push([...argv]);
+    return Promise.resolve({
+      code: 0,
+      stdout: '',
+      stderr: '',
+      timedOut: false,
+      ...answer(argv),
+    });
+  };
+  return { exec, calls };
+}
+
+const has = (argv: readonly string[], ...words: string[]) => words.every((w) => argv.includes(w));
 
 let dir: string;
 let cleanup: () => Promise<void>;
-let record: string;
 let settings: RuntimeSettings;
 beforeEach(async () => {
   ({ dir, cleanup } = await tempDir());
-  const bin = path.join(dir, 'bin');
-  await mkdir(bin);
-  await writeFile(path.join(bin, 'docker'), fakeDocker);
-  await chmod(path.join(bin, 'docker'), 0o755);
-  record = path.join(dir, 'record.jsonl');
   settings = {
     project: 'api',
     root: path.join(dir, 'root'),
@@ -51,69 +51,109 @@ beforeEach(async () => {
 });
 afterEach(() => cleanup());
 
-function runtime(env: Record<string, string> = {}) {
-  const exec = createHostExec({
-    env: {
-      ...process.env,
-      PATH: `${path.join(dir, 'bin')}:${process.env.PATH ?? ''}`,
-      FAKE_DOCKER_RECORD: record,
-      ...env,
-    },
-  });
-  return createRuntime(settings, 'r1', exec);
-}
-
-async function recorded(): Promise<string[][]> {
-  const text = await readFile(record, 'utf8');
-  return text
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => l.split('\t').slice(0, -1));
-}
+const resolved = 'services:\n  gateway:\n    image: registry.local/api:r2\n    init: true\n';
 
 describe('the compose runtime', () => {
-  it('runs exactly the built command lines, in order, through docker on PATH', async () => {
-    const rt = runtime();
+  it('finds the compose command once, then runs exactly the built command lines', async () => {
+    const { exec, calls } = fakeExec((argv) => {
+      if (has(argv, 'docker', 'compose', 'version')) return { code: 1, stderr: 'unknown command' };
+      if (has(argv, 'config')) return { stdout: resolved };
+      return undefined;
+    });
+    const rt = createRuntime(settings, 'r1', exec);
     await rt.prepare('r2');
     await rt.stop();
     await rt.start('gateway');
-    const t1 = { root: settings.root, release: 'r1', project: 'api' };
+    const t1: ComposeTarget = {
+      command: ['docker-compose'],
+      root: settings.root,
+      release: 'r1',
+      project: 'api',
+    };
     const t2 = { ...t1, release: 'r2' };
-    expect(await recorded()).toEqual([
-      composePull(t2).slice(1),
-      composeStop(t1, 30_000).slice(1),
-      composeUp(t1, 'gateway').slice(1),
+    expect(calls).toEqual([
+      ['docker', 'compose', 'version'],
+      ['docker-compose', 'version'],
+      composePull(t2),
+      composeConfig(t2),
+      ['docker', 'image', 'inspect', '--format', '{{.Id}}', 'registry.local/api:r2'],
+      composeStop(t1, 30_000),
+      composeUp(t1, 'gateway'),
     ]);
+  });
+
+  it('uses runtime.compose_command as configured, and refuses in one line when it does not work', async () => {
+    const configured: RuntimeSettings = {
+      ...settings,
+      runtime: { kind: 'compose', composeFile: 'compose.yml', composeCommand: ['podman-compose'] },
+    };
+    const { exec } = fakeExec(() => ({ code: 127, stderr: 'podman-compose: not found' }));
+    const failure = await createRuntime(configured, 'r1', exec)
+      .start()
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(BlockedError);
+    expect((failure as Error).message).toBe(
+      "runtime.compose_command does not work on this host: 'podman-compose version' (exit 127: podman-compose: not found)",
+    );
+  });
+
+  it('names every candidate it tried when no compose command works', async () => {
+    const { exec } = fakeExec(() => ({ code: 127 }));
+    await expect(createRuntime(settings, 'r1', exec).status('gateway')).rejects.toThrow(
+      "no compose command works on this host: tried 'docker compose version' (exit 127), 'docker-compose version' (exit 127), 'podman-compose version' (exit 127); install one or set runtime.compose_command",
+    );
   });
 
   it('reads a running service from compose ps', async () => {
     const ps = JSON.stringify({ Service: 'gateway', State: 'running', Health: 'healthy' });
-    const rt = runtime({ FAKE_DOCKER_PS: `${ps}\n` });
-    expect(await rt.status('gateway')).toEqual({ state: 'running', detail: 'running' });
-    expect(await recorded()).toEqual([
-      composePs({ root: settings.root, release: 'r1', project: 'api' }, 'gateway').slice(1),
-    ]);
+    const { exec, calls } = fakeExec((argv) =>
+      has(argv, 'ps') ? { stdout: `${ps}\n` } : undefined,
+    );
+    expect(await createRuntime(settings, 'r1', exec).status('gateway')).toEqual({
+      state: 'running',
+      detail: 'running',
+    });
+    const t1 = {
+      command: ['docker', 'compose'],
+      root: settings.root,
+      release: 'r1',
+      project: 'api',
+    };
+    expect(calls.at(-1)).toEqual(composePs(t1, 'gateway'));
   });
 
-  it('reports a failing docker command with its exit code and last stderr line', async () => {
-    const failure = await runtime({ FAKE_DOCKER_FAIL: 'pull' })
+  it('fails prepare naming the image that is not there, though the pull said nothing', async () => {
+    const { exec } = fakeExec((argv) => {
+      if (has(argv, 'config')) return { stdout: resolved };
+      if (has(argv, 'image', 'inspect')) return { code: 1, stderr: 'Error: No such image' };
+      return undefined;
+    });
+    const failure = await createRuntime(settings, 'r1', exec)
       .prepare('r2')
       .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(OperationError);
     expect((failure as Error).message).toBe(
-      'docker compose pull failed (exit 18): Error response from daemon: manifest unknown',
+      'image registry.local/api:r2 cannot be pulled and is not on this host: Error: No such image',
     );
   });
 
-  it('refuses to prepare a release that was never published, without running docker', async () => {
-    await expect(runtime().prepare('r9')).rejects.toThrow(
+  it("fails prepare with the pull's last error line when the pull itself fails", async () => {
+    const { exec } = fakeExec((argv) => {
+      if (has(argv, 'pull')) return { code: 18, stderr: 'pulling gateway ...\nmanifest unknown' };
+      if (has(argv, 'config')) return { stdout: resolved };
+      if (has(argv, 'image', 'inspect')) return { code: 1 };
+      return undefined;
+    });
+    await expect(createRuntime(settings, 'r1', exec).prepare('r2')).rejects.toThrow(
+      'image registry.local/api:r2 cannot be pulled and is not on this host: manifest unknown',
+    );
+  });
+
+  it('refuses to prepare a release that was never published, without running anything', async () => {
+    const { exec, calls } = fakeExec(() => undefined);
+    await expect(createRuntime(settings, 'r1', exec).prepare('r9')).rejects.toThrow(
       /release r9 is not published at .*releases\/r9/,
     );
-    await expect(readFile(record)).rejects.toThrow(/ENOENT/);
-  });
-
-  it('says so when docker is not installed at all', async () => {
-    const exec = createHostExec({ env: { PATH: path.join(dir, 'empty') } });
-    await expect(createRuntime(settings, 'r1', exec).start()).rejects.toThrow(/cannot run docker/);
+    expect(calls).toEqual([]);
   });
 });

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { OperationError, UsageError } from '../errors.js';
+import { composeFilePath, releaseDir } from './layout.js';
+
+/**
+ * Files the orchestrator sends with a release (compose: the compose file as
+ * `compose.yml`), each with the sha256 of its bytes as read there. The host
+ * refuses a file whose bytes do not hash to it, and checks again what it wrote.
+ */
+export interface ReleaseFile {
+  readonly name: string;
+  readonly content: string;
+  readonly sha256: string;
+}
+
+export function sha256(content: string | Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+export function releaseFile(name: string, content: string): ReleaseFile {
+  return { name, content, sha256: sha256(content) };
+}
+
+/** The publish document: `{"files": [{name, content, sha256}]}`; empty text: no files. */
+export function encodePublish(files: readonly ReleaseFile[]): string {
+  return JSON.stringify({ files });
+}
+
+export function decodePublish(text: string): ReleaseFile[] {
+  if (!text.trim()) return [];
+  const doc = JSON.parse(text) as { files?: unknown };
+  if (!Array.isArray(doc.files))
+    throw new UsageError('publish: the document must be {"files": [...]}');
+  return doc.files.map((f: unknown) => {
+    const r = (typeof f === 'object' && f !== null ? f : {}) as Record<string, unknown>;
+    if (typeof r.name !== 'string' || typeof r.content !== 'string' || typeof r.sha256 !== 'string')
+      throw new UsageError('publish: each file needs name, content and sha256');
+    if (sha256(r.content) !== r.sha256)
+      throw new OperationError(
+        `publish: ${r.name} arrived with sha256 ${sha256(r.content)}, sent as ${r.sha256}; nothing was written`,
+      );
+    return { name: r.name, content: r.content, sha256: r.sha256 };
+  });
+}
+
+/** After writing: each file on disk must hash to what was sent. */
+export async function checkWritten(
+  root: string,
+  release: string,
+  files: readonly ReleaseFile[],
+): Promise<void> {
+  for (const f of files) {
+    const onDisk = sha256(await readFile(path.join(releaseDir(root, release), f.name)));
+    if (onDisk !== f.sha256)
+      throw new OperationError(
+        `publish: ${f.name} of release ${release} hashes to ${onDisk} on this host, not ${f.sha256}`,
+      );
+  }
+}
+
+/** The sha256 of a published release's compose.yml, or null without one. */
+export async function composeSha256(root: string, release: string): Promise<string | null> {
+  return readFile(composeFilePath(root, release)).then(sha256, () => null);
+}
