@@ -40,7 +40,7 @@ export interface RuntimeSettings {
   readonly stopTimeout: number;
   /**
    * how long the balancer takes at worst to see a 503 (interval × unhealthy_threshold),
-   * when deploy.yml holds its settings (a static balancer); exported to services so a
+   * when deploy.yml holds its settings; exported to services so a
    * SIGTERM no rollout announced keeps serving that long (the health library's default)
    */
   readonly detectTime?: number;
@@ -54,7 +54,9 @@ export function runtimeSettings(config: Config): RuntimeSettings {
     root: config.host.root,
     state: config.host.state,
     stopTimeout: config.drain.stopTimeout,
-    ...(config.balancer.kind === 'static' && {
+    // any kind, when deploy.yml holds the settings (static always; alb and haproxy for
+    // `deploy infra apply`): the host cannot ask a live balancer itself
+    ...(config.balancer.healthCheck && {
       detectTime: detectionBound(config.balancer.healthCheck),
     }),
     runtime: config.runtime,

@@ -84,11 +84,26 @@ export async function publish(config: Config, release: string, document: string)
   const files = decodePublish(document);
   const result = await publishRelease(config.host.root, release, {
     ...Object.fromEntries(files.map((f) => [f.name, f.content])),
-    '.env': `RELEASE=${release}\n`,
+    '.env': releaseEnv(config, release),
   });
   await checkWritten(config.host.root, release, files);
   await createRuntime(runtimeSettings(config), release).prepare(release);
   return { release, result, sha256: Object.fromEntries(files.map((f) => [f.name, f.sha256])) };
+}
+
+/**
+ * The release's `.env`: RELEASE, and the timing a service's graceful shutdown
+ * needs (the command runtime exports the same to its commands), so a compose
+ * file can hand them to its containers: `HANDOFF_STOP_TIMEOUT: ${HANDOFF_STOP_TIMEOUT}`.
+ */
+function releaseEnv(config: Config, release: string): string {
+  const { stopTimeout, detectTime } = runtimeSettings(config);
+  return [
+    `RELEASE=${release}`,
+    `HANDOFF_STOP_TIMEOUT=${Math.ceil(stopTimeout / 1000)}`,
+    ...(detectTime === undefined ? [] : [`HANDOFF_DETECT_TIME=${Math.ceil(detectTime / 1000)}`]),
+    '',
+  ].join('\n');
 }
 
 export function switchTo(config: Config, release: string): Promise<SwitchResult> {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ServiceConfig } from '../../../../src/config/types.js';
 import { ConfigError, UsageError } from '../../../../src/errors.js';
 import { commandInvocation, findService } from '../../../../src/host/runtime/command-invocation.js';
-import type { RuntimeSettings } from '../../../../src/host/runtime/runtime.js';
+import { runtimeSettings, type RuntimeSettings } from '../../../../src/host/runtime/runtime.js';
+import { testConfig } from '../../../support/config.js';
 
 const web: ServiceConfig = {
   name: 'web',
@@ -83,5 +84,24 @@ describe('a command runtime invocation', () => {
     expect(() => findService(settings, 'gateway')).toThrow(
       'unknown service gateway; deploy.yml lists web, worker',
     );
+  });
+
+  it('knows the detection time from the settings deploy.yml holds, for any balancer kind', () => {
+    const base = testConfig();
+    const withSettings = testConfig({
+      balancer: {
+        kind: 'haproxy',
+        socket: '/run/haproxy.sock',
+        backend: 'be_api',
+        healthCheck: {
+          interval: 5_000,
+          timeout: 2_000,
+          unhealthyThreshold: 3,
+          healthyThreshold: 2,
+        },
+      },
+    });
+    expect(runtimeSettings(withSettings).detectTime).toBe(15_000);
+    expect(runtimeSettings(base).detectTime).toBeUndefined();
   });
 });
