@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { loadConfig } from '../config/read.js';
 import { toHostJson } from '../config/serialize.js';
+import { sha256 } from '../host/release-files.js';
 import { BlockedError, OperationError } from '../errors.js';
 import { selectHosts } from '../rollout/plan.js';
 import { makePlan, rollout } from '../rollout/rollout.js';
@@ -54,9 +54,7 @@ export async function runRollout(flags: RolloutCliFlags): Promise<void> {
       agent: (h) => fleet.agent(h),
       who: whoAmI(),
       // what `deploy setup` publishes (fleet/setup.ts), so a host running another is refused
-      hostConfigSha256: createHash('sha256')
-        .update(toHostJson(await plainConfig(flags.config)))
-        .digest('hex'),
+      hostConfigSha256: sha256(toHostJson(await plainConfig(flags.config))),
     };
     const plan = makePlan(deps, options);
     out.text(renderPlan(plan));

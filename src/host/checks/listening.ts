@@ -1,6 +1,6 @@
-import net from 'node:net';
+import { systemClock } from '../../clock.js';
 import type { CheckConfig } from '../../config/types.js';
-import { errorCode } from './result.js';
+import { tcpCheck } from './tcp.js';
 
 export interface Address {
   readonly host: string;
@@ -25,36 +25,20 @@ export function formatAddress(a: Address): string {
 }
 
 /**
- * Does something accept connections at the address? `closed` only for a
- * refusal or a reset: a timeout or a name that does not resolve proves
- * nothing, and a stop is never called proven on no answer.
+ * Does something accept connections at the address? The tcp check's connect
+ * (tcp.ts), read for a stop: `closed` only for a refusal or a reset, since a
+ * timeout or a name that does not resolve proves nothing, and a stop is never
+ * called proven on no answer.
  */
-export function probeListening(
+export async function probeListening(
   address: Address,
   timeoutMs: number,
 ): Promise<'listening' | 'closed' | 'unknown'> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (answer: 'listening' | 'closed' | 'unknown'): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(answer);
-    };
-    const timer = setTimeout(() => finish('unknown'), timeoutMs);
-    let socket: net.Socket;
-    try {
-      socket = net.connect({ host: address.host, port: address.port });
-    } catch {
-      clearTimeout(timer);
-      resolve('unknown');
-      return;
-    }
-    socket.on('connect', () => finish('listening'));
-    socket.on('error', (error) => {
-      const code = errorCode(error);
-      finish(code === 'refused' || code === 'reset' ? 'closed' : 'unknown');
-    });
-  });
+  const r = await tcpCheck(
+    { kind: 'tcp', host: address.host, port: address.port, timeout: timeoutMs },
+    // latency is not asked for here; state and service are not read by a tcp check
+    { clock: systemClock, state: '', service: '' },
+  );
+  if (r.ok) return 'listening';
+  return r.code === 'refused' || r.code === 'reset' ? 'closed' : 'unknown';
 }

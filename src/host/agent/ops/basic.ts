@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Clock } from '../../../clock.js';
@@ -12,7 +11,7 @@ import {
   writeDrainMarker,
 } from '../../drain-marker.js';
 import { readLockStatus } from '../../lock.js';
-import { checkWritten, composeSha256, decodePublish } from '../../release-files.js';
+import { checkWritten, composeSha256, decodePublish, sha256 } from '../../release-files.js';
 import {
   listReleases,
   publishRelease,
@@ -37,14 +36,16 @@ import type {
 /** The host config the agent runs with, by content: the orchestrator compares it with deploy.yml's. */
 async function fileSha256(file: string): Promise<string | null> {
   const bytes = await readFile(file).catch(() => undefined);
-  return bytes ? createHash('sha256').update(bytes).digest('hex') : null;
+  return bytes ? sha256(bytes) : null;
 }
 
 export async function hello(self: string): Promise<HelloData> {
-  const sha256 = createHash('sha256')
-    .update(await readFile(self))
-    .digest('hex');
-  return { version: VERSION, protocol: PROTOCOL, sha256, node: process.version };
+  return {
+    version: VERSION,
+    protocol: PROTOCOL,
+    sha256: sha256(await readFile(self)),
+    node: process.version,
+  };
 }
 
 async function liveRuntime(config: Config): Promise<Runtime> {
