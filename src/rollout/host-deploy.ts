@@ -2,7 +2,6 @@ import type { HostConfig } from '../config/types.js';
 import { HandoffError, OperationError } from '../errors.js';
 import type { HeldLock } from '../agent-client/client.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
-import type { StopReport } from '../host/agent/types.js';
 import {
   describeStop,
   hostActions,
@@ -40,8 +39,8 @@ export interface HostProgress {
   lock?: HeldLock;
   drained: boolean;
   stopped: boolean;
-  /** a stop that answered without proving every service stopped: those still run the old release */
-  unproven?: StopReport;
+  /** the stop answered without proving every service stopped: some may still run the old release */
+  stopUnproven: boolean;
   /** the switch to the new release was sent (it may have happened even if it failed) */
   switched: boolean;
   /** undrained after the new release started: the balancer may route to it */
@@ -57,6 +56,7 @@ export async function deployHost(run: HostRun): Promise<HostOutcome> {
     step: 'lock',
     drained: false,
     stopped: false,
+    stopUnproven: false,
     switched: false,
     exposed: false,
     lockLost: false,
@@ -126,7 +126,7 @@ async function handshake(
   const stopped = await step('stop', () => agent.stop(run.release), describeStop);
   if (!stopped.proven) {
     // nothing is started on top of a live process: the host fails here
-    p.unproven = stopped;
+    p.stopUnproven = true;
     throw new OperationError(`${host.name}: ${stopProblems(stopped)}`);
   }
   await step('switch', () => {

@@ -48,7 +48,7 @@ export async function rollbackHost(
           await actions.drain();
           p.drained = true;
         }
-        if (p.unproven && !p.switched) return restartProven(run, actions, p);
+        if (p.stopUnproven && !p.switched) return restartWhatStopped(run, actions, p);
         if (previous === null) {
           throw new OperationError(
             'the host ran no release before this rollout: nothing to roll back to',
@@ -92,7 +92,7 @@ export async function rollbackHost(
  * A host that ran no release before (adoption) has nothing to start: it stays
  * drained, with the old processes still serving, for a person to look at.
  */
-async function restartProven(
+async function restartWhatStopped(
   run: HostRun,
   actions: HostActions,
   p: HostProgress,
