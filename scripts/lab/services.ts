@@ -31,6 +31,8 @@ export interface StageOptions {
   readonly bad?: boolean;
   /** the release says it is this one in x-release, whatever RELEASE is */
   readonly claim?: string;
+  /** the release's readiness fails for this long after it starts: a slow warm-up that verify waits out */
+  readonly readyAfterMs?: number;
 }
 
 /**
@@ -67,6 +69,18 @@ export async function stageRelease(
         'claim',
         options.claim,
         path.posix.join(dir, 'CLAIM_RELEASE'),
+      ]),
+    );
+  if (options.readyAfterMs !== undefined)
+    check(
+      `${host.name}: ready after ${options.readyAfterMs} ms`,
+      await inHost(host, [
+        'sh',
+        '-c',
+        'printf "%s\\n" "$1" > "$2"',
+        'ready-after',
+        String(options.readyAfterMs),
+        path.posix.join(dir, 'READY_AFTER_MS'),
       ]),
     );
   return dir;

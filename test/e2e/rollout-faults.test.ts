@@ -155,7 +155,8 @@ describe('a rollout interrupted by SIGTERM', () => {
 
   it('during verify exits 1, rolls web-1 back, unlocks every host, and the next rollout completes with zero failed requests', async () => {
     const before = (await hostStates()).map((h) => h.release);
-    await fleet.stageEverywhere('r3');
+    // a warm-up of 4 s keeps web-1 in verify long enough for the signal to land there
+    await fleet.stageEverywhere('r3', { readyAfterMs: 4000 });
     const load = startLoad({ url: fleet.lab.url, concurrency: 6 });
     const run = watchRollout('r3');
     await run.waitFor(stepStarted('web-1', 'verify'));

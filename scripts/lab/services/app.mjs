@@ -22,6 +22,11 @@ const port = Number(process.env.PORT || 8000);
 const bind = process.env.BIND || '127.0.0.1';
 // a release is "bad" when built so: its readiness check fails for real, and a rollout must roll it back
 const bad = process.env.BAD_HEALTH === '1' || existsSync(inRelease('BAD_HEALTH'));
+// a release that warms up: not ready until this many ms after it started
+const readyAfterMs = existsSync(inRelease('READY_AFTER_MS'))
+  ? Number(readFileSync(inRelease('READY_AFTER_MS'), 'utf8').trim())
+  : 0;
+const startedAt = Date.now();
 
 const health = createHealth({
   stateDir,
@@ -29,7 +34,10 @@ const health = createHealth({
   // the lab's rollouts verify within seconds: one round decides
   failureThreshold: 1,
   successThreshold: 1,
-  checks: [{ name: 'self-test', run: () => !bad }],
+  checks: [
+    { name: 'self-test', run: () => !bad },
+    { name: 'warm-up', run: () => Date.now() - startedAt >= readyAfterMs },
+  ],
 });
 health.start({ intervalMs: 250 });
 
