@@ -70,8 +70,9 @@ export class GithubScreen implements Screen {
   finish(r: RolloutResult): void {
     this.closeGroup();
     for (const o of r.hosts.filter((h) => h.result !== 'deployed')) {
-      const where = o.stoppedAt ? ` at ${o.stoppedAt}` : '';
-      const message = `${o.host}: ${o.error ?? o.result}${where}`;
+      const where = o.stoppedAt ? ` (stopped at ${o.stoppedAt})` : '';
+      const error = o.error ?? o.result;
+      const message = `${error.startsWith(`${o.host}:`) ? '' : `${o.host}: `}${error}${where}`;
       this.deps.err.write(
         `${annotation('error', printable(message), { title: `${o.host} ${o.result}` })}\n`,
       );
