@@ -166,7 +166,7 @@ async function handshake(
   const verified = await step(
     'verify',
     () => agent.verify(verifyOptions),
-    undefined,
+    (v) => ({ ok: v.ok }),
     config.rollout.verifyTimeout,
   );
   if (!verified.ok)
@@ -216,7 +216,7 @@ async function handshake(
       const passes = await streak;
       return passes.ok ? agent.verify({ ...confirmOptions, successes: 1 }) : passes;
     },
-    undefined,
+    (v) => ({ ok: v.ok }),
     config.rollout.verifyTimeout,
   );
   if (!confirmed.ok)

@@ -2,7 +2,7 @@ import type { LogEvent } from '../../log.js';
 import { formatMs } from '../../rollout/recorder.js';
 
 /** The steps that wait on something slow: the balancer, a drain, services stopping or starting. */
-const WAITING = new Set(['await-out', 'overlap', 'stop', 'start', 'await-in', 'confirm']);
+const WAITING = new Set(['await-out', 'overlap', 'stop', 'start', 'verify', 'await-in', 'confirm']);
 
 export interface Wait {
   readonly host: string;
