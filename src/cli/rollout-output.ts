@@ -7,6 +7,7 @@ import type { Output } from './output.js';
 import { ProgressReporter, realTicker, type Ticker } from './progress/reporter.js';
 import { termScreen } from './progress/screen.js';
 import { detectStyle, type TermStream } from './progress/style.js';
+import { toStderr, toStdout } from './stdio.js';
 
 export interface RolloutOutput extends Output {
   /** after the result is printed: GitHub's annotations for failed hosts and the step summary */
@@ -43,8 +44,8 @@ export function rolloutOutput(base: Output, o: RolloutOutputOptions): RolloutOut
     };
   }
   const env = o.env ?? process.env;
-  const err = o.err ?? process.stderr;
-  const out = o.out ?? process.stdout;
+  const err = o.err ?? terminal(process.stderr, toStderr);
+  const out = o.out ?? terminal(process.stdout, toStdout);
   const style = detectStyle(env, err);
   const github = style.github
     ? new GithubScreen({
@@ -71,6 +72,19 @@ export function rolloutOutput(base: Output, o: RolloutOutputOptions): RolloutOut
     raw: (t) => base.raw(t),
     finish: (r) => github?.finish(r),
     close: () => reporter.close(),
+  };
+}
+
+/** A process stream written through stdio.ts (a reader gone is not a crash), its size read live. */
+function terminal(stream: NodeJS.WriteStream, write: (text: string) => void): TermStream {
+  return {
+    write,
+    get isTTY() {
+      return stream.isTTY;
+    },
+    get columns() {
+      return stream.columns;
+    },
   };
 }
 

@@ -54,7 +54,6 @@ describe('deploy rollout in GitHub Actions', () => {
       FORCE_COLOR: '1',
     });
     const log = `${r.stderr}\n${r.stdout}`;
-    await (await import('node:fs/promises')).writeFile('/tmp/gh-out.txt', log);
     expect(r.code, log).toBe(1);
     const lines = r.stderr.split('\n');
     const open = lines.indexOf('::group::web-1 (wave 1 of 3)');
@@ -73,7 +72,9 @@ describe('deploy rollout in GitHub Actions', () => {
     const md = await readFile(summary, 'utf8');
     expect(md).toContain('### deploy rollout r3: ✗ rollout failed in ');
     expect(md).toContain('| Host | Result | Release before | Release after | Steps |');
-    expect(md).toMatch(/^\| web-1 \| ✗ rolled-back \| r1 \| r1 \| lock \d+ms · drain /m);
+    expect(md).toMatch(
+      /^\| web-1 \| ✗ rolled-back \| r1 \| r1 \| prepare \d+ms · lock \d+ms · drain .* · verify [\d.]+s ✗ · rollback /m,
+    );
     expect(md).toContain('| web-2 | not reached | – | unchanged |  |');
     expect(md).toContain('| web-3 | not reached | – | unchanged |  |');
   });
@@ -84,7 +85,6 @@ describe('deploy rollout in a plain log', () => {
     await fleet.stageEverywhere('r2');
     const r = await deploy(['rollout', '--release', 'r2', '--batch', '2'], { TERM: 'xterm' });
     const log = `${r.stderr}\n${r.stdout}`;
-    await (await import('node:fs/promises')).writeFile('/tmp/plain-out.txt', log);
     expect(r.code, log).toBe(0);
     const lines = r.stderr.split('\n');
     for (const host of ['web-1', 'web-2', 'web-3']) {
