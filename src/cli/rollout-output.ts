@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import type { RolloutResult } from '../rollout/types.js';
 import { printable } from '../safe-text.js';
+import { annotation } from './github/commands.js';
 import { keyLocator } from './github/key-line.js';
 import { GithubScreen } from './github/screen.js';
 import type { Output } from './output.js';
@@ -98,9 +99,8 @@ function summaryWriter(
       appendFileSync(file, markdown);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
-      err.write(
-        `WARN could not append the step summary to ${printable(file)}: ${printable(why)}\n`,
-      );
+      const message = `could not append the step summary to ${file}: ${why}`;
+      err.write(`${annotation('warning', printable(message))}\n`);
     }
   };
 }
