@@ -80,7 +80,7 @@ export async function runRollout(flags: RolloutCliFlags): Promise<void> {
       return;
     }
     out.text(renderResult(result));
-    const targetOf = await targetStates(fleet, plan.waves.flat());
+    const targetOf = await targetStates(() => fleet.balancer(), plan.waves.flat());
     const byName = new Map(plan.waves.flat().map((h) => [h.name, h]));
     out.result(result.ok, {
       ...result,

@@ -1,6 +1,5 @@
-import type { TargetState } from '../balancer/balancer.js';
+import type { Balancer, TargetState } from '../balancer/balancer.js';
 import type { HostConfig } from '../config/types.js';
-import type { Fleet } from './fleet.js';
 
 /**
  * A target's state as `verify`, `status` and `rollout` print it under
@@ -21,11 +20,11 @@ export function targetJson(
  * reason rather than failing a command that has already done its work.
  */
 export async function targetStates(
-  fleet: Fleet,
+  balancer: () => Promise<Pick<Balancer, 'states'>>,
   hosts: readonly HostConfig[],
 ): Promise<(host: HostConfig) => TargetState> {
   try {
-    const states = await (await fleet.balancer()).states(hosts.map((h) => h.target));
+    const states = await (await balancer()).states(hosts.map((h) => h.target));
     return (h) => targetJson(h.target, states.get(h.target));
   } catch (error) {
     const why = `the balancer could not be read: ${error instanceof Error ? error.message : String(error)}`;

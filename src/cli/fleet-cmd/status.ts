@@ -91,7 +91,7 @@ function composeSummary(compose: HostStatus['compose']): string {
 }
 
 /** The host's status for --json: the watchdog's services as a list, since their names are data. */
-function statusJson(s: HostStatus): Record<string, unknown> {
+export function statusJson(s: HostStatus): Record<string, unknown> {
   const services = s.watchdog?.services as Record<string, object> | undefined;
   if (!s.watchdog || !services) return { ...s };
   return {

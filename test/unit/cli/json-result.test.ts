@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   BlockedError,
   ConfigError,
@@ -26,6 +26,14 @@ function captured() {
 }
 
 describe('the result line of a --json run', () => {
+  // main says why on stderr too; here only the result line is under test
+  beforeEach(() => {
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
   it('comes last, once, with schema_version, ok and exit_code, after every event', () => {
     const { out, end } = captured();
     out.result(true, { hosts: [{ leftDrained: false }] });
