@@ -1,4 +1,5 @@
-import { ExitCode, ExitStatus, isHandoffError } from '../errors.js';
+import { ExitCode, ExitStatus, isHandoffError, UsageError } from '../errors.js';
+import { nodeVersionProblem } from '../node-version.js';
 import { printable } from '../safe-text.js';
 import { hostArgs, runHostOp } from './commands/host.js';
 import { runWatchdog, tickFlags } from './commands/watchdog.js';
@@ -7,7 +8,13 @@ import { runWatchdog, tickFlags } from './commands/watchdog.js';
  * The only place that prints errors and sets the exit code. Expected stops are
  * HandoffErrors and print one line; anything else is a bug and says so.
  */
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  node: string = process.versions.node,
+): Promise<number> {
+  // the bundles are built for Node 22.12 (scripts/build.ts); on a host, preflight asks first
+  const oldNode = nodeVersionProblem(node, "this machine's node");
+  if (oldNode) return report(new UsageError(oldNode));
   const light = lightCommand(argv);
   if (light) {
     try {

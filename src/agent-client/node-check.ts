@@ -1,0 +1,23 @@
+import { INSTALL_NODE, nodeVersionProblem } from '../node-version.js';
+import type { HostAgent } from './host-agent.js';
+
+const FIX = `${INSTALL_NODE} first on the PATH of ssh.user`;
+
+/**
+ * What is wrong with the node a host runs the agent with (its `node` on the
+ * SSH session's PATH, as the agent's `#!/usr/bin/env node` finds it), or
+ * undefined. Asked with `node -p`, not through the agent: the agent is built
+ * for Node 22.12 and an older node may not even parse it. The
+ * caller names the host.
+ */
+export async function hostNodeProblem(
+  agent: Pick<HostAgent, 'nodeVersion'>,
+): Promise<string | undefined> {
+  const r = await agent.nodeVersion();
+  if (r.code === 127) return `no node on the PATH of ssh.user: ${FIX}`;
+  if (r.code !== 0) {
+    const said = r.stderr.trim().split('\n')[0]?.slice(0, 120) ?? '';
+    return `node -p process.versions.node failed (exit ${r.code}${said ? `: ${said}` : ''}): ${FIX}`;
+  }
+  return nodeVersionProblem(r.stdout, 'node', FIX);
+}
