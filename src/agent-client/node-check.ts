@@ -1,4 +1,5 @@
 import { INSTALL_NODE, nodeVersionProblem } from '../node-version.js';
+import { mapLimit } from '../fleet/map-limit.js';
 import type { HostAgent } from './host-agent.js';
 
 const FIX = `${INSTALL_NODE} first on the PATH of ssh.user`;
@@ -20,4 +21,24 @@ export async function hostNodeProblem(
     return `node -p process.versions.node failed (exit ${r.code}${said ? `: ${said}` : ''}): ${FIX}`;
   }
   return nodeVersionProblem(r.stdout, 'node', FIX);
+}
+
+/**
+ * Each host's node asked at once (at most `limit` in flight): one line per
+ * host whose node is too old or missing, `web-2: node is 20.11.0, …`, in the
+ * hosts' order. A host that cannot be asked at all (unreachable) is not
+ * judged here: the caller's next step reports it as it reports any failure.
+ */
+export async function oldNodes<H extends { readonly name: string }>(
+  hosts: readonly H[],
+  agentOf: (host: H) => Promise<Pick<HostAgent, 'nodeVersion'>>,
+  limit = 8,
+): Promise<string[]> {
+  const lines = await mapLimit(hosts, limit, async (host) => {
+    const problem = await agentOf(host)
+      .then(hostNodeProblem)
+      .catch(() => undefined);
+    return problem && `${host.name}: ${problem}`;
+  });
+  return lines.filter((line): line is string => line !== undefined);
 }

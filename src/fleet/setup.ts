@@ -4,7 +4,6 @@ import { toHostJson } from '../config/serialize.js';
 import type { Config, HostConfig } from '../config/types.js';
 import { HandoffError, OperationError } from '../errors.js';
 import type { AgentClient } from '../agent-client/client.js';
-import { hostNodeProblem } from '../agent-client/node-check.js';
 import type { Log } from '../log.js';
 import type { Transport } from '../remote/transport.js';
 import { agentPath, cronEntry, cronPath, type SetupFile } from './setup-files.js';
@@ -61,14 +60,14 @@ function linesOf(stdout: string, pattern: RegExp): Map<string, string> {
 const stateOf = (f: SetupFile): string => `${sha(f.content)} ${f.mode.toString(8)}`;
 
 /**
- * Refuses a host whose node is older than the agent needs before it writes
- * anything. Idempotent: directories are created if missing, a file is written only when
+ * The caller has checked the host's node first (agent-client/node-check.ts).
+ * Idempotent: directories are created if missing, a file is written only when
  * its content differs (atomically), so a second run changes nothing.
  */
 export async function setupHost(
   host: HostConfig,
   transport: Transport,
-  agent: Pick<AgentClient, 'hello' | 'status' | 'nodeVersion'>,
+  agent: Pick<AgentClient, 'hello' | 'status'>,
   input: SetupInput,
 ): Promise<HostSetup> {
   const { config } = input;
@@ -91,9 +90,6 @@ export async function setupHost(
     },
   ];
   try {
-    // first, so a host whose node cannot run the agent is left exactly as it was
-    const oldNode = await hostNodeProblem(agent);
-    if (oldNode) throw new OperationError(oldNode);
     const dirs = [
       path.dirname(agentPath(config)),
       `${config.host.root}/releases`,

@@ -17,10 +17,8 @@ class FakeHostFiles implements Transport {
   readonly host = 'web-1';
   readonly files = new Map<string, { content: string | Uint8Array; mode: number }>();
   readonly puts: string[] = [];
-  readonly execs: string[] = [];
 
   exec(argv: readonly string[]): Promise<ExecResult> {
-    this.execs.push(argv[0] ?? '');
     const paths = argv.slice(argv.indexOf('--') + 1).filter((p) => this.files.has(p));
     const line = (p: string): string => {
       const f = this.files.get(p)!;
@@ -47,13 +45,7 @@ class FakeHostFiles implements Transport {
 }
 
 const bundle = Buffer.from('agent');
-/** what `node -p process.versions.node` answers */
-const nodeSays =
-  (stdout: string, code = 0) =>
-  () =>
-    Promise.resolve({ code, stdout, stderr: code === 127 ? 'sh: 1: node: not found\n' : '' });
 const agent = {
-  nodeVersion: nodeSays('22.12.0\n'),
   hello: () => Promise.resolve({ version: '0', protocol: 1, sha256: sha(bundle), node: 'v20' }),
   // a command-runtime host: nothing about compose
   status: () =>
@@ -110,21 +102,4 @@ describe('deploy setup on a host', () => {
     });
     expect(host.puts).toEqual([]);
   });
-
-  it.each([
-    ['20.11.0\n', 0, 'node is 20.11.0, older than 22.12: install Node 22 (22.12 or later) or 24'],
-    ['', 127, 'no node on the PATH of ssh.user'],
-  ])(
-    'refuses a host whose node answers %j (exit %i) before it writes or creates anything',
-    async (stdout, code, says) => {
-      const host = new FakeHostFiles();
-      const old = { ...agent, nodeVersion: nodeSays(stdout, code) };
-      const r = await setupHost(testConfig().hosts[0]!, host, old, input(60_000));
-      expect(r).toMatchObject({ ok: false, changed: [] });
-      expect(r.error).toContain(says);
-      expect(r.error).not.toContain('\n');
-      expect(host.execs).toEqual([]);
-      expect(host.puts).toEqual([]);
-    },
-  );
 });
