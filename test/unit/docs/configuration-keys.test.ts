@@ -1,43 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configJsonSchema } from '../../../src/config/json-schema.js';
+import { keysAt } from '../../support/schema-keys.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..', '..');
 const doc = readFileSync(path.join(root, 'docs', 'configuration.md'), 'utf8');
-
-type Schema = {
-  properties?: Record<string, Schema>;
-  items?: Schema;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-  allOf?: Schema[];
-  $ref?: string;
-};
-const schema = configJsonSchema() as Schema & { $defs?: Record<string, Schema> };
-
-/** the object schemas a value at this schema may be: through refs, unions and lists */
-function objectsOf(s: Schema): Schema[] {
-  if (s.$ref) {
-    const name = s.$ref.replace(/^#\/\$defs\//, '');
-    const target = schema.$defs?.[name];
-    return target ? objectsOf(target) : [];
-  }
-  const nested = [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])].flatMap(objectsOf);
-  return [...(s.properties ? [s] : []), ...(s.items ? objectsOf(s.items) : []), ...nested];
-}
-
-/** every key deploy.yml takes at `section` (`services[].check`), over every variant */
-function keysAt(section: string): Set<string> {
-  let here: Schema[] = [schema];
-  for (const part of section ? section.replace(/\[\]/g, '').split('.') : []) {
-    here = here.flatMap(objectsOf).flatMap((o) => {
-      const next = o.properties?.[part];
-      return next ? [next] : [];
-    });
-  }
-  return new Set(here.flatMap(objectsOf).flatMap((o) => Object.keys(o.properties ?? {})));
-}
 
 /**
  * The reference's tables: `### \`balancer\`` opens a section, a line

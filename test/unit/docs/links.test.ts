@@ -1,14 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { docPages, repoRoot } from '../../support/doc-pages.js';
 
-const root = path.resolve(import.meta.dirname, '..', '..', '..');
-const docs = [
-  'README.md',
-  ...readdirSync(path.join(root, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
+const root = repoRoot;
+const docs = docPages;
 
 /** `.js` in an import names the `.ts` source in this repository */
 const exists = (file: string): boolean =>
