@@ -25,6 +25,8 @@ export interface LabHostPlan {
   readonly name: string;
   readonly address: string;
   readonly sshPort: number;
+  /** a directory first on its PATH, before the lab's node (LayoutOptions.pathFirst) */
+  readonly pathFirst?: string;
 }
 
 /** Where everything of one lab lives: addresses, ports, paths. Pure data. */
@@ -70,6 +72,11 @@ export interface LayoutOptions {
   readonly timings?: Partial<LabTimings>;
   /** default haproxy */
   readonly balancer?: LabBalancer;
+  /**
+   * host name → a directory put first on that host's PATH, ahead of the lab's
+   * node: a test puts a `node` of its own there (an old one) whenever it likes
+   */
+  readonly pathFirst?: Readonly<Record<string, string>>;
 }
 
 export const LAB_SERVICE = 'lab';
@@ -87,11 +94,16 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
   return {
     workDir: path.resolve(options.workDir ?? DEFAULT_WORK_DIR),
     service,
-    hosts: Array.from({ length: count }, (_, i) => ({
-      name: `web-${i + 1}`,
-      address: `${subnet}.${i + 1}`,
-      sshPort,
-    })),
+    hosts: Array.from({ length: count }, (_, i) => {
+      const name = `web-${i + 1}`;
+      const first = options.pathFirst?.[name];
+      return {
+        name,
+        address: `${subnet}.${i + 1}`,
+        sshPort,
+        ...(first ? { pathFirst: first } : {}),
+      };
+    }),
     frontend: { address: `${subnet}.100`, port: options.frontendPort ?? 8080 },
     appPort: options.appPort ?? 8000,
     selfName: 'lab-self',

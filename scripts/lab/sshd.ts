@@ -23,6 +23,7 @@ export function sshdConfig(layout: LabLayout, host: LabHostPlan, hostKey: string
   const files = labFiles(layout.workDir);
   // node first: the agent and the services run as `node …` in non-login SSH sessions
   const pathVar = [
+    ...(host.pathFirst ? [host.pathFirst] : []),
     path.dirname(process.execPath),
     '/usr/local/sbin',
     '/usr/local/bin',

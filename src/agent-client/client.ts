@@ -8,7 +8,7 @@ import {
   type LockHolder,
 } from '../errors.js';
 import type { Log } from '../log.js';
-import type { RemoteProcess, Transport } from '../remote/transport.js';
+import type { ExecResult, RemoteProcess, Transport } from '../remote/transport.js';
 import type { HostAgent } from './host-agent.js';
 import { encodePublish, type ReleaseFile } from '../host/release-files.js';
 import {
@@ -103,6 +103,10 @@ export class AgentClient implements HostAgent {
 
   hello(): Promise<HelloData> {
     return this.call<HelloData>('hello', [], { timeoutMs: 15_000 });
+  }
+
+  nodeVersion(): Promise<ExecResult> {
+    return this.transport.exec(['node', '-p', 'process.versions.node'], { timeoutMs: 15_000 });
   }
 
   /** through the session when one is open (no process start), else its own process */

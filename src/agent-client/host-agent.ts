@@ -1,5 +1,6 @@
 import type { HeldLock } from './client.js';
 import type { ReleaseFile } from '../host/release-files.js';
+import type { ExecResult } from '../remote/transport.js';
 import type {
   HelloData,
   HostStatus,
@@ -17,6 +18,8 @@ import type {
 export interface HostAgent {
   readonly host: string;
   hello(): Promise<HelloData>;
+  /** `node -p process.versions.node` on the host, not through the agent (node-check.ts) */
+  nodeVersion(): Promise<ExecResult>;
   status(): Promise<HostStatus>;
   /** write the release directory (files, sha256-checked, + .env) and prepare it, without touching what runs */
   publish(release: string, files?: readonly ReleaseFile[]): Promise<void>;

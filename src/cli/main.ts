@@ -1,4 +1,5 @@
-import { ConfigError, ExitCode, ExitStatus, isHandoffError } from '../errors.js';
+import { ConfigError, ExitCode, ExitStatus, isHandoffError, UsageError } from '../errors.js';
+import { nodeVersionProblem } from '../node-version.js';
 import { printable } from '../safe-text.js';
 import { hostArgs, runHostOp } from './commands/host.js';
 import { runWatchdog, tickFlags } from './commands/watchdog.js';
@@ -12,10 +13,15 @@ import { versionArgs } from './version-flag.js';
  * HandoffErrors and print one line; anything else is a bug and says so. With
  * `--json` it also ends stdout with the one result line, whatever happened.
  */
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  node: string = process.versions.node,
+): Promise<number> {
   const json = wantsJson(argv);
   stdoutJson.start();
-  const { code, failure } = await run(argv, json);
+  // the bundles are built for Node 22.12 (scripts/build.ts); on a host, preflight asks first
+  const oldNode = nodeVersionProblem(node, "this machine's node");
+  const { code, failure } = oldNode ? outcomeOf(new UsageError(oldNode)) : await run(argv, json);
   if (json) stdoutJson.finish(code, failure);
   return code;
 }

@@ -60,6 +60,7 @@ function linesOf(stdout: string, pattern: RegExp): Map<string, string> {
 const stateOf = (f: SetupFile): string => `${sha(f.content)} ${f.mode.toString(8)}`;
 
 /**
+ * The caller has checked the host's node first (agent-client/node-check.ts).
  * Idempotent: directories are created if missing, a file is written only when
  * its content differs (atomically), so a second run changes nothing.
  */

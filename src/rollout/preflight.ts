@@ -3,6 +3,7 @@ import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import type { HealthCheckSettings, HostConfig } from '../config/types.js';
 import { BlockedError, HandoffError, InvariantError } from '../errors.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
+import { hostNodeProblem } from '../agent-client/node-check.js';
 import type { HostStatus } from '../host/agent/types.js';
 import { timingInputFromConfig, timingModel, type TimingModel } from '../timing/index.js';
 import { invariantKey } from '../timing/invariant-keys.js';
@@ -23,7 +24,7 @@ export interface Preflight {
 /**
  * Everything that can refuse a rollout, checked before any host changes:
  * the invariants against the balancer's real settings, every host reachable
- * with our agent (deps.agent's clients refuse any other), no deploy already
+ * with a node the agent runs on and our agent (deps.agent's clients refuse any other), no deploy already
  * running, and capacity for every wave.
  */
 export async function preflight(deps: RolloutDeps, plan: Plan): Promise<Preflight> {
@@ -58,6 +59,9 @@ export async function preflight(deps: RolloutDeps, plan: Plan): Promise<Prefligh
     hosts.map(async (host) => {
       try {
         const agent = await deps.agent(host);
+        // before the agent runs at all: one built for Node 22.12 may not parse on an older node
+        const oldNode = await hostNodeProblem(agent);
+        if (oldNode) throw new BlockedError(`${host.name}: ${oldNode}`);
         // the agent that will hold this host's lock starts now (no lock yet): it checks it
         // is this deploy's agent, answers the status, and carries every later step
         await agent.openSession?.();

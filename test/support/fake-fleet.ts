@@ -47,6 +47,8 @@ export class FakeHost implements HostAgent {
   compose: HostStatus['compose'] | undefined;
   /** the files each publish carried */
   published: (readonly ReleaseFile[])[] = [];
+  /** what `node -p process.versions.node` answers on it */
+  node = '24.11.1';
   /** run a hook when an op is called (e.g. abort the rollout) */
   onCall: ((op: string) => void) | undefined;
 
@@ -72,6 +74,10 @@ export class FakeHost implements HostAgent {
   hello() {
     this.op('hello');
     return Promise.resolve({ version: '0.1.0', protocol: 1, sha256: 'abc', node: 'v20' });
+  }
+  nodeVersion() {
+    this.op('node');
+    return Promise.resolve({ code: 0, stdout: `${this.node}\n`, stderr: '' });
   }
   status(): Promise<HostStatus> {
     this.op('status');

@@ -27,6 +27,8 @@ export function fleet(
   };
   const host = (n: number) => hosts.get(`web-${n}`)!;
   const actions = (n: number) =>
-    host(n).calls.filter((c) => !['hello', 'status'].includes(c) && !c.startsWith('publish'));
+    host(n).calls.filter(
+      (c) => !['hello', 'status', 'node'].includes(c) && !c.startsWith('publish'),
+    );
   return { clock, hosts, balancer, controller, log, deps, host, actions };
 }

@@ -29,10 +29,16 @@ export class HaproxyBalancer implements Balancer {
 
   async states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
     const { backend } = this.config;
-    const [servers, stats] = await Promise.all([
+    // both asked at once; when both fail, the first command's failure is the one
+    // reported, whichever answered first (under Node 24 it was not always the same)
+    const [serversAnswer, statsAnswer] = await Promise.allSettled([
       this.query(cmd.showServersState(backend), parseServersState),
       this.query(cmd.showStat(backend), parseStatCsv),
     ]);
+    if (serversAnswer.status === 'rejected') throw serversAnswer.reason;
+    if (statsAnswer.status === 'rejected') throw statsAnswer.reason;
+    const servers = serversAnswer.value;
+    const stats = statsAnswer.value;
     const result = new Map<string, TargetState>();
     for (const target of targets) {
       const row = servers.find((r) => r.server === target);

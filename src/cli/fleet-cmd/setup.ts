@@ -1,3 +1,4 @@
+import { oldNodes } from '../../agent-client/node-check.js';
 import { BlockedError } from '../../errors.js';
 import { mapLimit } from '../../fleet/map-limit.js';
 import { setupHost } from '../../fleet/setup.js';
@@ -17,6 +18,16 @@ export async function runSetup(flags: FleetFlags): Promise<void> {
       agentLibs: bundle.libs,
       log: out,
     };
+    // a host whose node cannot run the agent refuses the whole setup before any host
+    // changes: a fleet half on the new agent could not roll out either
+    const old = await oldNodes(hosts, (h) => fleet.agent(h));
+    if (old.length > 0) {
+      for (const line of old) out.text(`✗ ${line}`);
+      out.result(false, { refused: old });
+      throw new BlockedError(
+        `setup refused, nothing changed on any host: ${old.length === 1 ? 'a host runs' : `${old.length} hosts run`} a node older than 22.12`,
+      );
+    }
     const results = await mapLimit(hosts, 8, async (host) => {
       try {
         return await setupHost(host, await fleet.transport(host), await fleet.agent(host), input);

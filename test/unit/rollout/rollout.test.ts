@@ -26,6 +26,20 @@ const HANDSHAKE = [
 
 const options: RolloutOptions = { release: 'r2', dryRun: false, rollback: true };
 
+describe('rollout on a host whose node is too old', () => {
+  it('refuses in preflight naming the host and its version, before its agent runs', async () => {
+    const f = fleet();
+    f.host(2).node = '20.11.0';
+    const failure = await rollout(f.deps, options).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(BlockedError);
+    expect((failure as Error).message).toBe(
+      'preflight: web-2: node is 20.11.0, older than 22.12: install Node 22 (22.12 or later) or 24 first on the PATH of ssh.user',
+    );
+    expect(f.host(2).calls).toEqual(['node']);
+    for (const n of [1, 2, 3]) expect(f.actions(n)).toEqual([]);
+  });
+});
+
 describe('rollout with the compose runtime', () => {
   it('refuses in preflight, touching no host, when a host answers to no compose command', async () => {
     const f = fleet();
@@ -268,7 +282,14 @@ describe('rollout', () => {
     f.host(2).drained = true;
     const result = await rollout(f.deps, options);
     expect(result.ok).toBe(true);
-    expect(f.host(2).calls.slice(0, 5)).toEqual(['status', 'lock', 'verify', 'undrain', 'unlock']);
+    expect(f.host(2).calls.slice(0, 6)).toEqual([
+      'node',
+      'status',
+      'lock',
+      'verify',
+      'undrain',
+      'unlock',
+    ]);
     expect(f.log.events.some((e) => e.event === 'repair' && e.host === 'web-2')).toBe(true);
   });
 
@@ -276,7 +297,7 @@ describe('rollout', () => {
     const f = fleet();
     const result = await rollout(f.deps, { ...options, dryRun: true });
     expect(result.ok).toBe(true);
-    for (const n of [1, 2, 3]) expect(f.host(n).calls).toEqual(['status']);
+    for (const n of [1, 2, 3]) expect(f.host(n).calls).toEqual(['node', 'status']);
   });
 });
 
