@@ -11,6 +11,7 @@ import type { Log } from '../log.js';
 import type { RemoteProcess, Transport } from '../remote/transport.js';
 import type { HostAgent } from './host-agent.js';
 import { encodePublish, type ReleaseFile } from '../host/release-files.js';
+import type { EnvVars } from '../host/release-env.js';
 import {
   decodeLine,
   relayEvent,
@@ -111,12 +112,17 @@ export class AgentClient implements HostAgent {
     return this.call<HostStatus>('status', [], { timeoutMs: 15_000 });
   }
 
-  async publish(release: string, files: readonly ReleaseFile[] = []): Promise<void> {
-    const document = encodePublish(files);
+  async publish(
+    release: string,
+    files: readonly ReleaseFile[] = [],
+    env: EnvVars = {},
+  ): Promise<void> {
+    const document = encodePublish(files, env);
+    const empty = files.length === 0 && Object.keys(env).length === 0;
     if (this.session && !this.lockLost)
       await this.inSession(
         'publish',
-        files.length ? { release, files: document } : { release },
+        empty ? { release } : { release, files: document },
         PUBLISH_TIMEOUT,
       );
     else

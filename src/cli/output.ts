@@ -1,5 +1,5 @@
 import type { Log, LogEvent } from '../log.js';
-import { maskUrlPasswords, printable } from '../safe-text.js';
+import { maskUrlPasswords, printable, secretMask } from '../safe-text.js';
 
 /**
  * The only place that writes to the terminal. Human mode: events as lines on
@@ -23,9 +23,9 @@ const levelTag: Record<LogEvent['level'], string> = {
   error: 'ERROR',
 };
 
-/** JSON escapes control characters itself; a URL's password is masked in it too. */
+/** JSON escapes control characters itself; a URL's password and a secret are masked in it too. */
 function jsonLine(value: unknown): string {
-  return `${maskUrlPasswords(JSON.stringify(value))}\n`;
+  return `${maskUrlPasswords(JSON.stringify(secretMask.maskDeep(value)))}\n`;
 }
 
 export function createOutput(options: { json: boolean; verbose?: boolean }): Output {

@@ -42,6 +42,7 @@ beforeEach(async () => {
     root: path.join(dir, 'root'),
     state: path.join(dir, 'state'),
     stopTimeout: 5_000,
+    secretNames: [],
     runtime: { kind: 'command' },
     services: [web()],
   };
