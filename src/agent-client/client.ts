@@ -18,6 +18,7 @@ import {
   type AgentOp,
   type AgentResultLine,
 } from '../host/agent/protocol.js';
+import { secretMask } from '../safe-text.js';
 import { AgentSession, type CallArgs } from './session.js';
 import type {
   AuditEntry,
@@ -340,7 +341,8 @@ export class AgentClient implements HostAgent {
     });
     return {
       lost,
-      audit: (entry) => proc.write(`${JSON.stringify({ audit: entry })}\n`),
+      // masked here: the host's agent never saw the rollout's secrets
+      audit: (entry) => proc.write(`${JSON.stringify({ audit: secretMask.maskDeep(entry) })}\n`),
       release: async () => {
         releasing = true;
         this.locked = false;
