@@ -5,7 +5,6 @@ import type { ExecResult, Transport } from '../../../src/remote/transport.js';
 import { testConfig } from '../../support/config.js';
 import { setupAgent, setupBundle } from '../../support/setup-agent.js';
 
-
 /**
  * A host where ssh.user may write only its temp directory: every command is
  * recorded; `sudo -n …` answers as sudo would with or without a NOPASSWD rule,
