@@ -10,6 +10,7 @@ import {
   removeDrainMarker,
   writeDrainMarker,
 } from '../../drain-marker.js';
+import { readLastStop } from '../../last-stop.js';
 import { readLockStatus } from '../../lock.js';
 import { renderEnv, type EnvVars } from '../../release-env.js';
 import { checkWritten, composeSha256, decodePublish, sha256 } from '../../release-files.js';
@@ -25,6 +26,8 @@ import { createRuntime } from '../../runtime/create.js';
 import { runtimeSettings, type Runtime } from '../../runtime/runtime.js';
 import { StateStore } from '../../state-store.js';
 import { verifyServices } from '../../verify.js';
+import type { AgentIO } from '../io.js';
+import { progressRelay } from '../progress.js';
 import { PROTOCOL, type HelloData } from '../protocol.js';
 import type {
   ComposeStatus,
@@ -83,7 +86,12 @@ export async function undrain(config: Config): Promise<unknown> {
  * the operator's variables (secrets among them: mode 0600, and never in the
  * answer) is always written. Then the runtime prepares the release (compose: pull).
  */
-export async function publish(config: Config, release: string, document: string): Promise<unknown> {
+export async function publish(
+  config: Config,
+  release: string,
+  document: string,
+  progress?: { io: AgentIO; clock: Clock },
+): Promise<unknown> {
   const { files, env } = decodePublish(document);
   const result = await publishRelease(
     config.host.root,
@@ -95,7 +103,10 @@ export async function publish(config: Config, release: string, document: string)
     { '.env': 0o600 },
   );
   await checkWritten(config.host.root, release, files);
-  await createRuntime(runtimeSettings(config), release).prepare(release);
+  await createRuntime(runtimeSettings(config), release).prepare(
+    release,
+    progress ? { onOutput: progressRelay(progress.io, progress.clock, 'pull', 'pull') } : {},
+  );
   return { release, result, sha256: Object.fromEntries(files.map((f) => [f.name, f.sha256])) };
 }
 
@@ -198,6 +209,7 @@ export async function status(config: Config): Promise<HostStatus> {
       marker.value ??
       (marker.present ? { by: 'unknown (unreadable marker)', since: '', until: '' } : null),
     watchdog: watchdog.value ?? null,
+    lastStop: await readLastStop(config.host.state),
   };
 }
 
