@@ -16,6 +16,7 @@ import { readAgent } from './agent-bundle.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Fleet, interruptSignal, plainConfig, whoAmI } from './fleet.js';
 import { createOutput } from './output.js';
+import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { failureMessage, renderPlan, renderResult } from './rollout-report.js';
 
 export interface RolloutCliFlags {
@@ -30,7 +31,19 @@ export interface RolloutCliFlags {
 }
 
 export async function runRollout(flags: RolloutCliFlags): Promise<void> {
-  const out = createOutput({ json: flags.json ?? false, verbose: flags.verbose ?? false });
+  const verbose = flags.verbose ?? false;
+  const out = rolloutOutput(createOutput({ json: flags.json ?? false, verbose }), {
+    verbose,
+    configPath: flags.config,
+  });
+  try {
+    await run(flags, out);
+  } finally {
+    out.close();
+  }
+}
+
+async function run(flags: RolloutCliFlags, out: RolloutOutput): Promise<void> {
   const config = await loadConfig(flags.config, { log: out });
   const hosts = parseHostsFlag(flags.hosts);
   const batch = parseBatchOption(flags.batch, selectHosts(config.hosts, hosts).length);
@@ -70,6 +83,7 @@ export async function runRollout(flags: RolloutCliFlags): Promise<void> {
       return;
     }
     out.text(renderResult(result));
+    out.finish(result);
     out.result(result.ok, { ...result });
     if (!result.ok) {
       if (result.blocked) throw new BlockedError(result.blocked);
