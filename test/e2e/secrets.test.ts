@@ -96,6 +96,19 @@ describe('a planted secret', () => {
     expect(r.code).toBe(1);
     const j = await deploy(['rollout', '--release', 'r3', '--json']);
     expect(j.code).toBe(1);
+    // GitHub Actions mode: annotations on stderr, and the step summary file
+    const summary = '/tmp/handoff-e2e-50/step-summary.md';
+    Object.assign(process.env, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
+    try {
+      const g = await deploy(['rollout', '--release', 'r3']);
+      expect(g.code).toBe(1);
+    } finally {
+      delete process.env.GITHUB_ACTIONS;
+      delete process.env.GITHUB_STEP_SUMMARY;
+    }
+    const markdown = await readFile(summary, 'utf8');
+    expect(markdown).toContain('r3');
+    expect(markdown).not.toContain(SECRET);
     expect(await liveReleases((a) => fleet.deploy(a))).toEqual(['r2', 'r2']);
   });
 
