@@ -28,10 +28,57 @@ export function maskUrlPasswords(text: string): string {
   return text.replace(URL_PASSWORD, '$1:***@');
 }
 
-/** One printable line per line of `text`: controls escaped, passwords masked. */
+/** One printable line per line of `text`: controls escaped, passwords and secrets masked. */
 export function printable(text: string): string {
-  return text
+  return secretMask
+    .mask(text)
     .split('\n')
     .map((line) => escapeControl(maskUrlPasswords(line)))
     .join('\n');
 }
+
+/**
+ * The secret values (deploy.yml's `env.secret`) this process has read, masked
+ * as `***` wherever text leaves it: output lines, JSON, errors, audit entries.
+ * Process-wide on purpose, like a CI runner's mask list: an error printed by
+ * main.ts or a host's stderr quoted in a message never passes through the
+ * code that read the secret, and a value that reached no mask would be printed.
+ */
+export class SecretMask {
+  private values: string[] = [];
+
+  add(value: string): void {
+    // an empty value hides nothing; longest first, so a value containing another is masked whole
+    if (value === '' || this.values.includes(value)) return;
+    this.values = [...this.values, value].sort((a, b) => b.length - a.length);
+  }
+
+  /** every occurrence of every value, and of its JSON-escaped form, as `***` */
+  mask(text: string): string {
+    let out = text;
+    for (const value of this.values) {
+      out = out.replaceAll(value, '***');
+      const escaped = JSON.stringify(value).slice(1, -1);
+      if (escaped !== value) out = out.replaceAll(escaped, '***');
+    }
+    return out;
+  }
+
+  /** a JSON-able value with every string (key or value) masked; numbers stay numbers */
+  maskDeep<T>(value: T): T {
+    if (this.values.length === 0) return value;
+    return this.deep(value) as T;
+  }
+
+  private deep(value: unknown): unknown {
+    if (typeof value === 'string') return this.mask(value);
+    if (Array.isArray(value)) return value.map((v) => this.deep(v));
+    if (typeof value === 'object' && value !== null && !(value instanceof Date))
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [this.mask(k), this.deep(v)]),
+      );
+    return value;
+  }
+}
+
+export const secretMask = new SecretMask();

@@ -34,3 +34,4 @@ export { ensurePackages, missingPackages } from './packages.js';
 export { startWatchdogs } from './watchdogs.js';
 export type { Watchdogs } from './watchdogs.js';
 export { composeEnv, composeFiles, composeLabProblem, LAB_IMAGE } from './compose.js';
+export { ensureLabUser } from './users.js';

@@ -7,6 +7,8 @@ const needed: Record<string, string> = {
   'openssh-server': '/usr/sbin/sshd',
   'openssh-client': '/usr/bin/ssh',
   'util-linux': '/usr/bin/unshare',
+  // ssh.sudo's e2e (test/e2e/sudo.test.ts): a non-root lab user runs setup through sudo
+  sudo: '/usr/bin/sudo',
 };
 
 export function missingPackages(): string[] {

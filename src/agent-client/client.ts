@@ -11,12 +11,14 @@ import type { Log } from '../log.js';
 import type { ExecResult, RemoteProcess, Transport } from '../remote/transport.js';
 import type { HostAgent } from './host-agent.js';
 import { encodePublish, type ReleaseFile } from '../host/release-files.js';
+import type { EnvVars } from '../host/release-env.js';
 import {
   decodeLine,
   relayEvent,
   type AgentOp,
   type AgentResultLine,
 } from '../host/agent/protocol.js';
+import { secretMask } from '../safe-text.js';
 import { AgentSession, type CallArgs } from './session.js';
 import type {
   AuditEntry,
@@ -115,12 +117,17 @@ export class AgentClient implements HostAgent {
     return this.call<HostStatus>('status', [], { timeoutMs: 15_000 });
   }
 
-  async publish(release: string, files: readonly ReleaseFile[] = []): Promise<void> {
-    const document = encodePublish(files);
+  async publish(
+    release: string,
+    files: readonly ReleaseFile[] = [],
+    env: EnvVars = {},
+  ): Promise<void> {
+    const document = encodePublish(files, env);
+    const empty = files.length === 0 && Object.keys(env).length === 0;
     if (this.session && !this.lockLost)
       await this.inSession(
         'publish',
-        files.length ? { release, files: document } : { release },
+        empty ? { release } : { release, files: document },
         PUBLISH_TIMEOUT,
       );
     else
@@ -338,7 +345,8 @@ export class AgentClient implements HostAgent {
     });
     return {
       lost,
-      audit: (entry) => proc.write(`${JSON.stringify({ audit: entry })}\n`),
+      // masked here: the host's agent never saw the rollout's secrets
+      audit: (entry) => proc.write(`${JSON.stringify({ audit: secretMask.maskDeep(entry) })}\n`),
       release: async () => {
         releasing = true;
         this.locked = false;

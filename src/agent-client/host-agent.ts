@@ -1,6 +1,7 @@
 import type { HeldLock } from './client.js';
 import type { ReleaseFile } from '../host/release-files.js';
 import type { ExecResult } from '../remote/transport.js';
+import type { EnvVars } from '../host/release-env.js';
 import type {
   HelloData,
   HostStatus,
@@ -21,8 +22,8 @@ export interface HostAgent {
   /** `node -p process.versions.node` on the host, not through the agent (node-check.ts) */
   nodeVersion(): Promise<ExecResult>;
   status(): Promise<HostStatus>;
-  /** write the release directory (files, sha256-checked, + .env) and prepare it, without touching what runs */
-  publish(release: string, files?: readonly ReleaseFile[]): Promise<void>;
+  /** write the release directory (files, sha256-checked, + .env with `env`) and prepare it, without touching what runs */
+  publish(release: string, files?: readonly ReleaseFile[], env?: EnvVars): Promise<void>;
   holdLock(what: string, message: string): Promise<HeldLock>;
   /** start the lock holder ahead (prepare), so taking the lock later is cheap */
   openSession?(): Promise<void>;

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { AgentIO } from '../host/agent/io.js';
 import { encodeLine } from '../host/agent/protocol.js';
-import { maskUrlPasswords } from '../safe-text.js';
+import { maskUrlPasswords, secretMask } from '../safe-text.js';
 
 /**
  * The agent's stdout carries protocol lines only; everything else goes to
@@ -11,7 +11,8 @@ import { maskUrlPasswords } from '../safe-text.js';
 export function stdioAgentIO(): AgentIO {
   let input: AsyncIterable<string> | undefined;
   return {
-    send: (line) => void process.stdout.write(maskUrlPasswords(encodeLine(line))),
+    send: (line) =>
+      void process.stdout.write(maskUrlPasswords(encodeLine(secretMask.maskDeep(line)))),
     // created on first use: `publish` reads stdin whole instead
     get input() {
       input ??= createInterface({ input: process.stdin, crlfDelay: Infinity });

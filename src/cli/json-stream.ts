@@ -1,6 +1,6 @@
 import type { ConfigProblem } from '../errors.js';
 import type { LogEvent } from '../log.js';
-import { maskUrlPasswords } from '../safe-text.js';
+import { maskUrlPasswords, secretMask } from '../safe-text.js';
 import { toJsonShape } from './json-keys.js';
 
 /** Bumped when a field of the result line changes meaning or goes away (docs/json.md). */
@@ -22,9 +22,9 @@ export interface JsonFailure {
   readonly problems?: readonly ConfigProblem[];
 }
 
-/** JSON escapes control characters itself; a URL's password is masked in it too. */
+/** JSON escapes control characters itself; a URL's password and a secret are masked in it too. */
 export function jsonLine(value: unknown): string {
-  return `${maskUrlPasswords(JSON.stringify(toJsonShape(value)))}\n`;
+  return `${maskUrlPasswords(JSON.stringify(secretMask.maskDeep(toJsonShape(value))))}\n`;
 }
 
 /** A stable code for a config problem, from what the config layer says of it. */

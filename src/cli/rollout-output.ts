@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import type { RolloutResult } from '../rollout/types.js';
-import { printable } from '../safe-text.js';
+import { printable, secretMask } from '../safe-text.js';
 import { annotation } from './github/commands.js';
 import { keyLocator } from './github/key-line.js';
 import { GithubScreen } from './github/screen.js';
@@ -96,7 +96,8 @@ function summaryWriter(
   if (!file) return undefined;
   return (markdown) => {
     try {
-      appendFileSync(file, markdown);
+      // a host's error in the summary may quote output that carried a secret
+      appendFileSync(file, secretMask.mask(markdown));
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       const message = `could not append the step summary to ${file}: ${why}`;

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { readDuration } from './duration.js';
 import {
+  ENV_NAME,
+  ENV_NAME_RULE,
   HOST_NAME,
   HOST_NAME_RULE,
   HOST_PATH,
@@ -82,3 +84,7 @@ export const hostName = (description: string) =>
 /** `ssh.user`: it is also the user field of the watchdog's cron line (names.ts). */
 export const userName = (description: string) =>
   z.string().regex(USER_NAME, { error: USER_NAME_RULE }).meta({ description });
+
+/** A variable name of the release's `.env`: what both `sh` and compose read as a name. */
+export const envName = (description: string) =>
+  z.string().regex(ENV_NAME, { error: ENV_NAME_RULE }).meta({ description });

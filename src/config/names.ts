@@ -32,3 +32,8 @@ export const HOST_PATH_RULE = 'must be an absolute path (starting with /), witho
 /** haproxy's own rule for proxy and server names; `;` and newlines would start a second command */
 export const HAPROXY_NAME = /^[A-Za-z0-9_.:-]+$/;
 export const HAPROXY_NAME_RULE = "letters, digits, '-', '_', '.' and ':' only";
+
+/** A variable of the release's `.env`: a name `sh` (`set -a; . .env`) and compose both accept. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+export const ENV_NAME_RULE =
+  'must be a variable name: letters, digits and _, not starting with a digit';

@@ -35,6 +35,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       knownHosts: local(ssh.known_hosts),
       ...(ssh.proxy_jump !== undefined && { proxyJump: ssh.proxy_jump }),
       connectTimeout: ssh.connect_timeout,
+      sudo: ssh.sudo,
     },
     hosts: raw.hosts.map((h) => ({
       name: h.name,
@@ -71,6 +72,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
             ...(raw.runtime.compose_command ? { composeCommand: raw.runtime.compose_command } : {}),
           }
         : { kind: 'command' },
+    env: { clear: { ...raw.env.clear }, secret: [...raw.env.secret] },
     services: raw.services.map(serviceConfig),
     watchdog: {
       every: watchdog.every,

@@ -1,5 +1,6 @@
 import type { KeyPath } from './document.js';
 import { healthCheckKeys } from './balancer-schema.js';
+import { envRules } from './env-rules.js';
 import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
 
 /**
@@ -31,6 +32,7 @@ const rules: readonly Rule[] = [
   deregisterNeedsAnApi,
   haproxyNames,
   lockNotShared,
+  envRules,
 ];
 
 function duplicates(

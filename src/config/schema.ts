@@ -4,6 +4,7 @@ import { cronPlan } from './cron-every.js';
 import {
   count,
   duration,
+  envName,
   hostName,
   hostPath,
   port,
@@ -30,8 +31,28 @@ const ssh = z
     ),
     proxy_jump: text('a bastion, [user@]host[:port]').optional(),
     connect_timeout: duration('how long to wait for an SSH connection').prefault('10s'),
+    sudo: z.boolean().default(false).meta({
+      description:
+        "run setup's privileged steps (/etc/cron.d, /etc/handoff, the agent and host directories) through sudo -n",
+    }),
   })
   .meta({ description: 'how to reach the hosts' });
+
+const env = z
+  .strictObject({
+    clear: z
+      .record(envName('a variable name'), z.string({ error: 'must be text (quote numbers)' }))
+      .default({})
+      .meta({ description: "variables written into each release's .env as they are" }),
+    secret: z
+      .array(envName("the name of a variable read from the orchestrator's environment"))
+      .default([])
+      .meta({
+        description:
+          "names read from the orchestrator's environment at rollout time, written into .env; the values never reach output, the audit log or the host config",
+      }),
+  })
+  .meta({ description: "the release's .env (mode 0600)" });
 
 const host = z.strictObject({
   name: hostName('a short name used in output, --hosts and locks'),
@@ -156,6 +177,7 @@ export const configSchema = z
     rollout: rollout.prefault({}),
     host: hostPaths.prefault({}),
     runtime,
+    env: env.prefault({}),
     services: z.array(serviceSchema).min(1, { error: 'needs at least one service' }),
     watchdog: watchdog.prefault({}),
   })

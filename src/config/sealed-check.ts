@@ -1,5 +1,5 @@
 import { MAX_DURATION_MS } from './duration.js';
-import { HOST_NAME, HOST_PATH, SERVICE_NAME, USER_NAME } from './names.js';
+import { ENV_NAME, HOST_NAME, HOST_PATH, SERVICE_NAME, USER_NAME } from './names.js';
 import type { Config } from './types.js';
 
 /**
@@ -15,9 +15,13 @@ export function sealedConfigHolds(value: unknown): value is Omit<Config, 'source
   const { ssh, host, hosts, services, drain, rollout, watchdog } = value;
   if (!isObject(ssh) || !isObject(host) || !isObject(drain) || !isObject(rollout)) return false;
   if (!isObject(watchdog) || !Array.isArray(hosts) || !Array.isArray(services)) return false;
+  const { env } = value;
+  if (!isObject(env) || !isObject(env.clear) || !Array.isArray(env.secret)) return false;
   return (
     matches(value.service, SERVICE_NAME) &&
     matches(ssh.user, USER_NAME) &&
+    typeof ssh.sudo === 'boolean' &&
+    env.secret.every((name) => matches(name, ENV_NAME)) &&
     hosts.every((h) => isObject(h) && matches(h.name, HOST_NAME)) &&
     ['root', 'lock', 'state', 'agent'].every((key) => matches(host[key], HOST_PATH)) &&
     services.every(

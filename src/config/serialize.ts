@@ -32,6 +32,7 @@ export function toDocument(config: Config): RawConfigInput {
       known_hosts: ssh.knownHosts,
       ...(ssh.proxyJump !== undefined && { proxy_jump: ssh.proxyJump }),
       connect_timeout: d(ssh.connectTimeout),
+      sudo: ssh.sudo,
     },
     hosts: config.hosts.map((h) => ({
       name: h.name,
@@ -63,6 +64,8 @@ export function toDocument(config: Config): RawConfigInput {
             ...(runtime.composeCommand ? { compose_command: [...runtime.composeCommand] } : {}),
           }
         : { kind: 'command' },
+    // secrets by name only: their values travel with each rollout, never in the host config
+    env: { clear: { ...config.env.clear }, secret: [...config.env.secret] },
     services: config.services.map(service),
     watchdog: {
       every: d(watchdog.every),

@@ -13,6 +13,7 @@ ssh:
   user: deploy
   # identity_file: ~/.ssh/id_ed25519 # without it, ssh-agent is used
   known_hosts: ~/.ssh/known_hosts # strict: an unknown or changed host key is refused
+  # sudo: true # a non-root user: setup's root steps through sudo -n (docs/ssh.md)
 
 hosts:
   # target: the balancer's name for the host (default: address)
@@ -55,6 +56,10 @@ services:
 watchdog:
   every: 60s
   failures_before_restart: 4
+
+# env: # written into each release's .env (mode 0600); the commands get it exported
+#   clear: { NODE_ENV: production }
+#   secret: [DATABASE_URL] # read from the environment of 'deploy rollout', never printed
 `;
 
 /** Writes the starter; an existing file is only replaced with `force`. */

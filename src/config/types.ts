@@ -16,6 +16,8 @@ export interface SshConfig {
   /** `[user@]host[:port]` of a bastion */
   readonly proxyJump?: string;
   readonly connectTimeout: Duration;
+  /** setup's privileged steps run through `sudo -n` (fleet/sudo.ts) */
+  readonly sudo: boolean;
 }
 
 export interface HostConfig {
@@ -170,6 +172,12 @@ export interface WatchdogConfig {
   readonly restartWindow: Duration;
 }
 
+/** The release's `.env`: clear values as written, secrets by name only (values: rollout/release-env.ts). */
+export interface EnvConfig {
+  readonly clear: Readonly<Record<string, string>>;
+  readonly secret: readonly string[];
+}
+
 export interface Config {
   /** the file it was read from */
   readonly source: string;
@@ -181,6 +189,7 @@ export interface Config {
   readonly rollout: RolloutConfig;
   readonly host: HostPaths;
   readonly runtime: RuntimeConfig;
+  readonly env: EnvConfig;
   readonly services: readonly ServiceConfig[];
   readonly watchdog: WatchdogConfig;
 }

@@ -7,6 +7,7 @@ import type { AgentClient } from '../agent-client/client.js';
 import type { Log } from '../log.js';
 import type { Transport } from '../remote/transport.js';
 import { agentPath, cronEntry, cronPath, type SetupFile } from './setup-files.js';
+import { installArgv, ownedDirs, privileged, stepFailed } from './sudo.js';
 
 export interface SetupInput {
   /**
@@ -81,7 +82,13 @@ export async function setupHost(
     ...libs,
     { path: agentPath(config), content: input.agentBundle, mode: 0o755, what: 'agent' },
     // check URLs may carry credentials, and the service commands are in it: its user only
-    { path: input.hostConfigPath, content: toHostJson(config), mode: 0o600, what: 'host config' },
+    {
+      path: input.hostConfigPath,
+      content: toHostJson(config),
+      mode: 0o600,
+      what: 'host config',
+      owner: 'user',
+    },
     {
       path: cronPath(config),
       content: cronEntry(config, input.hostConfigPath),
@@ -98,26 +105,25 @@ export async function setupHost(
     ];
     // the lock's directory only root (or its user) may write: the agent refuses
     // any other (host/lock-dir.ts); the lock file itself is created on first use
-    for (const argv of [
+    const steps = [
       ['mkdir', '-p', '--', ...new Set(dirs)],
       ['mkdir', '-p', '-m', '0755', '--', path.dirname(config.host.lock)],
-    ]) {
-      const mk = await transport.exec(argv);
+      // made as root: the agent, running as ssh.user, writes releases, state and the lock there
+      ...(config.ssh.sudo ? [['chown', `${config.ssh.user}:`, '--', ...ownedDirs(config)]] : []),
+    ];
+    for (const argv of steps) {
+      const mk = await transport.exec(privileged(config, argv));
       if (mk.code !== 0)
-        throw new OperationError(
-          `cannot create the host directories: ${mk.stderr.trim().split('\n')[0] ?? ''}`,
-        );
+        throw stepFailed(config, host.name, 'cannot create the host directories', mk.stderr);
     }
     const now = await remoteState(
       transport,
       files.map((f) => f.path),
     );
-    const changed: string[] = [];
-    for (const f of files) {
-      if (now.get(f.path) === stateOf(f)) continue;
-      await transport.put(f.path, f.content, f.mode);
-      changed.push(f.what);
-    }
+    const stale = files.filter((f) => now.get(f.path) !== stateOf(f));
+    if (config.ssh.sudo) await installWithSudo(transport, config, host.name, stale);
+    else for (const f of stale) await transport.put(f.path, f.content, f.mode);
+    const changed = stale.map((f) => f.what);
     const hello = await agent.hello();
     if (hello.sha256 !== sha(input.agentBundle))
       throw new OperationError(
@@ -137,5 +143,39 @@ export async function setupHost(
     const message =
       error instanceof HandoffError || error instanceof Error ? error.message : String(error);
     return { host: host.name, ok: false, changed: [], error: message };
+  }
+}
+
+/**
+ * `ssh.sudo`: each file is uploaded as ssh.user into a private temp directory,
+ * then installed by root with its owner (root; the host config: ssh.user, whose
+ * agent reads it) and mode, and renamed into place (fleet/sudo.ts).
+ */
+async function installWithSudo(
+  t: Transport,
+  config: Config,
+  host: string,
+  files: readonly SetupFile[],
+): Promise<void> {
+  if (files.length === 0) return;
+  const made = await t.exec(['mktemp', '-d', '/tmp/handoff-setup.XXXXXXXX']);
+  const dir = made.stdout.trim();
+  if (made.code !== 0 || !dir)
+    throw stepFailed(config, host, 'cannot make a temp directory', made.stderr);
+  try {
+    for (const [i, f] of files.entries()) {
+      const uploaded = `${dir}/${i}`;
+      await t.put(uploaded, f.content, 0o600);
+      for (const argv of installArgv(
+        config,
+        { path: f.path, mode: f.mode, owner: f.owner ?? 'root' },
+        uploaded,
+      )) {
+        const r = await t.exec(argv);
+        if (r.code !== 0) throw stepFailed(config, host, `cannot install the ${f.what}`, r.stderr);
+      }
+    }
+  } finally {
+    await t.exec(['rm', '-rf', '--', dir]).catch(() => undefined);
   }
 }

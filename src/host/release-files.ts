@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OperationError, UsageError } from '../errors.js';
+import { ENV_NAME } from '../config/names.js';
 import { composeFilePath, releaseDir } from './layout.js';
+import type { EnvVars } from './release-env.js';
 
 /**
  * Files the orchestrator sends with a release (compose: the compose file as
@@ -23,17 +25,27 @@ export function releaseFile(name: string, content: string): ReleaseFile {
   return { name, content, sha256: sha256(content) };
 }
 
-/** The publish document: `{"files": [{name, content, sha256}]}`; empty text: no files. */
-export function encodePublish(files: readonly ReleaseFile[]): string {
-  return JSON.stringify({ files });
+/**
+ * The publish document: `{"files": [{name, content, sha256}], "env": {NAME: value}}`;
+ * empty text: no files. `env` holds the operator's variables of the release's
+ * `.env`, secrets included: it travels on the SSH channel's stdin, never in an
+ * argv a process list would show.
+ */
+export function encodePublish(files: readonly ReleaseFile[], env: EnvVars = {}): string {
+  return JSON.stringify(Object.keys(env).length ? { files, env } : { files });
 }
 
-export function decodePublish(text: string): ReleaseFile[] {
-  if (!text.trim()) return [];
-  const doc = JSON.parse(text) as { files?: unknown };
+export interface PublishDocument {
+  readonly files: ReleaseFile[];
+  readonly env: Record<string, string>;
+}
+
+export function decodePublish(text: string): PublishDocument {
+  if (!text.trim()) return { files: [], env: {} };
+  const doc = JSON.parse(text) as { files?: unknown; env?: unknown };
   if (!Array.isArray(doc.files))
     throw new UsageError('publish: the document must be {"files": [...]}');
-  return doc.files.map((f: unknown) => {
+  const files = doc.files.map((f: unknown) => {
     const r = (typeof f === 'object' && f !== null ? f : {}) as Record<string, unknown>;
     if (typeof r.name !== 'string' || typeof r.content !== 'string' || typeof r.sha256 !== 'string')
       throw new UsageError('publish: each file needs name, content and sha256');
@@ -43,6 +55,16 @@ export function decodePublish(text: string): ReleaseFile[] {
       );
     return { name: r.name, content: r.content, sha256: r.sha256 };
   });
+  return { files, env: decodeEnv(doc.env) };
+}
+
+function decodeEnv(value: unknown): Record<string, string> {
+  if (value === undefined) return {};
+  const entries = typeof value === 'object' && value !== null ? Object.entries(value) : [];
+  // names only in the message: the values may be secrets
+  if (entries.length === 0 || entries.some(([n, v]) => typeof v !== 'string' || !ENV_NAME.test(n)))
+    throw new UsageError('publish: env must map variable names to text');
+  return Object.fromEntries(entries);
 }
 
 /** After writing: each file on disk must hash to what was sent. */

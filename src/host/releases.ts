@@ -61,7 +61,10 @@ export async function publishRelease(
   root: string,
   release: string,
   files: Readonly<Record<string, string>>,
+  /** per file; 0640 otherwise (`.env`, which may hold secrets: 0600) */
+  modes: Readonly<Record<string, number>> = {},
 ): Promise<'published' | 'unchanged'> {
+  const mode = (name: string): number => modes[name] ?? 0o640;
   for (const name of Object.keys(files)) {
     if (!FILE_NAME.test(name))
       throw new UsageError(`publish: file name ${JSON.stringify(name)} is not a plain file name`);
@@ -73,7 +76,7 @@ export async function publishRelease(
     await rm(tmp, { recursive: true, force: true });
     await mkdir(tmp, { recursive: true });
     for (const [name, content] of Object.entries(files))
-      await writeFile(path.join(tmp, name), content, { mode: 0o640 });
+      await writeFile(path.join(tmp, name), content, { mode: mode(name) });
     await rename(tmp, dir);
     return 'published';
   }
@@ -85,7 +88,7 @@ export async function publishRelease(
     );
   }
   for (const [name, content] of changed)
-    await writeFileAtomic(path.join(dir, name), content, { mode: 0o640 });
+    await writeFileAtomic(path.join(dir, name), content, { mode: mode(name) });
   return 'published';
 }
 

@@ -1,5 +1,6 @@
 import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import { readReleaseFiles } from './release-files.js';
+import { readReleaseEnv } from './release-env.js';
 import type { HostConfig } from '../config/types.js';
 import { BlockedError, UsageError } from '../errors.js';
 import { RELEASE_ID } from '../release-id.js';
@@ -38,6 +39,7 @@ export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
 export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promise<RolloutResult> {
   const plan = makePlan(deps, options);
   const files = await readReleaseFiles(deps.config);
+  const env = readReleaseEnv(deps.config, deps.environment ?? process.env);
   const pre = await preflight(deps, plan);
   const startedAt = deps.clock.now();
   const bounds: Bounds = {
@@ -87,7 +89,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
           const agent = agentOf(h);
           // opened in preflight; again only if that session has ended since
           await agent.openSession?.();
-          await agent.publish(plan.release, files);
+          await agent.publish(plan.release, files, env);
         }),
       ),
     );

@@ -19,6 +19,8 @@ export interface RolloutDeps {
    * a host whose agent reads another one checks and stops by other rules
    */
   readonly hostConfigSha256?: string;
+  /** where `env.secret` values are read (rollout/release-env.ts); process.env when absent */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface RolloutOptions {

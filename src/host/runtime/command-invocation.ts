@@ -19,13 +19,16 @@ export interface CommandInvocation {
 /**
  * The command from deploy.yml goes to `sh -c` as one argument, never glued
  * into a bigger string; the release and paths reach it through the
- * environment, so a release id is never parsed by a shell.
+ * environment, so a release id is never parsed by a shell. `releaseVars` (the
+ * operator's variables from the release's `.env`) come first: handoff's own
+ * names cannot be overridden by them.
  */
 export function commandInvocation(
   settings: RuntimeSettings,
   release: string,
   service: ServiceConfig,
   step: CommandStep,
+  releaseVars: Readonly<Record<string, string>> = {},
 ): CommandInvocation {
   const command = service[step];
   if (command === undefined || command.trim() === '') {
@@ -38,6 +41,7 @@ export function commandInvocation(
     argv: ['sh', '-c', command],
     cwd: releaseDir(settings.root, release),
     env: {
+      ...releaseVars,
       RELEASE: release,
       HANDOFF_SERVICE: service.name,
       HANDOFF_STATE: settings.state,

@@ -1,7 +1,7 @@
 import type { ServiceConfig } from '../../config/types.js';
 import { OperationError } from '../../errors.js';
 import type { HostExec } from '../exec.js';
-import { assertPublished } from './common.js';
+import { assertPublished, readReleaseVars } from './common.js';
 import { commandInvocation, findService, type CommandStep } from './command-invocation.js';
 import type { Runtime, RuntimeCallOptions, RuntimeSettings, ServiceStatus } from './runtime.js';
 
@@ -13,11 +13,19 @@ const defaultStatusTimeout = 30_000;
  * from deploy.yml. Status is the exit code of the status command (0 = running).
  */
 export class CommandRuntime implements Runtime {
+  private vars: Promise<Record<string, string>> | undefined;
+
   constructor(
     private readonly settings: RuntimeSettings,
     readonly release: string,
     private readonly exec: HostExec,
   ) {}
+
+  /** the release's `.env`, exported to its commands (docs/configuration.md, env) */
+  private releaseVars(): Promise<Record<string, string>> {
+    this.vars ??= readReleaseVars(this.settings, this.release);
+    return this.vars;
+  }
 
   async prepare(release: string): Promise<void> {
     await assertPublished(this.settings.root, release);
@@ -43,6 +51,7 @@ export class CommandRuntime implements Runtime {
       this.release,
       findService(this.settings, service),
       'status',
+      await this.releaseVars(),
     );
     const r = await this.exec(call.argv, {
       ...call,
@@ -64,7 +73,13 @@ export class CommandRuntime implements Runtime {
     step: CommandStep,
     options: RuntimeCallOptions,
   ): Promise<void> {
-    const call = commandInvocation(this.settings, this.release, service, step);
+    const call = commandInvocation(
+      this.settings,
+      this.release,
+      service,
+      step,
+      await this.releaseVars(),
+    );
     const timeoutMs = call.timeoutMs ?? options.timeoutMs;
     const r = await this.exec(call.argv, { ...call, timeoutMs, signal: options.signal });
     if (r.timedOut) {

@@ -1,6 +1,9 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { OperationError } from '../../errors.js';
-import { releaseDir } from '../layout.js';
+import { secretMask } from '../../safe-text.js';
+import { envFilePath, releaseDir } from '../layout.js';
+import { parseEnv } from '../release-env.js';
+import type { RuntimeSettings } from './runtime.js';
 
 export async function assertPublished(root: string, release: string): Promise<void> {
   const dir = releaseDir(root, release);
@@ -19,4 +22,23 @@ export async function assertPublished(root: string, release: string): Promise<vo
 export function lastLine(text: string): string {
   const line = text.trim().split('\n').at(-1)?.trim() ?? '';
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+/**
+ * The variables of a release's `.env` (none when it has none: a release
+ * published before `env:` existed). The values of `env.secret`'s names join
+ * the agent's mask (safe-text.ts), so an error quoting a command's output
+ * does not carry them to the orchestrator or the watchdog's log.
+ */
+export async function readReleaseVars(
+  settings: Pick<RuntimeSettings, 'root' | 'secretNames'>,
+  release: string,
+): Promise<Record<string, string>> {
+  const text = await readFile(envFilePath(settings.root, release), 'utf8').catch(() => '');
+  const vars = parseEnv(text);
+  for (const name of settings.secretNames) {
+    const value = vars[name];
+    if (value !== undefined) secretMask.add(value);
+  }
+  return vars;
 }

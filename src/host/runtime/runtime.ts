@@ -48,6 +48,8 @@ export interface RuntimeSettings {
   readonly detectTime?: number;
   readonly runtime: RuntimeConfig;
   readonly services: readonly ServiceConfig[];
+  /** `env.secret`'s names: their values, read from a release's `.env`, are masked in what the agent says */
+  readonly secretNames: readonly string[];
 }
 
 export function runtimeSettings(config: Config): RuntimeSettings {
@@ -63,5 +65,6 @@ export function runtimeSettings(config: Config): RuntimeSettings {
     }),
     runtime: config.runtime,
     services: config.services,
+    secretNames: config.env.secret,
   };
 }

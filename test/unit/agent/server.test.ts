@@ -1,4 +1,4 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
@@ -126,6 +126,18 @@ describe('the agent on a host', () => {
     expect(r.data).toMatchObject({ release: 'r1', sha256: { 'compose.yml': compose.sha256 } });
     const written = await readFile(path.join(host.config.host.root, 'releases/r1/compose.yml'));
     expect(written.equals(Buffer.from(compose.content))).toBe(true);
+  });
+
+  it("writes the operator's variables into .env with mode 0600 and never into the answer", async () => {
+    host = await hostFixture();
+    const env = { MODE: 'prod', DB_PASSWORD: 'pw-$ecret "x"' };
+    const r = await call(host, 'publish', { release: 'r1' }, encodePublish([], env));
+    expect(JSON.stringify(r.result)).not.toContain('pw-$ecret');
+    const file = path.join(host.config.host.root, 'releases/r1/.env');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const text = await readFile(file, 'utf8');
+    expect(text).toMatch(/^RELEASE=r1\n/);
+    expect(text).toContain(`MODE='prod'\nDB_PASSWORD='pw-$ecret "x"'\n`);
   });
 
   it('refuses a file whose bytes do not hash to what was sent, writing nothing', async () => {

@@ -36,6 +36,7 @@ describe('deploy schema', () => {
       'rollout',
       'host',
       'runtime',
+      'env',
       'services',
       'watchdog',
     ]);

@@ -66,7 +66,9 @@ describe('loading deploy.yml', () => {
       port: 22,
       knownHosts: '/home/op/.ssh/known_hosts',
       connectTimeout: 10_000,
+      sudo: false,
     });
+    expect(config.env).toEqual({ clear: {}, secret: [] });
     expect(config.hosts[0]).toEqual({ name: 'web-1', address: '10.0.0.1', target: '10.0.0.1' });
     expect(config.drain).toEqual({
       method: 'health',

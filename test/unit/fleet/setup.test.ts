@@ -5,6 +5,7 @@ import { setupHost, type SetupInput } from '../../../src/fleet/setup.js';
 import { silentLog } from '../../../src/log.js';
 import type { ExecResult, Transport } from '../../../src/remote/transport.js';
 import { testConfig } from '../../support/config.js';
+import { setupAgent, setupBundle } from '../../support/setup-agent.js';
 
 const sha = (content: string | Uint8Array): string =>
   createHash('sha256').update(content).digest('hex');
@@ -44,21 +45,8 @@ class FakeHostFiles implements Transport {
   }
 }
 
-const bundle = Buffer.from('agent');
-const agent = {
-  hello: () => Promise.resolve({ version: '0', protocol: 1, sha256: sha(bundle), node: 'v20' }),
-  // a command-runtime host: nothing about compose
-  status: () =>
-    Promise.resolve({
-      host: 'web-1',
-      release: null,
-      previous: null,
-      releases: [],
-      lock: { locked: false },
-      draining: null,
-      watchdog: null,
-    }),
-};
+const bundle = setupBundle;
+const agent = setupAgent;
 
 function input(every: number): SetupInput {
   return {

@@ -12,7 +12,14 @@ let plainKey: string;
 let lockedKey: string;
 
 function ssh(identityFile: string | undefined): SshConfig {
-  return { user: 'deploy', port: 22, identityFile, knownHosts: '/dev/null', connectTimeout: 1000 };
+  return {
+    user: 'deploy',
+    port: 22,
+    identityFile,
+    knownHosts: '/dev/null',
+    connectTimeout: 1000,
+    sudo: false,
+  };
 }
 
 beforeAll(() => {

@@ -6,7 +6,13 @@ import { base, settings } from './fixture.js';
 const config: Config = {
   source: 'deploy.yml',
   service: 'api',
-  ssh: { user: 'deploy', port: 22, knownHosts: '/home/u/.ssh/known_hosts', connectTimeout: 10_000 },
+  ssh: {
+    user: 'deploy',
+    port: 22,
+    knownHosts: '/home/u/.ssh/known_hosts',
+    connectTimeout: 10_000,
+    sudo: false,
+  },
   hosts: [
     { name: 'web-1', address: '10.0.1.11', target: 'i-1' },
     { name: 'web-2', address: '10.0.1.12', target: 'i-2' },
@@ -17,6 +23,7 @@ const config: Config = {
   rollout: base.rollout,
   host: { root: '/srv/a', lock: '/var/lock/a', state: '/run/a', agent: '/opt/a' },
   runtime: { kind: 'compose', composeFile: 'infra/compose.yml' },
+  env: { clear: {}, secret: [] },
   services: [
     {
       name: 'gateway',

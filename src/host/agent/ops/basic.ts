@@ -12,6 +12,7 @@ import {
 } from '../../drain-marker.js';
 import { readLastStop } from '../../last-stop.js';
 import { readLockStatus } from '../../lock.js';
+import { renderEnv, type EnvVars } from '../../release-env.js';
 import { checkWritten, composeSha256, decodePublish, sha256 } from '../../release-files.js';
 import {
   listReleases,
@@ -81,8 +82,9 @@ export async function undrain(config: Config): Promise<unknown> {
 
 /**
  * `document` (release-files.ts): the files sent with the release, each
- * sha256-checked as received and again as written; `.env` with RELEASE is
- * always written. Then the runtime prepares the release (compose: pull).
+ * sha256-checked as received and again as written; `.env` with RELEASE and
+ * the operator's variables (secrets among them: mode 0600, and never in the
+ * answer) is always written. Then the runtime prepares the release (compose: pull).
  */
 export async function publish(
   config: Config,
@@ -90,11 +92,16 @@ export async function publish(
   document: string,
   progress?: { io: AgentIO; clock: Clock },
 ): Promise<unknown> {
-  const files = decodePublish(document);
-  const result = await publishRelease(config.host.root, release, {
-    ...Object.fromEntries(files.map((f) => [f.name, f.content])),
-    '.env': releaseEnv(config, release),
-  });
+  const { files, env } = decodePublish(document);
+  const result = await publishRelease(
+    config.host.root,
+    release,
+    {
+      ...Object.fromEntries(files.map((f) => [f.name, f.content])),
+      '.env': renderEnv(releaseEnv(config, release), env),
+    },
+    { '.env': 0o600 },
+  );
   await checkWritten(config.host.root, release, files);
   await createRuntime(runtimeSettings(config), release).prepare(
     release,
@@ -108,14 +115,15 @@ export async function publish(
  * needs (the command runtime exports the same to its commands), so a compose
  * file can hand them to its containers: `HANDOFF_STOP_TIMEOUT: ${HANDOFF_STOP_TIMEOUT}`.
  */
-function releaseEnv(config: Config, release: string): string {
+function releaseEnv(config: Config, release: string): EnvVars {
   const { stopTimeout, detectTime } = runtimeSettings(config);
-  return [
-    `RELEASE=${release}`,
-    `HANDOFF_STOP_TIMEOUT=${Math.ceil(stopTimeout / 1000)}`,
-    ...(detectTime === undefined ? [] : [`HANDOFF_DETECT_TIME=${Math.ceil(detectTime / 1000)}`]),
-    '',
-  ].join('\n');
+  return {
+    RELEASE: release,
+    HANDOFF_STOP_TIMEOUT: String(Math.ceil(stopTimeout / 1000)),
+    ...(detectTime === undefined
+      ? {}
+      : { HANDOFF_DETECT_TIME: String(Math.ceil(detectTime / 1000)) }),
+  };
 }
 
 export function switchTo(config: Config, release: string): Promise<SwitchResult> {

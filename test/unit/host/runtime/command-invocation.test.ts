@@ -25,6 +25,7 @@ const settings: RuntimeSettings = {
   root: '/srv/handoff/api',
   state: '/run/handoff/api',
   stopTimeout: 150_000,
+  secretNames: [],
   runtime: { kind: 'command' },
   services: [web, worker],
 };

@@ -7,6 +7,7 @@ import { OperationError } from '../../../../src/errors.js';
 import { runCheck } from '../../../../src/host/checks/run.js';
 import { createRuntime } from '../../../../src/host/runtime/create.js';
 import type { Runtime, RuntimeSettings } from '../../../../src/host/runtime/runtime.js';
+import { printable } from '../../../../src/safe-text.js';
 import { eventually, isRunning, tempDir } from '../helpers.js';
 
 // a real service: listens on a random loopback port and writes it down
@@ -42,6 +43,7 @@ beforeEach(async () => {
     root: path.join(dir, 'root'),
     state: path.join(dir, 'state'),
     stopTimeout: 5_000,
+    secretNames: [],
     runtime: { kind: 'command' },
     services: [web()],
   };
@@ -113,6 +115,28 @@ describe('the command runtime', () => {
       path.join(settings.root, 'releases', 'r1'),
       '',
     ]);
+  });
+
+  it("exports the release's .env to its commands, handoff's own names winning", async () => {
+    await writeFile(
+      path.join(settings.root, 'releases', 'r1', '.env'),
+      `RELEASE=r1\nMODE='prod $x'\nRELEASE_NOTE='n'\n`,
+    );
+    const rt = runtime([
+      web({ start: 'printf "%s|%s|%s" "$RELEASE" "$MODE" "$RELEASE_NOTE" > "$HANDOFF_STATE/env"' }),
+    ]);
+    await rt.start('web');
+    expect(await stateFile('env')).toBe('r1|prod $x|n');
+  });
+
+  it('masks the values of env.secret it read from .env in what the agent says', async () => {
+    settings = { ...settings, secretNames: ['TOKEN'] };
+    await writeFile(
+      path.join(settings.root, 'releases', 'r1', '.env'),
+      `RELEASE=r1\nTOKEN='tok-cmd-runtime-unit'\n`,
+    );
+    await runtime([web({ start: 'true' })]).start('web');
+    expect(printable('stderr: tok-cmd-runtime-unit')).toBe('stderr: ***');
   });
 
   it('starts every service in order and stops them in reverse', async () => {

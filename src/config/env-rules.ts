@@ -1,0 +1,54 @@
+import type { RuleProblem } from './rules.js';
+import { envValueProblem } from '../host/release-env.js';
+
+/**
+ * `env:` and `ssh.sudo` between keys: a name handoff writes itself, a name
+ * that is both clear and secret, a clear value `.env` cannot carry, and sudo
+ * asked of root. Read defensively: wrong types are the schema's to report.
+ */
+export function envRules(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
+  const env = record(doc.env);
+  const clear = record(env.clear);
+  const secret = Array.isArray(env.secret) ? (env.secret as unknown[]) : [];
+  const problems: RuleProblem[] = [];
+  for (const [name, value] of Object.entries(clear)) {
+    const reserved = reservedProblem(name);
+    if (reserved) problems.push({ path: ['env', 'clear', name], message: reserved });
+    const bad = typeof value === 'string' ? envValueProblem(value) : undefined;
+    if (bad) problems.push({ path: ['env', 'clear', name], message: bad });
+  }
+  const seen = new Set<string>();
+  secret.forEach((name, i) => {
+    if (typeof name !== 'string') return;
+    const reserved = reservedProblem(name);
+    if (reserved) problems.push({ path: ['env', 'secret', i], message: reserved });
+    if (name in clear)
+      problems.push({
+        path: ['env', 'secret', i],
+        message: `${name} is also in env.clear; a variable is either clear or secret`,
+      });
+    if (seen.has(name))
+      problems.push({ path: ['env', 'secret', i], message: `${name} is listed twice` });
+    seen.add(name);
+  });
+  const ssh = record(doc.ssh);
+  if (ssh.sudo === true && ssh.user === 'root')
+    problems.push({
+      path: ['ssh', 'sudo'],
+      message: 'ssh.user is root, which needs no sudo; remove ssh.sudo or use a non-root user',
+    });
+  return problems;
+}
+
+/** RELEASE and HANDOFF_* are written by handoff itself (host/release-env.ts) */
+export function reservedProblem(name: string): string | undefined {
+  return name === 'RELEASE' || name.startsWith('HANDOFF_')
+    ? `${name} is set by handoff itself (RELEASE, HANDOFF_*); use another name`
+    : undefined;
+}
+
+function record(value: unknown): Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}

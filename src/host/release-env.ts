@@ -1,0 +1,48 @@
+import { UsageError } from '../errors.js';
+
+/**
+ * The release's `.env`, one `NAME='value'` per line. Single quotes are read the
+ * same way by `sh` (`set -a; . ./.env`) and by compose (`env_file:`, the
+ * project's `.env`): the value is literal, `$`, `\` and `"` included. The one
+ * thing neither can carry inside them is a single quote, and a line break
+ * would end the line, so such values are refused before anything is written.
+ */
+
+export type EnvVars = Readonly<Record<string, string>>;
+
+/** Why `value` cannot go into `.env`, naming no part of it (it may be a secret). */
+export function envValueProblem(value: string): string | undefined {
+  if (/[\n\r]/.test(value)) return 'the value contains a line break, which .env cannot carry';
+  if (value.includes("'"))
+    return "the value contains a single quote ('), which .env cannot carry for both sh and compose";
+  if (value.includes('\0')) return 'the value contains a NUL byte, which .env cannot carry';
+  return undefined;
+}
+
+/**
+ * `.env` text: handoff's own variables first, bare (a release id and numbers
+ * need no quotes, and the `.env` of releases written before stays the same),
+ * then the operator's, quoted, in the order given.
+ */
+export function renderEnv(own: EnvVars, vars: EnvVars): string {
+  const lines = Object.entries(own).map(([name, value]) => `${name}=${value}`);
+  for (const [name, value] of Object.entries(vars)) {
+    if (name in own) throw new UsageError(`env ${name}: set by handoff itself; use another name`);
+    const problem = envValueProblem(value);
+    if (problem) throw new UsageError(`env ${name}: ${problem}`);
+    lines.push(`${name}='${value}'`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const LINE = /^([A-Za-z_][A-Za-z0-9_]*)=(?:'([^']*)'|([^'\s]*))$/;
+
+/** Reads back what renderEnv wrote (and the unquoted lines of older releases). */
+export function parseEnv(text: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = LINE.exec(line);
+    if (m?.[1]) vars[m[1]] = m[2] ?? m[3] ?? '';
+  }
+  return vars;
+}
