@@ -56,6 +56,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       verifyTimeout: rollout.verify_timeout,
       rollback: rollout.rollback,
       maxTimeBack: rollout.max_time_back,
+      onFailure: rollout.on_failure,
     },
     host: {
       root: raw.host.root ?? `/srv/handoff/${service}`,
@@ -80,6 +81,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       maxRestarts: watchdog.max_restarts,
       restartWindow: watchdog.restart_window,
     },
+    hooks: { timeout: raw.hooks.timeout },
   };
 }
 

@@ -11,6 +11,9 @@ import { preflight, targets, waveCapacity, type Preflight } from './preflight.js
 import { StepRecorder } from './recorder.js';
 import { awaitSlowStart, rampEnd } from './slow-start.js';
 import { repairLeftover } from './repair.js';
+import { planFleetRollback, runFleetRollback } from './fleet-rollback.js';
+import { missingRelease } from './rollback-target.js';
+import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostOutcome, RolloutDeps, RolloutOptions, RolloutResult } from './types.js';
 
 export interface RolloutRun {
@@ -38,7 +41,15 @@ export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
 export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promise<RolloutResult> {
   const plan = makePlan(deps, options);
   const files = await readReleaseFiles(deps.config);
+  const publish = options.publish ?? true;
   const pre = await preflight(deps, plan);
+  const missing = publish ? [] : missingRelease(pre.statuses, plan.release);
+  if (missing.length > 0) {
+    for (const agent of pre.agents.values()) agent.close?.();
+    throw new BlockedError(
+      `preflight: release ${plan.release} is not on ${missing.join('; ')}; nothing was touched`,
+    );
+  }
   const startedAt = deps.clock.now();
   const bounds: Bounds = {
     // a check that started inside the bound may still be answering: allow its timeout
@@ -87,7 +98,8 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
           const agent = agentOf(h);
           // opened in preflight; again only if that session has ended since
           await agent.openSession?.();
-          await agent.publish(plan.release, files);
+          // a release that is not shipped is on the host already (checked in preflight)
+          if (publish) await agent.publish(plan.release, files);
         }),
       ),
     );
@@ -131,6 +143,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
           rec: recorder(host),
           leaseMs,
           liveBefore: liveBefore.get(host.name) ?? null,
+          ...(publish ? {} : { returning: true }),
         }),
       ),
     );
@@ -142,14 +155,33 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     }
   }
   await next.catch(() => undefined);
+  const ok =
+    outcomes.length === plan.waves.flat().length && outcomes.every((o) => o.result === 'deployed');
+  const back =
+    !ok && deps.config.rollout.onFailure === 'rollback' && !deps.signal.aborted
+      ? planFleetRollback(plan.release, plan.waves, outcomes, liveBefore)
+      : undefined;
+  const fleetRollback =
+    back && (back.waves.length > 0 || back.kept.length > 0)
+      ? await runFleetRollback({
+          deps,
+          plan: back,
+          release: plan.release,
+          rollback: options.rollback,
+          bounds,
+          leaseMs: drainLease(deps, bounds.awaitOut, bounds.awaitIn),
+          startedAt,
+          agentOf,
+          guard: (wave) => guardCapacity(deps, wave, pre.failOpen),
+        })
+      : undefined;
+  const ended = await endedOn(plan.waves.flat(), pre.agents);
   // sessions prepared for hosts the rollout never reached hold no lock: end them
   for (const agent of pre.agents.values()) agent.close?.();
   const notReached = plan.waves
     .slice(waveIndex)
     .flat()
     .map((h) => h.name);
-  const ok =
-    outcomes.length === plan.waves.flat().length && outcomes.every((o) => o.result === 'deployed');
   return {
     ok,
     release: plan.release,
@@ -158,7 +190,26 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     elapsed_ms: deps.clock.now() - startedAt,
     ...(blocked ? { blocked } : {}),
     ...(prepareFailed ? { prepareFailed } : {}),
+    ...(fleetRollback ? { fleetRollback } : {}),
+    ended,
   };
+}
+
+/** What each host runs at the end, by its own word: the result says where the fleet stands. */
+async function endedOn(
+  hosts: readonly HostConfig[],
+  agents: ReadonlyMap<string, HostAgent>,
+): Promise<Record<string, string | null>> {
+  const entries = await Promise.all(
+    hosts.map(async (host) => {
+      const status = await agents
+        .get(host.name)
+        ?.status()
+        .catch(() => undefined);
+      return [host.name, status?.release ?? null] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
 }
 
 /** Right before a wave drains: the balancer's current view, not the preflight's. */
