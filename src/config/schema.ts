@@ -87,13 +87,10 @@ const rollout = z
     max_time_back: duration('warn when a host needs longer to get back in rotation').prefault(
       '60s',
     ),
-    on_failure: z
-      .enum(['stop', 'rollback'])
-      .default('stop')
-      .meta({
-        description:
-          'when a host fails: stop there, or also roll back every host already on the new release',
-      }),
+    on_failure: z.enum(['stop', 'rollback']).default('stop').meta({
+      description:
+        'when a host fails: stop there, or also roll back every host already on the new release',
+    }),
   })
   .meta({ description: 'how the fleet is walked' });
 

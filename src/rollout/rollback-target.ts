@@ -1,5 +1,8 @@
-import { BlockedError } from '../errors.js';
+import type { HostConfig } from '../config/types.js';
+import { BlockedError, UsageError } from '../errors.js';
 import type { HostStatus } from '../host/agent/types.js';
+import { RELEASE_ID } from '../release-id.js';
+import type { RolloutDeps } from './types.js';
 
 /** Hosts of the plan that do not have `release` in releases/, with what they have. */
 export function missingRelease(
@@ -43,5 +46,37 @@ function agreedPrevious(statuses: ReadonlyMap<string, HostStatus>): string {
     byPrevious.size === 1
       ? `rollback: no host has a previous release; name one: deploy rollback ID`
       : `rollback: the hosts disagree on the previous release (${said.join('; ')}); name one: deploy rollback ID; nothing was touched`,
+  );
+}
+
+/**
+ * Ask every host of the plan what it has, read-only, and choose. Nothing is
+ * touched: the rollout's own preflight follows.
+ */
+export async function resolveRollback(
+  deps: RolloutDeps,
+  hosts: readonly HostConfig[],
+  id: string | undefined,
+): Promise<string> {
+  if (id !== undefined && !RELEASE_ID.test(id))
+    throw new UsageError(
+      `release ${JSON.stringify(id)}: use letters, digits, '.', '_' and '-' (at most 128)`,
+    );
+  const problems: string[] = [];
+  const statuses = new Map<string, HostStatus>();
+  await Promise.all(
+    hosts.map(async (host) => {
+      try {
+        statuses.set(host.name, await (await deps.agent(host)).status());
+      } catch (error) {
+        problems.push(error instanceof Error ? error.message : String(error));
+      }
+    }),
+  );
+  if (problems.length > 0) throw new BlockedError(`rollback: ${problems.sort().join('; ')}`);
+  // in the fleet's order, so messages list hosts as deploy.yml does
+  return chooseRollbackRelease(
+    new Map(hosts.flatMap((h) => (statuses.has(h.name) ? [[h.name, statuses.get(h.name)!]] : []))),
+    id,
   );
 }

@@ -38,6 +38,7 @@ describe('deploy schema', () => {
       'runtime',
       'services',
       'watchdog',
+      'hooks',
     ]);
     expect(schema.required).toEqual(['service', 'ssh', 'hosts', 'balancer', 'runtime', 'services']);
     expect(schema.additionalProperties).toBe(false);
