@@ -82,6 +82,8 @@ export async function deployHost(run: HostRun): Promise<HostOutcome> {
   } finally {
     deps.signal.removeEventListener('abort', forward);
     await unlock(run, progress);
+    // the audit goes through the lock holder, which has ended: post-host is not in audit.jsonl
+    rec.audit = undefined;
   }
   // the host is done either way: a failing post-host is reported, it changes nothing on it
   await hostHook(run, 'post-host', outcome.result).catch(() => undefined);
