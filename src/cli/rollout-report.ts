@@ -1,6 +1,11 @@
 import { formatMs } from '../rollout/recorder.js';
 import type { Plan } from '../rollout/plan.js';
-import type { FleetRollbackResult, HostOutcome, RolloutResult } from '../rollout/types.js';
+import type {
+  FleetRollbackResult,
+  HostOutcome,
+  HostRelease,
+  RolloutResult,
+} from '../rollout/types.js';
 
 export function renderPlan(plan: Plan): string {
   const waves = plan.waves.map((w, i) => `  wave ${i + 1}: ${w.map((h) => h.name).join(', ')}`);
@@ -51,9 +56,9 @@ function renderFleetRollback(f: FleetRollbackResult): string[] {
 }
 
 /** `ended on: r1 web-1, web-2 · r2 web-3` */
-export function renderEnded(ended: Readonly<Record<string, string | null>>): string {
+export function renderEnded(ended: readonly HostRelease[]): string {
   const byRelease = new Map<string, string[]>();
-  for (const [host, release] of Object.entries(ended)) {
+  for (const { host, release } of ended) {
     const key = release ?? '(unknown)';
     byRelease.set(key, [...(byRelease.get(key) ?? []), host]);
   }

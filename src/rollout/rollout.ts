@@ -14,7 +14,13 @@ import { repairLeftover } from './repair.js';
 import { planFleetRollback, runFleetRollback } from './fleet-rollback.js';
 import { missingRelease } from './rollback-target.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
-import type { HostOutcome, RolloutDeps, RolloutOptions, RolloutResult } from './types.js';
+import type {
+  HostOutcome,
+  HostRelease,
+  RolloutDeps,
+  RolloutOptions,
+  RolloutResult,
+} from './types.js';
 
 export interface RolloutRun {
   readonly plan: Plan;
@@ -199,17 +205,16 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
 async function endedOn(
   hosts: readonly HostConfig[],
   agents: ReadonlyMap<string, HostAgent>,
-): Promise<Record<string, string | null>> {
-  const entries = await Promise.all(
+): Promise<HostRelease[]> {
+  return Promise.all(
     hosts.map(async (host) => {
       const status = await agents
         .get(host.name)
         ?.status()
         .catch(() => undefined);
-      return [host.name, status?.release ?? null] as const;
+      return { host: host.name, release: status?.release ?? null };
     }),
   );
-  return Object.fromEntries(entries);
 }
 
 /** Right before a wave drains: the balancer's current view, not the preflight's. */

@@ -95,7 +95,12 @@ export interface RolloutResult {
   /** rollout.on_failure rollback: the hosts already on the new release, returned wave by wave */
   readonly fleetRollback?: FleetRollbackResult;
   /** the release each host of the plan ended on, as its agent said at the end (null: none, or no answer) */
-  readonly ended?: Readonly<Record<string, string | null>>;
+  readonly ended?: readonly HostRelease[];
+}
+
+export interface HostRelease {
+  readonly host: string;
+  readonly release: string | null;
 }
 
 export interface FleetRollbackResult {

@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReport, startLoad } from '../../scripts/lab/index.js';
-import type { RolloutResult } from '../../src/rollout/types.js';
+import type { HostOutcome, HostRelease } from '../../src/rollout/types.js';
+import { ended } from '../support/handshake.js';
 import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
 
 let fleet: Fleet;
@@ -15,8 +16,15 @@ afterAll(async () => {
 });
 
 const releases = (): Promise<string[]> => liveReleases((args) => fleet.deploy(args));
-const resultOf = (stdout: string): RolloutResult =>
-  JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as RolloutResult;
+/** the --json result line (snake_case at the edge); only what these tests read */
+interface ResultLine {
+  readonly release: string;
+  readonly hosts: readonly HostOutcome[];
+  readonly ended: readonly HostRelease[];
+  readonly fleet_rollback?: { readonly hosts: readonly HostOutcome[] };
+}
+const resultOf = (stdout: string): ResultLine =>
+  JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as ResultLine;
 
 describe('deploy rollback', () => {
   it('returns every host to the previous release with zero failed requests under load', async () => {
@@ -32,7 +40,7 @@ describe('deploy rollback', () => {
     expect(report.failed, formatReport(report)).toBe(0);
     const result = resultOf(back.stdout);
     expect(result.release).toBe('r1');
-    expect(result.ended).toEqual({ 'web-1': 'r1', 'web-2': 'r1', 'web-3': 'r1' });
+    expect(result.ended).toEqual(ended('r1', 'r1', 'r1'));
     expect(await releases()).toEqual(['r1', 'r1', 'r1']);
   });
 
@@ -63,12 +71,12 @@ describe('rollout.on_failure: rollback', () => {
       'web-3 rolled-back',
     ]);
     // the latest wave first, each with the full handshake
-    expect(result.fleetRollback?.hosts.map((h) => `${h.host} ${h.result}`)).toEqual([
+    expect(result.fleet_rollback?.hosts.map((h) => `${h.host} ${h.result}`)).toEqual([
       'web-2 deployed',
       'web-1 deployed',
     ]);
-    expect(result.fleetRollback?.hosts[0]?.steps.map((s) => s.step)).toContain('await-out');
-    expect(result.ended).toEqual({ 'web-1': 'r1', 'web-2': 'r1', 'web-3': 'r1' });
+    expect(result.fleet_rollback?.hosts[0]?.steps.map((s) => s.step)).toContain('await-out');
+    expect(result.ended).toEqual(ended('r1', 'r1', 'r1'));
     expect(await releases()).toEqual(['r1', 'r1', 'r1']);
 
     const text = await fleet.deploy(['rollout', '--release', 'r3']);

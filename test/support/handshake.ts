@@ -14,3 +14,8 @@ export function handshake(release: string): string[] {
     'unlock',
   ];
 }
+
+/** `ended` of a rollout result for hosts web-1, web-2, … in order. */
+export function ended(...releases: (string | null)[]): { host: string; release: string | null }[] {
+  return releases.map((release, i) => ({ host: `web-${i + 1}`, release }));
+}

@@ -4,6 +4,7 @@ import type { HostStatus } from '../../../src/host/agent/types.js';
 import { chooseRollbackRelease, resolveRollback } from '../../../src/rollout/rollback-target.js';
 import { rollout } from '../../../src/rollout/rollout.js';
 import { fleet } from '../../support/rollout-fleet.js';
+import { ended } from '../../support/handshake.js';
 
 function status(host: string, release: string, previous: string | null, releases: string[]) {
   return {
@@ -92,7 +93,7 @@ describe('deploy rollback through the rollout engine', () => {
       publish: false,
     });
     expect(result.ok).toBe(true);
-    expect(result.ended).toEqual({ 'web-1': 'r1', 'web-2': 'r1', 'web-3': 'r1' });
+    expect(result.ended).toEqual(ended('r1', 'r1', 'r1'));
     for (const n of [1, 2, 3]) {
       expect(f.actions(n)).toContain('switch r1');
       expect(f.host(n).published).toEqual([]);
