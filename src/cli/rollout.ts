@@ -18,6 +18,7 @@ import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Fleet, interruptSignal, plainConfig, whoAmI } from './fleet.js';
 import { createOutput } from './output.js';
+import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { failureMessage, renderPlan, renderResult } from './rollout-report.js';
 
 export interface RolloutCliFlags {
@@ -46,7 +47,23 @@ type Mode = { kind: 'rollout'; release: string } | { kind: 'rollback'; id?: stri
 
 /** A rollout of a new release, or back to one every host has (rollback): one engine. */
 async function runDeploy(flags: Omit<RolloutCliFlags, 'release'>, mode: Mode): Promise<void> {
-  const out = createOutput({ json: flags.json ?? false, verbose: flags.verbose ?? false });
+  const verbose = flags.verbose ?? false;
+  const out = rolloutOutput(createOutput({ json: flags.json ?? false, verbose }), {
+    verbose,
+    configPath: flags.config,
+  });
+  try {
+    await run(flags, mode, out);
+  } finally {
+    out.close();
+  }
+}
+
+async function run(
+  flags: Omit<RolloutCliFlags, 'release'>,
+  mode: Mode,
+  out: RolloutOutput,
+): Promise<void> {
   const config = await loadConfig(flags.config, { log: out });
   const hosts = parseHostsFlag(flags.hosts);
   const selected = selectHosts(config.hosts, hosts);
@@ -102,6 +119,7 @@ async function runDeploy(flags: Omit<RolloutCliFlags, 'release'>, mode: Mode): P
       rollout(deps, options),
     );
     out.text(renderResult(result));
+    out.finish(result);
     out.result(result.ok, { ...result });
     if (!result.ok) throw rolloutFailure(result, failureMessage(result));
   } finally {
