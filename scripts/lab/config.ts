@@ -12,6 +12,10 @@ export interface LabConfigOptions {
   readonly batch?: number | string;
   readonly minHealthy?: number;
   readonly rollback?: boolean;
+  /** rollout.on_failure; default stop */
+  readonly onFailure?: 'stop' | 'rollback';
+  /** hooks.timeout in ms; default 5 min */
+  readonly hooksTimeoutMs?: number;
   /** heartbeat max_age in ms; default 5000 (the worker beats every second) */
   readonly heartbeatMaxAgeMs?: number;
   /** rollout.verify_timeout in ms; default 10000 */
@@ -104,7 +108,9 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
       verify_successes: 2,
       verify_timeout: s(options.verifyTimeoutMs ?? 10_000),
       rollback: options.rollback ?? true,
+      ...(options.onFailure ? { on_failure: options.onFailure } : {}),
     },
+    ...(options.hooksTimeoutMs ? { hooks: { timeout: s(options.hooksTimeoutMs) } } : {}),
     host: layout.paths,
     runtime: compose
       ? {

@@ -1,6 +1,11 @@
 import { formatMs } from '../rollout/recorder.js';
 import type { Plan } from '../rollout/plan.js';
-import type { HostOutcome, RolloutResult } from '../rollout/types.js';
+import type {
+  FleetRollbackResult,
+  HostOutcome,
+  HostRelease,
+  RolloutResult,
+} from '../rollout/types.js';
 
 export function renderPlan(plan: Plan): string {
   const waves = plan.waves.map((w, i) => `  wave ${i + 1}: ${w.map((h) => h.name).join(', ')}`);
@@ -33,10 +38,34 @@ export function renderResult(r: RolloutResult): string {
     if (drained.length > 0)
       lines.push(`left DRAINED: ${drained.join(', ')} ('deploy undrain HOST' once it is fixed)`);
   }
+  if (r.fleetRollback) lines.push(...renderFleetRollback(r.fleetRollback));
+  if (r.ended) lines.push(renderEnded(r.ended));
   lines.push(
     `${r.ok ? 'deployed' : 'rollout failed'}: release ${r.release} in ${formatMs(r.elapsed_ms)}`,
   );
   return lines.join('\n');
+}
+
+/** rollout.on_failure rollback: each host's way back, and who stays on the new release. */
+function renderFleetRollback(f: FleetRollbackResult): string[] {
+  const lines = ['on_failure rollback: the hosts already on the new release, back wave by wave'];
+  lines.push(...f.hosts.map(hostLine));
+  if (f.blocked) lines.push(`rollback stopped: ${f.blocked}`);
+  lines.push(...f.kept.map((k) => `  kept on the new release: ${k.host} (${k.reason})`));
+  return lines;
+}
+
+/** `ended on: r1 web-1, web-2 · r2 web-3` */
+export function renderEnded(ended: readonly HostRelease[]): string {
+  const byRelease = new Map<string, string[]>();
+  for (const { host, release } of ended) {
+    const key = release ?? '(unknown)';
+    byRelease.set(key, [...(byRelease.get(key) ?? []), host]);
+  }
+  const parts = [...byRelease.entries()].map(
+    ([release, hosts]) => `${release} ${hosts.join(', ')}`,
+  );
+  return `ended on: ${parts.join(' · ')}`;
 }
 
 /** The one-line reason the process exits 1. */
@@ -45,5 +74,8 @@ export function failureMessage(r: RolloutResult): string {
   if (!failed) return `rollout of ${r.release} stopped before it finished`;
   const what = failed.result === 'rolled-back' ? 'rolled back' : failed.result;
   const rest = r.notReached.length > 0 ? `; ${r.notReached.join(', ')} not reached` : '';
-  return `rollout of ${r.release} ${what} on ${failed.host} at ${failed.stoppedAt ?? '?'}${rest}`;
+  const back = r.fleetRollback
+    ? `; on_failure rollback returned ${r.fleetRollback.hosts.filter((h) => h.result === 'deployed').length} of ${r.fleetRollback.hosts.length + r.fleetRollback.kept.length} host(s) to their previous release`
+    : '';
+  return `rollout of ${r.release} ${what} on ${failed.host} at ${failed.stoppedAt ?? '?'}${rest}${back}`;
 }

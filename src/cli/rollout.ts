@@ -1,10 +1,11 @@
 import { loadConfig } from '../config/read.js';
 import { toHostJson } from '../config/serialize.js';
 import { sha256 } from '../host/release-files.js';
-import { BlockedError, OperationError } from '../errors.js';
+import { loadHooks } from '../hooks/hooks.js';
 import { selectHosts } from '../rollout/plan.js';
 import { makePlan, rollout } from '../rollout/rollout.js';
-import type { RolloutDeps } from '../rollout/types.js';
+import { resolveRollback } from '../rollout/rollback-target.js';
+import type { RolloutDeps, RolloutOptions } from '../rollout/types.js';
 import { systemClock } from '../clock.js';
 import {
   renderInvariants,
@@ -13,6 +14,7 @@ import {
   timingModel,
 } from '../timing/index.js';
 import { readAgent } from './agent-bundle.js';
+import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Fleet, interruptSignal, plainConfig, whoAmI } from './fleet.js';
 import { createOutput } from './output.js';
@@ -31,30 +33,51 @@ export interface RolloutCliFlags {
   readonly verbose?: boolean;
 }
 
-export async function runRollout(flags: RolloutCliFlags): Promise<void> {
+/** `deploy rollback [ID]`: the same flags, less the release, which the hosts say. */
+export type RollbackCliFlags = Omit<RolloutCliFlags, 'release'> & { readonly id?: string };
+
+export function runRollout(flags: RolloutCliFlags): Promise<void> {
+  return runDeploy(flags, { kind: 'rollout', release: flags.release });
+}
+
+export function runRollback(flags: RollbackCliFlags): Promise<void> {
+  return runDeploy(flags, { kind: 'rollback', ...(flags.id ? { id: flags.id } : {}) });
+}
+
+type Mode = { kind: 'rollout'; release: string } | { kind: 'rollback'; id?: string };
+
+/** A rollout of a new release, or back to one every host has (rollback): one engine. */
+async function runDeploy(flags: Omit<RolloutCliFlags, 'release'>, mode: Mode): Promise<void> {
   const verbose = flags.verbose ?? false;
   const out = rolloutOutput(createOutput({ json: flags.json ?? false, verbose }), {
     verbose,
     configPath: flags.config,
   });
   try {
-    await run(flags, out);
+    await run(flags, mode, out);
   } finally {
     out.close();
   }
 }
 
-async function run(flags: RolloutCliFlags, out: RolloutOutput): Promise<void> {
+async function run(
+  flags: Omit<RolloutCliFlags, 'release'>,
+  mode: Mode,
+  out: RolloutOutput,
+): Promise<void> {
   const config = await loadConfig(flags.config, { log: out });
   const hosts = parseHostsFlag(flags.hosts);
-  const batch = parseBatchOption(flags.batch, selectHosts(config.hosts, hosts).length);
-  const options = {
-    release: flags.release,
-    ...(hosts ? { hosts } : {}),
-    ...(batch ? { batch } : {}),
-    dryRun: flags.dryRun ?? false,
-    rollback: flags.rollback && config.rollout.rollback,
-  };
+  const selected = selectHosts(config.hosts, hosts);
+  const batch = parseBatchOption(flags.batch, selected.length);
+  const who = whoAmI();
+  const dryRun = flags.dryRun ?? false;
+  const hooks = await loadHooks({
+    config,
+    clock: systemClock,
+    log: out,
+    hosts: selected.map((h) => h.name),
+    performer: who,
+  });
   const agent = await readAgent();
   const fleet = new Fleet(config, out, agent.sha256);
   const interrupt = interruptSignal(out);
@@ -66,32 +89,44 @@ async function run(flags: RolloutCliFlags, out: RolloutOutput): Promise<void> {
       signal: interrupt.signal,
       balancer: await fleet.balancer(),
       agent: (h) => fleet.agent(h),
-      who: whoAmI(),
+      who,
       // what `deploy setup` publishes (fleet/setup.ts), so a host running another is refused
       hostConfigSha256: sha256(toHostJson(await plainConfig(flags.config))),
+      // a dry run changes nothing, and runs nothing that might
+      ...(dryRun ? {} : { hooks }),
+    };
+    const release =
+      mode.kind === 'rollout' ? mode.release : await resolveRollback(deps, selected, mode.id);
+    const options: RolloutOptions = {
+      release,
+      ...(hosts ? { hosts } : {}),
+      ...(batch ? { batch } : {}),
+      dryRun,
+      rollback: flags.rollback && config.rollout.rollback,
+      publish: mode.kind === 'rollout',
     };
     const plan = makePlan(deps, options);
-    out.text(renderPlan(plan));
-    let dryRun: Record<string, unknown> = {};
-    if (options.dryRun) {
+    out.text(`${mode.kind === 'rollback' ? 'rollback to ' : ''}${renderPlan(plan)}`);
+    if (dryRun) {
       const settings = await deps.balancer.settings();
       const model = timingModel(timingInputFromConfig(config, settings));
       out.text(`\n${renderTimeline(model.timeline)}\n\n${renderInvariants(model.invariants)}`);
       // the same timeline and invariants as `deploy check`, also when preflight refuses
-      dryRun = {
+      const dryRunResult = {
         dryRun: true,
         plan: plan.waves.map((w) => w.map((h) => h.name)),
         ...model,
         settings,
       };
-      out.result(false, dryRun);
-    }
-    const result = await rollout(deps, options);
-    if (options.dryRun) {
+      out.result(false, dryRunResult);
+      await rollout(deps, options);
       out.text('\ndry run: preflight passed; nothing was changed');
-      out.result(true, dryRun);
+      out.result(true, dryRunResult);
       return;
     }
+    const result = await withDeployHooks(hooks, release, out, interrupt.signal, () =>
+      rollout(deps, options),
+    );
     out.text(renderResult(result));
     out.finish(result);
     const targetOf = await targetStates(() => fleet.balancer(), plan.waves.flat());
@@ -103,16 +138,7 @@ async function run(flags: RolloutCliFlags, out: RolloutOutput): Promise<void> {
         return host ? { ...h, target: targetOf(host) } : h;
       }),
     });
-    if (!result.ok) {
-      if (result.blocked) throw new BlockedError(result.blocked);
-      // a release that cannot be prepared is the release's failure, not a refusal
-      if (result.prepareFailed) throw new OperationError(result.prepareFailed);
-      const failed = result.hosts.filter((h) => h.result !== 'deployed');
-      // every host that failed was refused before anything changed on it (its lock was taken)
-      if (failed.length > 0 && failed.every((h) => h.blocked))
-        throw new BlockedError(failureMessage(result));
-      throw new OperationError(failureMessage(result));
-    }
+    if (!result.ok) throw rolloutFailure(result, failureMessage(result));
   } finally {
     interrupt.dispose();
     await fleet.close();

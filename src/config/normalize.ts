@@ -57,6 +57,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       verifyTimeout: rollout.verify_timeout,
       rollback: rollout.rollback,
       maxTimeBack: rollout.max_time_back,
+      onFailure: rollout.on_failure,
     },
     host: {
       root: raw.host.root ?? `/srv/handoff/${service}`,
@@ -82,6 +83,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       maxRestarts: watchdog.max_restarts,
       restartWindow: watchdog.restart_window,
     },
+    hooks: { timeout: raw.hooks.timeout },
   };
 }
 

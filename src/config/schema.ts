@@ -108,8 +108,20 @@ const rollout = z
     max_time_back: duration('warn when a host needs longer to get back in rotation').prefault(
       '60s',
     ),
+    on_failure: z.enum(['stop', 'rollback']).default('stop').meta({
+      description:
+        'when a host fails: stop there, or also roll back every host already on the new release',
+    }),
   })
   .meta({ description: 'how the fleet is walked' });
+
+const hooks = z
+  .strictObject({
+    timeout: duration('a hook running longer is killed (with its children) and fails').prefault(
+      '5m',
+    ),
+  })
+  .meta({ description: 'the executables in .handoff/hooks/ beside deploy.yml' });
 
 const hostPaths = z
   .strictObject({
@@ -180,6 +192,7 @@ export const configSchema = z
     env: env.prefault({}),
     services: z.array(serviceSchema).min(1, { error: 'needs at least one service' }),
     watchdog: watchdog.prefault({}),
+    hooks: hooks.prefault({}),
   })
   .meta({ title: 'handoff deploy.yml', description: 'zero-downtime rolling deploys' });
 

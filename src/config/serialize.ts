@@ -54,6 +54,7 @@ export function toDocument(config: Config): RawConfigInput {
       verify_timeout: d(rollout.verifyTimeout),
       rollback: rollout.rollback,
       max_time_back: d(rollout.maxTimeBack),
+      on_failure: rollout.onFailure,
     },
     host: { root: host.root, lock: host.lock, state: host.state, agent: host.agent },
     runtime:
@@ -75,6 +76,7 @@ export function toDocument(config: Config): RawConfigInput {
       max_restarts: watchdog.maxRestarts,
       restart_window: d(watchdog.restartWindow),
     },
+    hooks: { timeout: d(config.hooks.timeout) },
   };
 }
 

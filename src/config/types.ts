@@ -94,6 +94,13 @@ export interface RolloutConfig {
   readonly rollback: boolean;
   /** warning bound for the time a host needs to get back in rotation */
   readonly maxTimeBack: Duration;
+  /** a failed host stops the rollout; `rollback` also returns the hosts already on the new release */
+  readonly onFailure: 'stop' | 'rollback';
+}
+
+export interface HooksConfig {
+  /** a hook running longer is killed and fails */
+  readonly timeout: Duration;
 }
 
 export interface HostPaths {
@@ -192,4 +199,5 @@ export interface Config {
   readonly env: EnvConfig;
   readonly services: readonly ServiceConfig[];
   readonly watchdog: WatchdogConfig;
+  readonly hooks: HooksConfig;
 }

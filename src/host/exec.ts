@@ -132,7 +132,8 @@ async function openOutput(file: string): Promise<FileHandle> {
   return open(file, 'w', 0o640);
 }
 
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+/** Signal a process group (spawned with `detached`): the process and everything it started. */
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
   try {
     process.kill(-pid, signal);

@@ -32,6 +32,11 @@ export interface HostRun {
   readonly leaseMs: number;
   /** the release live on the host before this rollout (what a rollback returns to) */
   readonly liveBefore: string | null;
+  /**
+   * going back to a release that ran before (`deploy rollback`, on_failure
+   * rollback): it may predate x-release, so expect_release accepts none
+   */
+  readonly returning?: boolean;
 }
 
 /** Where a host stands while it is being deployed: what recovery has to undo. */
@@ -49,12 +54,15 @@ export interface HostProgress {
   lockLost: boolean;
 }
 
-/** The drain handshake for one host, from lock to unlock. Never throws: failures become the outcome. */
+/**
+ * The drain handshake for one host, from lock to unlock, between its
+ * pre-host and post-host hooks. Never throws: failures become the outcome.
+ */
 export async function deployHost(run: HostRun): Promise<HostOutcome> {
   const { deps, host, agent, rec } = run;
   const actions = hostActions(deps, host, agent, run.release, run.leaseMs);
   const progress: HostProgress = {
-    step: 'lock',
+    step: 'pre-host',
     drained: false,
     stopped: false,
     stopUnproven: false,
@@ -65,15 +73,35 @@ export async function deployHost(run: HostRun): Promise<HostOutcome> {
   const controller = new AbortController();
   const forward = (): void => controller.abort(deps.signal.reason);
   deps.signal.addEventListener('abort', forward, { once: true });
+  let outcome: HostOutcome;
   try {
+    await hostHook(run, 'pre-host');
     await handshake(run, actions, progress, controller);
-    return { host: host.name, result: 'deployed', steps: rec.steps, leftDrained: false };
+    outcome = { host: host.name, result: 'deployed', steps: rec.steps, leftDrained: false };
   } catch (error) {
-    return await recover(run, actions, progress, error);
+    outcome = await recover(run, actions, progress, error);
   } finally {
     deps.signal.removeEventListener('abort', forward);
     await unlock(run, progress);
+    // the audit goes through the lock holder, which has ended: post-host is not in audit.jsonl
+    rec.audit = undefined;
   }
+  // the host is done either way: a failing post-host is reported, it changes nothing on it
+  await hostHook(run, 'post-host', outcome.result).catch(() => undefined);
+  return outcome;
+}
+
+/** A pre-host that fails fails the host before its lock and drain. */
+async function hostHook(run: HostRun, name: 'pre-host' | 'post-host', result?: string) {
+  const hooks = run.deps.hooks;
+  if (!hooks?.has(name)) return;
+  const call = { release: run.release, host: run.host.name, ...(result ? { result } : {}) };
+  const ran = await run.rec.step(
+    name,
+    () => hooks.run(name, name === 'pre-host' ? { ...call, signal: run.deps.signal } : call),
+    (r) => ({ ok: r.ok, detail: r.detail }),
+  );
+  if (!ran.ok) throw new OperationError(`${run.host.name}: hook ${name} ${ran.detail}`);
 }
 
 async function handshake(
@@ -162,6 +190,7 @@ async function handshake(
     successes: 1,
     timeoutMs: config.rollout.verifyTimeout,
     allowDraining: true,
+    ...(run.returning ? { releaseOptional: true } : {}),
   };
   const verified = await step(
     'verify',
@@ -183,6 +212,7 @@ async function handshake(
     successes: config.rollout.verifySuccesses,
     timeoutMs: config.rollout.verifyTimeout,
     allowDraining: false,
+    ...(run.returning ? { releaseOptional: true } : {}),
   };
   // a failure to even send it surfaces at the confirm step, like one of the checks'
   const streak = Promise.resolve().then(() => agent.verify(confirmOptions));

@@ -12,7 +12,16 @@ import { preflight, targets, waveCapacity, type Preflight } from './preflight.js
 import { StepRecorder } from './recorder.js';
 import { awaitSlowStart, rampEnd } from './slow-start.js';
 import { repairLeftover } from './repair.js';
-import type { HostOutcome, RolloutDeps, RolloutOptions, RolloutResult } from './types.js';
+import { planFleetRollback, runFleetRollback } from './fleet-rollback.js';
+import { missingRelease } from './rollback-target.js';
+import type { HostAgent } from '../agent-client/host-agent.js';
+import type {
+  HostOutcome,
+  HostRelease,
+  RolloutDeps,
+  RolloutOptions,
+  RolloutResult,
+} from './types.js';
 
 export interface RolloutRun {
   readonly plan: Plan;
@@ -39,8 +48,17 @@ export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
 export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promise<RolloutResult> {
   const plan = makePlan(deps, options);
   const files = await readReleaseFiles(deps.config);
-  const env = readReleaseEnv(deps.config, deps.environment ?? process.env);
+  const publish = options.publish ?? true;
+  // a rollback ships nothing: the release's .env on the host is the one it had
+  const env = publish ? readReleaseEnv(deps.config, deps.environment ?? process.env) : undefined;
   const pre = await preflight(deps, plan);
+  const missing = publish ? [] : missingRelease(pre.statuses, plan.release);
+  if (missing.length > 0) {
+    for (const agent of pre.agents.values()) agent.close?.();
+    throw new BlockedError(
+      `preflight: release ${plan.release} is not on ${missing.join('; ')}; nothing was touched`,
+    );
+  }
   const startedAt = deps.clock.now();
   const bounds: Bounds = {
     // a check that started inside the bound may still be answering: allow its timeout
@@ -89,7 +107,8 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
           const agent = agentOf(h);
           // opened in preflight; again only if that session has ended since
           await agent.openSession?.();
-          await agent.publish(plan.release, files, env);
+          // a release that is not shipped is on the host already (checked in preflight)
+          if (publish) await agent.publish(plan.release, files, env);
         }),
       ),
     );
@@ -143,6 +162,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
           rec: recorder(host),
           leaseMs,
           liveBefore: liveBefore.get(host.name) ?? null,
+          ...(publish ? {} : { returning: true }),
         }),
       ),
     );
@@ -154,14 +174,33 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     }
   }
   await next.catch(() => undefined);
+  const ok =
+    outcomes.length === plan.waves.flat().length && outcomes.every((o) => o.result === 'deployed');
+  const back =
+    !ok && deps.config.rollout.onFailure === 'rollback' && !deps.signal.aborted
+      ? planFleetRollback(plan.release, plan.waves, outcomes, liveBefore)
+      : undefined;
+  const fleetRollback =
+    back && (back.waves.length > 0 || back.kept.length > 0)
+      ? await runFleetRollback({
+          deps,
+          plan: back,
+          release: plan.release,
+          rollback: options.rollback,
+          bounds,
+          leaseMs: drainLease(deps, bounds.awaitOut, bounds.awaitIn),
+          startedAt,
+          agentOf,
+          guard: (wave) => guardCapacity(deps, wave, pre.failOpen),
+        })
+      : undefined;
+  const ended = await endedOn(plan.waves.flat(), pre.agents);
   // sessions prepared for hosts the rollout never reached hold no lock: end them
   for (const agent of pre.agents.values()) agent.close?.();
   const notReached = plan.waves
     .slice(waveIndex)
     .flat()
     .map((h) => h.name);
-  const ok =
-    outcomes.length === plan.waves.flat().length && outcomes.every((o) => o.result === 'deployed');
   return {
     ok,
     release: plan.release,
@@ -170,7 +209,25 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     elapsed_ms: deps.clock.now() - startedAt,
     ...(blocked ? { blocked } : {}),
     ...(prepareFailed ? { prepareFailed } : {}),
+    ...(fleetRollback ? { fleetRollback } : {}),
+    ended,
   };
+}
+
+/** What each host runs at the end, by its own word: the result says where the fleet stands. */
+async function endedOn(
+  hosts: readonly HostConfig[],
+  agents: ReadonlyMap<string, HostAgent>,
+): Promise<HostRelease[]> {
+  return Promise.all(
+    hosts.map(async (host) => {
+      const status = await agents
+        .get(host.name)
+        ?.status()
+        .catch(() => undefined);
+      return { host: host.name, release: status?.release ?? null };
+    }),
+  );
 }
 
 /** Right before a wave drains: the balancer's current view, not the preflight's. */

@@ -2,6 +2,7 @@ import type { Balancer } from '../balancer/balancer.js';
 import type { Clock } from '../clock.js';
 import type { Batch, Config, HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
+import type { Hooks } from '../hooks/hooks.js';
 import type { Log } from '../log.js';
 
 export interface RolloutDeps {
@@ -21,6 +22,8 @@ export interface RolloutDeps {
   readonly hostConfigSha256?: string;
   /** where `env.secret` values are read (rollout/release-env.ts); process.env when absent */
   readonly environment?: Readonly<Record<string, string | undefined>>;
+  /** pre-host / post-host around each host's handshake */
+  readonly hooks?: Hooks;
 }
 
 export interface RolloutOptions {
@@ -29,9 +32,16 @@ export interface RolloutOptions {
   readonly batch?: Batch;
   readonly dryRun: boolean;
   readonly rollback: boolean;
+  /**
+   * false: the release is already on every host (`deploy rollback`): nothing is
+   * published, and a host without it refuses the rollout in preflight
+   */
+  readonly publish?: boolean;
 }
 
 export type StepName =
+  | 'pre-host'
+  | 'post-host'
   | 'prepare'
   | 'lock'
   | 'drain'
@@ -84,4 +94,22 @@ export interface RolloutResult {
   readonly blocked?: string;
   /** the release could not be prepared on a host of the next wave (publish, pull): exit 1, that wave not drained */
   readonly prepareFailed?: string;
+  /** rollout.on_failure rollback: the hosts already on the new release, returned wave by wave */
+  readonly fleetRollback?: FleetRollbackResult;
+  /** the release each host of the plan ended on, as its agent said at the end (null: none, or no answer) */
+  readonly ended?: readonly HostRelease[];
+}
+
+export interface HostRelease {
+  readonly host: string;
+  readonly release: string | null;
+}
+
+export interface FleetRollbackResult {
+  /** each host's handshake back to the release it ran before */
+  readonly hosts: readonly HostOutcome[];
+  /** hosts that stay on the new release: why (ran no release before, the rollback stopped first) */
+  readonly kept: readonly { readonly host: string; readonly reason: string }[];
+  /** the capacity guard refused a rollback wave */
+  readonly blocked?: string;
 }

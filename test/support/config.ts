@@ -24,6 +24,7 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
       verifyTimeout: 120_000,
       rollback: true,
       maxTimeBack: 60_000,
+      onFailure: 'stop',
     },
     host: {
       root: '/srv/handoff/api',
@@ -54,6 +55,7 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
       maxRestarts: 3,
       restartWindow: 1_800_000,
     },
+    hooks: { timeout: 300_000 },
     ...overrides,
   };
 }

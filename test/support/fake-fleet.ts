@@ -24,6 +24,8 @@ export class FakeHost implements HostAgent {
   audit: AuditEntry[] = [];
   release: string | null;
   previous: string | null = null;
+  /** what its releases/ holds, as status says */
+  releases: string[] = [];
   running = true;
   drained = false;
   drainedAt = 0;
@@ -86,7 +88,7 @@ export class FakeHost implements HostAgent {
       ...(this.configSha256 !== undefined && { config_sha256: this.configSha256 }),
       release: this.release,
       previous: this.previous,
-      releases: [],
+      releases: this.releases,
       lock: this.locked
         ? { locked: true, holder: { what: this.holderWhat, pid: 1, since: 'then' } }
         : { locked: false },

@@ -5,6 +5,7 @@ import { registerHost } from './host.js';
 import { registerInfra } from './infra.js';
 import { registerInit } from './init.js';
 import { registerLock } from './lock.js';
+import { registerRollback } from './rollback.js';
 import { registerRollout } from './rollout.js';
 import { registerSchema } from './schema.js';
 import { registerWatchdog } from './watchdog.js';
@@ -15,6 +16,7 @@ export type RegisterCommand = (program: Command) => void;
 export const commands: readonly RegisterCommand[] = [
   registerCheck,
   registerRollout,
+  registerRollback,
   registerFleet,
   registerWatchdog,
   registerInfra,

@@ -39,6 +39,7 @@ describe('deploy schema', () => {
       'env',
       'services',
       'watchdog',
+      'hooks',
     ]);
     expect(schema.required).toEqual(['service', 'ssh', 'hosts', 'balancer', 'runtime', 'services']);
     expect(schema.additionalProperties).toBe(false);

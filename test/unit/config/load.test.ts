@@ -83,7 +83,9 @@ describe('loading deploy.yml', () => {
       verifyTimeout: 120_000,
       rollback: true,
       maxTimeBack: 60_000,
+      onFailure: 'stop',
     });
+    expect(config.hooks).toEqual({ timeout: 300_000 });
     expect(config.host).toEqual({
       root: '/srv/handoff/api',
       lock: '/run/handoff/api.lock',

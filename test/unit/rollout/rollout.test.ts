@@ -9,20 +9,9 @@ import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';
 import { FakeBalancer, settings } from '../../support/fake-fleet.js';
+import { handshake } from '../../support/handshake.js';
 
-const HANDSHAKE = [
-  'lock',
-  'drain',
-  'stop',
-  'switch r2',
-  'start',
-  'verify',
-  'undrain',
-  // the streak during await-in, and one pass once in rotation
-  'confirm',
-  'confirm',
-  'unlock',
-];
+const HANDSHAKE = handshake('r2');
 
 const options: RolloutOptions = { release: 'r2', dryRun: false, rollback: true };
 

@@ -21,6 +21,7 @@ const config: Config = {
   balancer: { kind: 'static', healthCheck: settings },
   drain: base.drain,
   rollout: base.rollout,
+  hooks: { timeout: 300_000 },
   host: { root: '/srv/a', lock: '/var/lock/a', state: '/run/a', agent: '/opt/a' },
   runtime: { kind: 'compose', composeFile: 'infra/compose.yml' },
   env: { clear: {}, secret: [] },

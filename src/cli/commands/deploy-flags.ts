@@ -1,0 +1,13 @@
+import type { Command } from 'commander';
+
+/** The flags `deploy rollout` and `deploy rollback` share: one engine, one set of switches. */
+export function addDeployFlags(command: Command): Command {
+  return command
+    .option('-c, --config <file>', 'deploy.yml', 'deploy.yml')
+    .option('--hosts <names>', 'only these hosts (comma separated)')
+    .option('--batch <n|p%>', 'hosts drained at once (default rollout.batch)')
+    .option('--dry-run', 'print the plan and the timeline; change nothing')
+    .option('--no-rollback', 'leave a failed host drained for inspection')
+    .option('--json', 'NDJSON events, ending with a result line')
+    .option('-v, --verbose', 'also print step starts');
+}
