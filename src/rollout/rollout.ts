@@ -3,8 +3,8 @@ import { readReleaseFiles } from './release-files.js';
 import type { HostConfig } from '../config/types.js';
 import { BlockedError, UsageError } from '../errors.js';
 import { RELEASE_ID } from '../release-id.js';
-import { awaitInBound, awaitOutBound } from '../timing/index.js';
-import { deployHost, type Bounds } from './host-deploy.js';
+import { deployHost } from './host-deploy.js';
+import { rotationBounds } from './rotation.js';
 import { drainLease } from './host-actions.js';
 import { planRollout, selectHosts, type Plan } from './plan.js';
 import { preflight, targets, waveCapacity, type Preflight } from './preflight.js';
@@ -40,12 +40,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
   const files = await readReleaseFiles(deps.config);
   const pre = await preflight(deps, plan);
   const startedAt = deps.clock.now();
-  const bounds: Bounds = {
-    // a check that started inside the bound may still be answering: allow its timeout
-    awaitOut: awaitOutBound(pre.settings, deps.config.drain) + pre.settings.timeout,
-    awaitIn: awaitInBound(pre.settings) + pre.settings.timeout,
-    interval: pre.settings.interval,
-  };
+  const bounds = rotationBounds(pre.settings, deps.config.drain);
   if (options.dryRun) {
     for (const agent of pre.agents.values()) agent.close?.();
     return {
