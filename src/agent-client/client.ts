@@ -18,6 +18,7 @@ import {
   type AgentResultLine,
 } from '../host/agent/protocol.js';
 import { AgentSession, type CallArgs } from './session.js';
+import type { AuditRead } from '../host/audit-read.js';
 import type {
   AuditEntry,
   HelloData,
@@ -179,6 +180,13 @@ export class AgentClient implements HostAgent {
     if (!r.ok && r.error)
       throw new AgentError(this.host, r.error.code, r.error.message, r.error.exit);
     return r.data as T;
+  }
+
+  /** the host's audit.jsonl since `since` (ISO 8601), bounded by the agent (audit-read.ts) */
+  readAudit(since?: string): Promise<AuditRead> {
+    return this.call<AuditRead>('audit-read', since === undefined ? [] : ['--since', since], {
+      timeoutMs: 60_000,
+    });
   }
 
   releaseLock(force: boolean): Promise<{ released: boolean; reason?: string }> {

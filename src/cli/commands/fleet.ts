@@ -43,6 +43,22 @@ export const registerFleet: RegisterCommand = (program: Command) => {
     .option('--hosts <names>', 'only these hosts (comma separated)')
     .action(async (flags: Flags) => (await import('../fleet-cmd/status.js')).runStatus(flags));
 
+  common(
+    program
+      .command('audit')
+      .description(
+        "every host's audit.jsonl as one timeline, newest last: deploys and watchdog restarts",
+      ),
+  )
+    .option('--hosts <names>', 'only these hosts (comma separated)')
+    .option(
+      '--since <when>',
+      'only entries since a time (2026-11-30T12:00:00Z) or this long ago (2h)',
+    )
+    .action(async (flags: Flags & { since?: string }) =>
+      (await import('../fleet-cmd/audit.js')).runAudit(flags),
+    );
+
   for (const drain of [true, false]) {
     const name = drain ? 'drain' : 'undrain';
     const cmd = common(

@@ -1,7 +1,7 @@
 import { BlockedError } from '../../errors.js';
 import type { HostStatus } from '../../host/agent/types.js';
 import { mapLimit } from '../../fleet/map-limit.js';
-import { open, messageOf, type FleetFlags } from './open.js';
+import { open, hostError, type FleetFlags } from './open.js';
 export async function runStatus(flags: FleetFlags): Promise<void> {
   const { out, config, hosts, fleet } = await open(flags);
   try {
@@ -15,7 +15,11 @@ export async function runStatus(flags: FleetFlags): Promise<void> {
           target: states.get(host.target),
         };
       } catch (error) {
-        return { host: host.name, error: messageOf(error), target: states.get(host.target) };
+        return {
+          host: host.name,
+          error: hostError(host.name, error),
+          target: states.get(host.target),
+        };
       }
     });
     for (const r of rows) {
