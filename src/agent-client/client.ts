@@ -128,7 +128,8 @@ export class AgentClient implements HostAgent {
   }
 
   async drain(by: string, leaseMs: number, release: string): Promise<void> {
-    await this.op('drain', { by, leaseMs, release });
+    // an operator's drain has no release: '' is no release id, and the agent refuses it
+    await this.op('drain', { by, leaseMs, ...(release ? { release } : {}) });
   }
 
   async undrain(): Promise<void> {

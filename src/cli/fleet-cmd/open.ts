@@ -27,11 +27,4 @@ export async function open(
 export const messageOf = (e: unknown): string =>
   e instanceof HandoffError || e instanceof Error ? e.message : String(e);
 
-/**
- * A host's error without the host's name in front: the caller prints the name
- * once (`web-1: connection refused`, not `web-1: web-1: connection refused`).
- */
-export function hostError(host: string, e: unknown): string {
-  const message = messageOf(e);
-  return message.startsWith(`${host}: `) ? message.slice(host.length + 2) : message;
-}
+export { hostError } from '../../errors.js';
