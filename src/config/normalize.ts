@@ -56,6 +56,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       verifyTimeout: rollout.verify_timeout,
       rollback: rollout.rollback,
       maxTimeBack: rollout.max_time_back,
+      allowDowntime: rollout.allow_downtime,
     },
     host: {
       root: raw.host.root ?? `/srv/handoff/${service}`,

@@ -87,6 +87,10 @@ const rollout = z
     max_time_back: duration('warn when a host needs longer to get back in rotation').prefault(
       '60s',
     ),
+    allow_downtime: z.boolean().default(false).meta({
+      description:
+        'accept that nothing serves while a batch deploys (a one-host fleet): the capacity guard and invariant stand aside',
+    }),
   })
   .meta({ description: 'how the fleet is walked' });
 

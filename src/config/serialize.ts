@@ -53,6 +53,7 @@ export function toDocument(config: Config): RawConfigInput {
       verify_timeout: d(rollout.verifyTimeout),
       rollback: rollout.rollback,
       max_time_back: d(rollout.maxTimeBack),
+      ...(rollout.allowDowntime ? { allow_downtime: true } : {}),
     },
     host: { root: host.root, lock: host.lock, state: host.state, agent: host.agent },
     runtime:

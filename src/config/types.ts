@@ -92,6 +92,8 @@ export interface RolloutConfig {
   readonly rollback: boolean;
   /** warning bound for the time a host needs to get back in rotation */
   readonly maxTimeBack: Duration;
+  /** said explicitly: nothing may serve during a batch (one host); the capacity guard stands aside */
+  readonly allowDowntime: boolean;
 }
 
 export interface HostPaths {

@@ -147,7 +147,10 @@ export function waveCapacity(
   failOpen: FailOpenMinimum | undefined,
 ): CapacityVerdict {
   const all = targets(deps.config.hosts);
-  return checkCapacity(targets(wave), all, states, deps.config.rollout.minHealthy, failOpen);
+  const { minHealthy, allowDowntime } = deps.config.rollout;
+  // rollout.allow_downtime: the operator accepted that nothing serves during a batch
+  if (allowDowntime) return checkCapacity(targets(wave), all, states, 0);
+  return checkCapacity(targets(wave), all, states, minHealthy, failOpen);
 }
 
 export function targets(hosts: readonly HostConfig[]): string[] {

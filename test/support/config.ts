@@ -24,6 +24,7 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
       verifyTimeout: 120_000,
       rollback: true,
       maxTimeBack: 60_000,
+      allowDowntime: false,
     },
     host: {
       root: '/srv/handoff/api',

@@ -81,6 +81,7 @@ describe('loading deploy.yml', () => {
       verifyTimeout: 120_000,
       rollback: true,
       maxTimeBack: 60_000,
+      allowDowntime: false,
     });
     expect(config.host).toEqual({
       root: '/srv/handoff/api',

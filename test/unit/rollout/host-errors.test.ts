@@ -36,3 +36,19 @@ describe('errors that name hosts', () => {
     expect(findHost(hosts, 'web-2').name).toBe('web-2');
   });
 });
+
+describe('a one-host fleet', () => {
+  it('is blocked by the capacity guard unless rollout.allow_downtime is said, then deploys', async () => {
+    const base = testConfig({}, 1);
+    const blocked = await rollout(fleet(base).deps, {
+      release: 'r2',
+      dryRun: false,
+      rollback: true,
+    }).catch((e: unknown) => e);
+    expect((blocked as Error).message).toMatch(/invariant capacity/);
+    const f = fleet(testConfig({ rollout: { ...base.rollout, allowDowntime: true } }, 1));
+    const r = await rollout(f.deps, { release: 'r2', dryRun: false, rollback: true });
+    expect(r.ok).toBe(true);
+    expect(f.host(1).release).toBe('r2');
+  });
+});

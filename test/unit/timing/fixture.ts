@@ -27,6 +27,7 @@ export const base: TimingInput = {
     verifyTimeout: s(120),
     rollback: true,
     maxTimeBack: s(30),
+    allowDowntime: false,
   },
   watchdog: {
     every: s(120),
