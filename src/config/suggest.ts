@@ -39,7 +39,7 @@ function options(node: unknown): unknown[] {
   // chosen by a discriminator (json-schema.ts: `if` kind, `then` its keys): every branch
   const branches = field(node, 'allOf');
   if (!Array.isArray(branches)) return [node];
-  return [node, ...branches.map((b) => field(b, 'then') ?? b).flatMap(options)];
+  return [node, ...(branches as unknown[]).map((b) => field(b, 'then') ?? b).flatMap(options)];
 }
 
 function field(node: unknown, key: string): unknown {

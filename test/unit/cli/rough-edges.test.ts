@@ -30,7 +30,9 @@ describe('rough edges a new user hits', () => {
     expect(r.stdout).toContain(`created ${path.join(dir, 'sub')}/`);
     const text = await readFile(file, 'utf8');
     expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./deploy.schema.json');
-    const schema = JSON.parse(await readFile(path.join(dir, 'sub/dir/deploy.schema.json'), 'utf8'));
+    const schema = JSON.parse(
+      await readFile(path.join(dir, 'sub/dir/deploy.schema.json'), 'utf8'),
+    ) as { $id: string };
     expect(schema.$id).toBe('urn:handoff:schema:deploy.yml');
     // and the file it wrote passes its own check
     const check = await deploy(['check', '-c', file]);
