@@ -131,3 +131,12 @@ export class ExitStatus extends Error {
 export function isHandoffError(e: unknown): e is HandoffError {
   return e instanceof HandoffError;
 }
+
+/**
+ * A host's error without the host's name in front: the caller prints the name
+ * once (`web-1: connection refused`, not `web-1: web-1: connection refused`).
+ */
+export function hostError(host: string, e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  return message.startsWith(`${host}: `) ? message.slice(host.length + 2) : message;
+}

@@ -20,6 +20,7 @@ import {
 } from '../host/agent/protocol.js';
 import { secretMask } from '../safe-text.js';
 import { AgentSession, type CallArgs } from './session.js';
+import type { AuditRead } from '../host/audit-read.js';
 import type {
   AuditEntry,
   HelloData,
@@ -138,7 +139,8 @@ export class AgentClient implements HostAgent {
   }
 
   async drain(by: string, leaseMs: number, release: string): Promise<void> {
-    await this.op('drain', { by, leaseMs, release });
+    // an operator's drain has no release: '' is no release id, and the agent refuses it
+    await this.op('drain', { by, leaseMs, ...(release ? { release } : {}) });
   }
 
   async undrain(): Promise<void> {
@@ -190,6 +192,13 @@ export class AgentClient implements HostAgent {
     if (!r.ok && r.error)
       throw new AgentError(this.host, r.error.code, r.error.message, r.error.exit);
     return r.data as T;
+  }
+
+  /** the host's audit.jsonl since `since` (ISO 8601), bounded by the agent (audit-read.ts) */
+  readAudit(since?: string): Promise<AuditRead> {
+    return this.call<AuditRead>('audit-read', since === undefined ? [] : ['--since', since], {
+      timeoutMs: 60_000,
+    });
   }
 
   releaseLock(force: boolean): Promise<{ released: boolean; reason?: string }> {

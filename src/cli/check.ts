@@ -62,6 +62,12 @@ async function settingsFor(
       await balancer.close();
     }
   }
+  if (live)
+    out.emit({
+      level: 'warn',
+      event: 'check.live-static',
+      message: `--live: balancer.kind static has no API, so there is nothing live to read; checked the settings in ${config.source}`,
+    });
   if (!config.balancer.healthCheck) {
     throw new UsageError(
       `balancer.kind ${config.balancer.kind} has no health-check settings in ${config.source}: run 'deploy check --live', or add interval, timeout, unhealthy_threshold and healthy_threshold under balancer`,

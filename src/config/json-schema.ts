@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { balancerSchema } from './balancer-schema.js';
 import { configSchema } from './schema.js';
 import { httpCheckSchema } from './service-schema.js';
 
@@ -8,11 +9,18 @@ import { httpCheckSchema } from './service-schema.js';
  * strings, defaulted keys are optional. Cross-key rules (duplicate names, the
  * start/stop/status commands of the command runtime) live in rules.ts only.
  */
+/** What `deploy init`'s `# yaml-language-server: $schema=` line and editors know the schema by. */
+export const SCHEMA_ID = 'urn:handoff:schema:deploy.yml';
+
 export function configJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(configSchema, {
+  const schema = z.toJSONSchema(configSchema, {
     io: 'input',
     unrepresentable: 'any',
     override: (ctx) => {
+      if (ctx.zodSchema === balancerSchema) {
+        discriminateOnKind(ctx.jsonSchema);
+        return;
+      }
       // parsed through a preprocess (one object schema, for precise errors), written
       // either way: "url" or { url, … }; the schema must accept the short form too
       if (ctx.zodSchema !== httpCheckSchema) return;
@@ -23,5 +31,30 @@ export function configJsonSchema(): Record<string, unknown> {
         anyOf: [{ type: 'string', format: 'uri' }, long],
       });
     },
+  });
+  const { $schema, ...rest } = schema;
+  return { $schema, $id: SCHEMA_ID, ...rest };
+}
+
+/**
+ * zod writes a discriminated union as `oneOf`: a typo under `kind: alb` then
+ * fails every branch and an editor reports a dozen keys. Chosen by `kind`
+ * (`if`/`then`), only the branch of that kind is checked: one typo, one key.
+ */
+function discriminateOnKind(node: Record<string, unknown>): void {
+  const branches = (node.oneOf ?? []) as Record<string, unknown>[];
+  const kindOf = (b: Record<string, unknown>) =>
+    ((b.properties as Record<string, { const?: unknown }> | undefined)?.kind?.const ??
+      '') as string;
+  const kinds = branches.map(kindOf);
+  delete node.oneOf;
+  Object.assign(node, {
+    type: 'object',
+    required: ['kind'],
+    properties: { kind: { type: 'string', enum: kinds } },
+    allOf: branches.map((branch, i) => ({
+      if: { properties: { kind: { const: kinds[i] } }, required: ['kind'] },
+      then: branch,
+    })),
   });
 }

@@ -58,6 +58,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       rollback: rollout.rollback,
       maxTimeBack: rollout.max_time_back,
       onFailure: rollout.on_failure,
+      allowDowntime: rollout.allow_downtime,
     },
     host: {
       root: raw.host.root ?? `/srv/handoff/${service}`,

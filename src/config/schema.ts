@@ -112,6 +112,10 @@ const rollout = z
       description:
         'when a host fails: stop there, or also roll back every host already on the new release',
     }),
+    allow_downtime: z.boolean().default(false).meta({
+      description:
+        'accept that nothing serves while a batch deploys (a one-host fleet): the capacity guard and invariant stand aside',
+    }),
   })
   .meta({ description: 'how the fleet is walked' });
 

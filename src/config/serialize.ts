@@ -55,6 +55,7 @@ export function toDocument(config: Config): RawConfigInput {
       rollback: rollout.rollback,
       max_time_back: d(rollout.maxTimeBack),
       on_failure: rollout.onFailure,
+      ...(rollout.allowDowntime ? { allow_downtime: true } : {}),
     },
     host: { root: host.root, lock: host.lock, state: host.state, agent: host.agent },
     runtime:

@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { UsageError } from '../errors.js';
 
 /**
@@ -63,13 +64,54 @@ watchdog:
 `;
 
 /** Writes the starter; an existing file is only replaced with `force`. */
-export async function writeStarterConfig(file: string, options: { force: boolean }): Promise<void> {
+/** Written beside the starter deploy.yml; its first line points editors at it. */
+export const SCHEMA_FILE = 'deploy.schema.json';
+
+/**
+ * `deploy init`: the starter deploy.yml, headed by a yaml-language-server line
+ * naming the schema file written beside it (so an editor completes and checks
+ * keys with no network). A missing folder is created; an existing deploy.yml
+ * is kept unless --force, and then nothing is written at all.
+ */
+export async function writeStarterConfig(
+  file: string,
+  options: { force: boolean; schema: string },
+): Promise<{ createdDir?: string; schemaFile: string }> {
+  const dir = path.dirname(file);
+  const schemaFile = path.join(dir, SCHEMA_FILE);
+  let createdDir: string | undefined;
   try {
-    await writeFile(file, starterConfig, { flag: options.force ? 'w' : 'wx' });
+    createdDir = await mkdir(dir, { recursive: true });
   } catch (error) {
+    // mkdir's EEXIST: something on the way is a file
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST')
-      throw new UsageError(`${file} already exists; pass --force to replace it`);
-    throw new UsageError(`cannot write ${file}: ${code ?? String(error)}`);
+    throw writeProblem(file, code === 'EEXIST' ? { code: 'ENOTDIR' } : error, true);
   }
+  try {
+    await writeFile(file, `# yaml-language-server: $schema=./${SCHEMA_FILE}\n${starterConfig}`, {
+      flag: options.force ? 'w' : 'wx',
+    });
+  } catch (error) {
+    throw writeProblem(file, error, options.force);
+  }
+  try {
+    await writeFile(schemaFile, options.schema);
+  } catch (error) {
+    throw writeProblem(schemaFile, error, true);
+  }
+  return { ...(createdDir ? { createdDir } : {}), schemaFile };
+}
+
+function writeProblem(file: string, error: unknown, force: boolean): UsageError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EEXIST' && !force)
+    return new UsageError(`${file} already exists; pass --force to replace it`);
+  const why: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    ENOTDIR: 'a part of the path is a file, not a folder',
+    EROFS: 'the file system is read-only',
+    EISDIR: 'it is a folder',
+  };
+  return new UsageError(`cannot write ${file}: ${why[code ?? ''] ?? code ?? String(error)}`);
 }

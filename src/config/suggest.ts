@@ -35,7 +35,11 @@ export function closest(word: string, candidates: readonly string[]): string | u
 
 function options(node: unknown): unknown[] {
   const alternatives = [field(node, 'oneOf'), field(node, 'anyOf')].filter(Array.isArray);
-  return alternatives.length > 0 ? alternatives.flat().flatMap(options) : [node];
+  if (alternatives.length > 0) return alternatives.flat().flatMap(options);
+  // chosen by a discriminator (json-schema.ts: `if` kind, `then` its keys): every branch
+  const branches = field(node, 'allOf');
+  if (!Array.isArray(branches)) return [node];
+  return [node, ...(branches as unknown[]).map((b) => field(b, 'then') ?? b).flatMap(options)];
 }
 
 function field(node: unknown, key: string): unknown {

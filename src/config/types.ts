@@ -96,6 +96,8 @@ export interface RolloutConfig {
   readonly maxTimeBack: Duration;
   /** a failed host stops the rollout; `rollback` also returns the hosts already on the new release */
   readonly onFailure: 'stop' | 'rollback';
+  /** said explicitly: nothing may serve during a batch (one host); the capacity guard stands aside */
+  readonly allowDowntime: boolean;
 }
 
 export interface HooksConfig {

@@ -1,6 +1,7 @@
 import type { HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
-import { deployHost, type Bounds } from './host-deploy.js';
+import { deployHost } from './host-deploy.js';
+import type { Bounds } from './rotation.js';
 import { StepRecorder } from './recorder.js';
 import type { FleetRollbackResult, HostOutcome, RolloutDeps } from './types.js';
 

@@ -12,14 +12,8 @@ import {
 } from './host-actions.js';
 import { formatMs, type Describe, type StepRecorder } from './recorder.js';
 import { recover } from './recover.js';
-import { awaitRotation, describeState } from './rotation.js';
+import { awaitRotation, describeState, type Bounds } from './rotation.js';
 import type { HostOutcome, RolloutDeps, StepName } from './types.js';
-
-export interface Bounds {
-  readonly awaitOut: number;
-  readonly awaitIn: number;
-  readonly interval: number;
-}
 
 export interface HostRun {
   readonly deps: RolloutDeps;

@@ -24,13 +24,22 @@ export function selectHosts(
   if (!names || names.length === 0) return [...all];
   const known = new Set(all.map((h) => h.name));
   const unknown = names.filter((n) => !known.has(n));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `--hosts: unknown host ${unknown.join(', ')}; deploy.yml has ${[...known].join(', ')}`,
-    );
-  }
+  if (unknown.length > 0) throw unknownHost(all, unknown, '--hosts: ');
   const wanted = new Set(names);
   return all.filter((h) => wanted.has(h.name));
+}
+
+/** The one host named as a command's argument (`deploy drain web-1`). */
+export function findHost(all: readonly HostConfig[], name: string): HostConfig {
+  const host = all.find((h) => h.name === name);
+  if (!host) throw unknownHost(all, [name], '');
+  return host;
+}
+
+function unknownHost(all: readonly HostConfig[], names: readonly string[], prefix: string) {
+  return new UsageError(
+    `${prefix}unknown host ${names.join(', ')}; deploy.yml has ${all.map((h) => h.name).join(', ')}`,
+  );
 }
 
 export interface Plan {

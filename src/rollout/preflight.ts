@@ -1,7 +1,7 @@
 import type { TargetState } from '../balancer/balancer.js';
 import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import type { HealthCheckSettings, HostConfig } from '../config/types.js';
-import { BlockedError, HandoffError, InvariantError } from '../errors.js';
+import { BlockedError, InvariantError, hostError } from '../errors.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import { hostNodeProblem } from '../agent-client/node-check.js';
 import type { HostStatus } from '../host/agent/types.js';
@@ -71,13 +71,18 @@ export async function preflight(deps: RolloutDeps, plan: Plan): Promise<Prefligh
         statuses.set(host.name, status);
         agents.set(host.name, agent);
       } catch (error) {
-        problems.push(
-          error instanceof HandoffError || error instanceof Error ? error.message : String(error),
-        );
+        problems.push(`${host.name}: ${hostError(host.name, error)}`);
       }
     }),
   );
-  if (problems.length > 0) throw new BlockedError(`preflight: ${problems.sort().join('; ')}`);
+  // one line per host: several unreachable hosts must not run together into one
+  if (problems.length > 0)
+    throw new BlockedError(
+      problems
+        .sort()
+        .map((p) => `preflight: ${p}`)
+        .join('\n'),
+    );
   assertHostConfigs(deps, hosts, statuses);
 
   // a watchdog tick holds the lock for a moment and stands aside for us (lock-intent)
@@ -148,7 +153,10 @@ export function waveCapacity(
   failOpen: FailOpenMinimum | undefined,
 ): CapacityVerdict {
   const all = targets(deps.config.hosts);
-  return checkCapacity(targets(wave), all, states, deps.config.rollout.minHealthy, failOpen);
+  const { minHealthy, allowDowntime } = deps.config.rollout;
+  // rollout.allow_downtime: the operator accepted that nothing serves during a batch
+  if (allowDowntime) return checkCapacity(targets(wave), all, states, 0);
+  return checkCapacity(targets(wave), all, states, minHealthy, failOpen);
 }
 
 export function targets(hosts: readonly HostConfig[]): string[] {

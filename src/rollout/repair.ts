@@ -3,7 +3,7 @@ import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostStatus } from '../host/agent/types.js';
 import { stopProblems, summarizeVerify } from './host-actions.js';
 import { awaitRotation } from './rotation.js';
-import type { Bounds } from './host-deploy.js';
+import type { Bounds } from './rotation.js';
 import type { RolloutDeps } from './types.js';
 
 /**

@@ -4,8 +4,8 @@ import { readReleaseEnv } from './release-env.js';
 import type { HostConfig } from '../config/types.js';
 import { BlockedError, UsageError } from '../errors.js';
 import { RELEASE_ID } from '../release-id.js';
-import { awaitInBound, awaitOutBound } from '../timing/index.js';
-import { deployHost, type Bounds } from './host-deploy.js';
+import { deployHost } from './host-deploy.js';
+import { rotationBounds } from './rotation.js';
 import { drainLease } from './host-actions.js';
 import { planRollout, selectHosts, type Plan } from './plan.js';
 import { preflight, targets, waveCapacity, type Preflight } from './preflight.js';
@@ -60,12 +60,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     );
   }
   const startedAt = deps.clock.now();
-  const bounds: Bounds = {
-    // a check that started inside the bound may still be answering: allow its timeout
-    awaitOut: awaitOutBound(pre.settings, deps.config.drain) + pre.settings.timeout,
-    awaitIn: awaitInBound(pre.settings) + pre.settings.timeout,
-    interval: pre.settings.interval,
-  };
+  const bounds = rotationBounds(pre.settings, deps.config.drain);
   if (options.dryRun) {
     for (const agent of pre.agents.values()) agent.close?.();
     return {

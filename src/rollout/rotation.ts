@@ -1,6 +1,24 @@
 import type { Balancer, TargetState } from '../balancer/balancer.js';
 import type { Clock } from '../clock.js';
+import type { DrainConfig, HealthCheckSettings } from '../config/types.js';
+import { awaitInBound, awaitOutBound } from '../timing/index.js';
 import { pollUntil } from './poll.js';
+
+/** How long a rollout, `deploy drain` and `deploy undrain` wait for the balancer. */
+export interface Bounds {
+  readonly awaitOut: number;
+  readonly awaitIn: number;
+  readonly interval: number;
+}
+
+export function rotationBounds(settings: HealthCheckSettings, drain: DrainConfig): Bounds {
+  return {
+    // a check that started inside the bound may still be answering: allow its timeout
+    awaitOut: awaitOutBound(settings, drain) + settings.timeout,
+    awaitIn: awaitInBound(settings) + settings.timeout,
+    interval: settings.interval,
+  };
+}
 
 export interface RotationWait {
   readonly met: boolean;

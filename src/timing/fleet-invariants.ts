@@ -8,25 +8,44 @@ import type { Invariant, Timeline, TimingInput } from './types.js';
  */
 function capacity({ hosts, rollout }: TimingInput, timeline: Timeline): Invariant {
   const serving = hosts - timeline.batchSize;
-  const head = `${hosts} hosts − batch ${timeline.batchSize} = ${serving} serving`;
-  if (rollout.minHealthy < 1) {
-    return {
-      id: 'capacity',
-      severity: 'error',
-      ok: false,
-      message: `${head}, min_healthy ${rollout.minHealthy}: nothing would keep serving during a batch; set rollout.min_healthy to at least 1`,
-    };
-  }
-  const ok = serving >= rollout.minHealthy;
-  const cmp = `${head} ${ok ? '≥' : '<'} min_healthy ${rollout.minHealthy}`;
-  return {
+  const head = `${hosts} host${hosts === 1 ? '' : 's'} − batch ${timeline.batchSize} = ${serving} serving`;
+  const verdict = (ok: boolean, message: string): Invariant => ({
     id: 'capacity',
     severity: 'error',
     ok,
-    message: ok
-      ? `${cmp}: ok`
-      : `${cmp}: the capacity guard would block the first batch; lower rollout.batch or rollout.min_healthy, or add hosts`,
-  };
+    message,
+  });
+  if (rollout.allowDowntime)
+    return verdict(
+      true,
+      `${head}, rollout.allow_downtime: true: ${serving === 0 ? 'nothing serves while a batch deploys (accepted)' : 'ok'}`,
+    );
+  if (rollout.minHealthy < 1 || serving < rollout.minHealthy) {
+    const cmp =
+      rollout.minHealthy < 1
+        ? `${head}, min_healthy ${rollout.minHealthy}: nothing would keep serving during a batch`
+        : `${head} < min_healthy ${rollout.minHealthy}: the capacity guard would block the first batch`;
+    return verdict(
+      false,
+      `${cmp}; ${capacityAdvice(hosts, rollout.minHealthy, timeline.batchSize)}`,
+    );
+  }
+  return verdict(true, `${head} ≥ min_healthy ${rollout.minHealthy}: ok`);
+}
+
+/**
+ * Only advice that passes: min_healthy stays at least 1, so the batch can be at
+ * most hosts − min_healthy; a fleet of one has no such batch, and is told so.
+ */
+function capacityAdvice(hosts: number, minHealthy: number, batch: number): string {
+  if (hosts < 2)
+    return 'one host cannot keep serving while it deploys: add a host, or set rollout.allow_downtime: true to accept the downtime';
+  const min = Math.max(1, Math.min(minHealthy, hosts - 1));
+  const set = [
+    ...(minHealthy === min ? [] : [`rollout.min_healthy: ${min}`]),
+    ...(batch > hosts - min ? [`rollout.batch: ${hosts - min}`] : []),
+  ];
+  return `set ${set.join(' and ')}${minHealthy >= 1 ? ', or add hosts' : ''}`;
 }
 
 /**

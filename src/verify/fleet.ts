@@ -1,6 +1,6 @@
 import type { Balancer, TargetState } from '../balancer/balancer.js';
 import type { Config, HostConfig } from '../config/types.js';
-import { HandoffError, HostUnreachableError } from '../errors.js';
+import { HandoffError, HostUnreachableError, hostError } from '../errors.js';
 import { mapLimit } from '../fleet/map-limit.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { VerifyReport } from '../host/agent/types.js';
@@ -57,8 +57,7 @@ export async function verifyFleet(
       });
       return { ...base, reachable: true, report };
     } catch (error) {
-      const message =
-        error instanceof HandoffError || error instanceof Error ? error.message : String(error);
+      const message = hostError(host.name, error);
       const unreachable =
         error instanceof HostUnreachableError ||
         (error instanceof HandoffError && error.exitCode === 3);

@@ -34,6 +34,7 @@ export function renderFleetVerification(v: FleetVerification): string {
       : 'no balancer view';
     return `${h.host.padEnd(widths[0] ?? 0)}  target ${h.target}: ${state}`;
   });
-  const errors = v.hosts.filter((h) => h.error).map((h) => `${h.host}: ${h.error}`);
+  // an unreachable host's reason is the command's error line: not printed twice
+  const errors = v.hosts.filter((h) => h.error && h.reachable).map((h) => `${h.host}: ${h.error}`);
   return [...table, '', ...targets, ...(errors.length ? ['', ...errors] : [])].join('\n');
 }

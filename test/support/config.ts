@@ -25,6 +25,7 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
       rollback: true,
       maxTimeBack: 60_000,
       onFailure: 'stop',
+      allowDowntime: false,
     },
     host: {
       root: '/srv/handoff/api',

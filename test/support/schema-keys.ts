@@ -7,6 +7,9 @@ export interface Schema {
   anyOf?: Schema[];
   oneOf?: Schema[];
   allOf?: Schema[];
+  /** a variant picked by `if` (the balancer by its kind) */
+  then?: Schema;
+  else?: Schema;
   $ref?: string;
 }
 
@@ -18,7 +21,13 @@ export function objectsOf(s: Schema): Schema[] {
     const target = schema.$defs?.[s.$ref.replace(/^#\/\$defs\//, '')];
     return target ? objectsOf(target) : [];
   }
-  const nested = [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])].flatMap(objectsOf);
+  const nested = [
+    ...(s.anyOf ?? []),
+    ...(s.oneOf ?? []),
+    ...(s.allOf ?? []),
+    ...(s.then ? [s.then] : []),
+    ...(s.else ? [s.else] : []),
+  ].flatMap(objectsOf);
   return [...(s.properties ? [s] : []), ...(s.items ? objectsOf(s.items) : []), ...nested];
 }
 

@@ -7,6 +7,8 @@ interface Flags {
   readonly json?: boolean;
   readonly local?: boolean;
   readonly lease?: string;
+  /** commander's `--no-wait`: false when given */
+  readonly wait?: boolean;
 }
 
 const common = (c: Command): Command =>
@@ -41,6 +43,22 @@ export const registerFleet: RegisterCommand = (program: Command) => {
     .option('--hosts <names>', 'only these hosts (comma separated)')
     .action(async (flags: Flags) => (await import('../fleet-cmd/status.js')).runStatus(flags));
 
+  common(
+    program
+      .command('audit')
+      .description(
+        "every host's audit.jsonl as one timeline, newest last: deploys and watchdog restarts",
+      ),
+  )
+    .option('--hosts <names>', 'only these hosts (comma separated)')
+    .option(
+      '--since <when>',
+      'only entries since a time (2026-11-30T12:00:00Z) or this long ago (2h)',
+    )
+    .action(async (flags: Flags & { since?: string }) =>
+      (await import('../fleet-cmd/audit.js')).runAudit(flags),
+    );
+
   for (const drain of [true, false]) {
     const name = drain ? 'drain' : 'undrain';
     const cmd = common(
@@ -48,10 +66,12 @@ export const registerFleet: RegisterCommand = (program: Command) => {
         .command(name)
         .description(
           drain
-            ? 'take a host out of rotation (health endpoint answers 503)'
-            : 'put a drained host back',
+            ? 'take a host out of rotation and wait until the balancer has it out and the overlap passed'
+            : 'put a drained host back and wait until the balancer has it in rotation',
         ),
-    ).argument('<host>', 'host name from deploy.yml');
+    )
+      .argument('<host>', 'host name from deploy.yml')
+      .option('--no-wait', 'change the drain marker and return without asking the balancer');
     if (drain)
       cmd.option(
         '--lease <duration>',
@@ -64,7 +84,11 @@ export const registerFleet: RegisterCommand = (program: Command) => {
         import('../../config/duration.js'),
       ]);
       await runDrain(
-        { ...flags, lease: parseDuration(flags.lease ?? '24h', '--lease') },
+        {
+          ...flags,
+          lease: parseDuration(flags.lease ?? '24h', '--lease'),
+          wait: flags.wait ?? true,
+        },
         host,
         drain,
       );

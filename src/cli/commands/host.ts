@@ -15,6 +15,7 @@ const OPS = [
   'stop',
   'verify',
   'status',
+  'audit-read',
 ] as const;
 
 type HostFlags = FlagValues & { readonly config: string };
@@ -46,6 +47,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'allow-draining' },
   { name: 'force' },
   { name: 'defer' },
+  { name: 'since', value: '<iso>' },
 ];
 
 /** A whole number up to `max`; the `-ms` flags stop at what a timer can wait (duration.ts). */
@@ -128,6 +130,7 @@ export async function runHostOp(op: string, flags: HostFlags): Promise<void> {
       services: text(flags.services),
       ifStopped: flags.ifStopped === true,
       releaseOptional: flags.releaseOptional === true,
+      since: text(flags.since),
     };
     code = await serveAgentOp(op as (typeof OPS)[number], args, {
       config,

@@ -9,13 +9,20 @@ export const registerInit: RegisterCommand = (program: Command) => {
     .option('-c, --config <file>', 'where to write it', 'deploy.yml')
     .option('--force', 'replace an existing file')
     .action(async (options: { config: string; force?: boolean }) => {
-      const [{ writeStarterConfig }, { createOutput }] = await Promise.all([
+      const [{ writeStarterConfig }, { configJsonSchema }, { createOutput }] = await Promise.all([
         import('../../config/starter.js'),
+        import('../../config/json-schema.js'),
         import('../output.js'),
       ]);
-      await writeStarterConfig(options.config, { force: options.force ?? false });
+      const wrote = await writeStarterConfig(options.config, {
+        force: options.force ?? false,
+        schema: `${JSON.stringify(configJsonSchema(), null, 2)}\n`,
+      });
       createOutput({ json: false }).text(
-        `wrote ${options.config}: fill in hosts, balancer and services, then run 'deploy check'`,
+        [
+          ...(wrote.createdDir ? [`created ${wrote.createdDir}/`] : []),
+          `wrote ${options.config} and ${wrote.schemaFile} (for editors; 'deploy schema' prints it again): fill in hosts, balancer and services, then run 'deploy check'`,
+        ].join('\n'),
       );
     });
 };

@@ -15,7 +15,7 @@ interface ExecFlags {
 export const registerLock: RegisterCommand = (program: Command) => {
   const lock = program.command('lock').description('the host lock');
   for (const action of ['status', 'release'] as const) {
-    lock
+    const cmd = lock
       .command(action)
       .description(
         action === 'status'
@@ -24,14 +24,15 @@ export const registerLock: RegisterCommand = (program: Command) => {
       )
       .option('-c, --config <file>', 'deploy.yml', 'deploy.yml')
       .option('--hosts <names>', 'only these hosts (comma separated)')
-      .option('--force', 'release: stop a live holder (SIGTERM)')
-      .option('--json', 'machine-readable output ending with a result line')
-      .action(
-        async (flags: { config: string; hosts?: string; force?: boolean; json?: boolean }) => {
-          const { runLockFleet } = await import('../fleet-cmd/lock.js');
-          await runLockFleet(flags, action);
-        },
-      );
+      .option('--json', 'machine-readable output ending with a result line');
+    // only release can force: `lock status --force` is refused, not silently ignored
+    if (action === 'release') cmd.option('--force', 'stop a live holder (SIGTERM)');
+    cmd.action(
+      async (flags: { config: string; hosts?: string; force?: boolean; json?: boolean }) => {
+        const { runLockFleet } = await import('../fleet-cmd/lock.js');
+        await runLockFleet(flags, action);
+      },
+    );
   }
   lock
     .command('exec')

@@ -1,35 +1,58 @@
-import { selectHosts } from '../../rollout/plan.js';
-import { whoAmI } from '../fleet.js';
+import { systemClock } from '../../clock.js';
+import { findHost } from '../../rollout/plan.js';
+import { plannedDrain } from '../../rollout/planned-drain.js';
+import { formatMs } from '../../rollout/recorder.js';
+import { interruptSignal, whoAmI } from '../fleet.js';
 import { open, type FleetFlags } from './open.js';
-/** `deploy drain HOST` / `undrain HOST`: an operator's planned drain, under the host lock. */
+
+/**
+ * `deploy drain HOST` / `undrain HOST`: an operator's planned drain, under the
+ * host lock; then, unless --no-wait, until the balancer agrees (planned-drain.ts).
+ */
 export async function runDrain(
-  flags: FleetFlags & { lease: number },
+  flags: FleetFlags & { lease: number; wait: boolean },
   hostName: string,
   drain: boolean,
 ): Promise<void> {
   const { out, config, fleet } = await open(flags);
-  const [host] = selectHosts(config.hosts, [hostName]);
-  if (!host) return;
+  const host = findHost(config.hosts, hostName);
+  const interrupt = interruptSignal(out);
   try {
     const agent = await fleet.agent(host);
-    const lock = await agent.holdLock(drain ? 'deploy drain' : 'deploy undrain', `by ${whoAmI()}`);
-    try {
-      const balancer = config.drain.method === 'deregister' ? await fleet.balancer() : undefined;
-      if (drain) {
-        await agent.drain(`deploy drain by ${whoAmI()}`, flags.lease, '');
-        await balancer?.deregister(host.target);
-      } else {
-        await balancer?.register(host.target);
-        await agent.undrain();
-      }
-    } finally {
-      await lock.release();
-    }
-    out.text(
-      `${host.name}: ${drain ? `drained (lease ${Math.round(flags.lease / 60_000)}m); the balancer takes it out within interval × unhealthy_threshold` : 'undrained'}`,
+    // built lazily: with --no-wait and the health method nothing asks it anything
+    const balancer = await fleet.balancer();
+    const r = await plannedDrain(
+      {
+        config,
+        clock: systemClock,
+        log: out,
+        signal: interrupt.signal,
+        balancer,
+        who: `deploy ${drain ? 'drain' : 'undrain'} by ${whoAmI()}`,
+        agent: () => Promise.resolve(agent),
+      },
+      host,
+      agent,
+      { drain, leaseMs: flags.lease, wait: flags.wait },
     );
-    out.result(true, { host: host.name, drained: drain });
+    out.text(`${host.name}: ${say(r.drained, r.confirmed, flags.lease)}`);
+    out.result(true, {
+      host: host.name,
+      drained: r.drained,
+      confirmed: r.confirmed,
+      elapsedMs: r.elapsedMs,
+      ...(drain ? { leaseMs: flags.lease } : {}),
+    });
   } finally {
+    interrupt.dispose();
     await fleet.close();
   }
+}
+
+function say(drained: boolean, confirmed: boolean, lease: number): string {
+  const leased = `lease ${formatMs(lease)}`;
+  if (!drained) return confirmed ? 'undrained; the balancer has it back in rotation' : 'undrained';
+  return confirmed
+    ? `drained (${leased}); out of rotation and the overlap has passed: safe to work on`
+    : `drained (${leased}); the balancer takes it out within interval × unhealthy_threshold`;
 }

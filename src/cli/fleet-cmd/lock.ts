@@ -1,6 +1,6 @@
 import { BlockedError } from '../../errors.js';
 import { mapLimit } from '../../fleet/map-limit.js';
-import { open, messageOf, type FleetFlags } from './open.js';
+import { open, hostError, type FleetFlags } from './open.js';
 /** `deploy lock status|release` from the operator's machine. */
 export async function runLockFleet(
   flags: FleetFlags & { force?: boolean },
@@ -29,7 +29,7 @@ export async function runLockFleet(
             : 'free',
         };
       } catch (error) {
-        return { host: host.name, ok: false, text: messageOf(error) };
+        return { host: host.name, ok: false, text: hostError(host.name, error) };
       }
     });
     for (const r of rows) out.text(`${r.ok ? '' : '✗ '}${r.host}: ${r.text}`);

@@ -26,3 +26,5 @@ export async function open(
 
 export const messageOf = (e: unknown): string =>
   e instanceof HandoffError || e instanceof Error ? e.message : String(e);
+
+export { hostError } from '../../errors.js';

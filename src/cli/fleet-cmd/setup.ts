@@ -4,7 +4,7 @@ import { mapLimit } from '../../fleet/map-limit.js';
 import { setupHost } from '../../fleet/setup.js';
 import { readAgentBundle } from '../agent-bundle.js';
 import { hostConfigPath, plainConfig } from '../fleet.js';
-import { open, messageOf, type FleetFlags } from './open.js';
+import { open, hostError, type FleetFlags } from './open.js';
 export async function runSetup(flags: FleetFlags): Promise<void> {
   const { out, hosts, fleet } = await open(flags, { checkAgent: false });
   try {
@@ -32,7 +32,7 @@ export async function runSetup(flags: FleetFlags): Promise<void> {
       try {
         return await setupHost(host, await fleet.transport(host), await fleet.agent(host), input);
       } catch (error) {
-        return { host: host.name, ok: false, changed: [], error: messageOf(error) };
+        return { host: host.name, ok: false, changed: [], error: hostError(host.name, error) };
       }
     });
     for (const r of results)

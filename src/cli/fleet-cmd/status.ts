@@ -2,7 +2,7 @@ import { BlockedError } from '../../errors.js';
 import type { HostStatus } from '../../host/agent/types.js';
 import { mapLimit } from '../../fleet/map-limit.js';
 import { targetJson } from '../target-json.js';
-import { open, messageOf, type FleetFlags } from './open.js';
+import { open, hostError, type FleetFlags } from './open.js';
 export async function runStatus(flags: FleetFlags): Promise<void> {
   const { out, config, hosts, fleet } = await open(flags);
   try {
@@ -18,7 +18,7 @@ export async function runStatus(flags: FleetFlags): Promise<void> {
       } catch (error) {
         return {
           host: host.name,
-          error: messageOf(error),
+          error: hostError(host.name, error),
           target: targetJson(host.target, states.get(host.target)),
         };
       }

@@ -23,10 +23,13 @@ export async function runVerify(flags: FleetFlags & { local?: boolean }): Promis
     });
     if (result.unreachable.length > 0) {
       // each host's own reason: down, refused our key, or running another agent
-      const why = result.hosts
-        .filter((h) => !h.reachable)
-        .map((h) => `${h.host}: ${(h.error ?? 'unreachable').replace(`${h.host}: `, '')}`);
-      throw new BlockedError(`cannot verify ${why.join('; ')}`);
+      // said here once, one line per host (the table says only "unreachable")
+      throw new BlockedError(
+        result.hosts
+          .filter((h) => !h.reachable)
+          .map((h) => `cannot verify ${h.host}: ${h.error ?? 'unreachable'}`)
+          .join('\n'),
+      );
     }
     if (!result.ok) {
       const bad = result.hosts.flatMap((h) =>

@@ -20,6 +20,7 @@ export type AgentOp =
   | 'verify'
   | 'status'
   | 'audit'
+  | 'audit-read'
   | 'lock-release'
   | 'lock';
 

@@ -7,6 +7,7 @@ import { errorInfo } from './error-info.js';
 import { lockHold } from './ops/lock-hold.js';
 import { lockRelease } from './ops/lock-release.js';
 import { stop } from './ops/stop.js';
+import { readAudit } from '../audit-read.js';
 import type { AgentIO } from './io.js';
 import type { AgentCall, AgentOp, AgentReplyLine } from './protocol.js';
 
@@ -32,6 +33,8 @@ export interface AgentArgs {
   readonly releaseOptional?: boolean;
   /** publish inside a session: the document (release-files.ts) that stdin carries otherwise */
   readonly files?: string;
+  /** audit-read: only entries that started at or after this time (ISO 8601) */
+  readonly since?: string;
 }
 
 export interface AgentEnv {
@@ -112,9 +115,18 @@ async function dispatch(
       });
     case 'lock-release':
       return lockRelease(config, clock, args.force ?? false);
+    case 'audit-read':
+      return readAudit(config.host.root, sinceMs(args.since));
     case 'audit':
       throw new UsageError('audit lines go through lock-hold');
   }
+}
+
+function sinceMs(since: string | undefined): number | undefined {
+  if (since === undefined) return undefined;
+  const ms = Date.parse(since);
+  if (Number.isNaN(ms)) throw new UsageError(`--since ${JSON.stringify(since)}: not a time`);
+  return ms;
 }
 
 const SESSION_OPS: readonly AgentOp[] = [

@@ -84,6 +84,7 @@ describe('loading deploy.yml', () => {
       rollback: true,
       maxTimeBack: 60_000,
       onFailure: 'stop',
+      allowDowntime: false,
     });
     expect(config.hooks).toEqual({ timeout: 300_000 });
     expect(config.host).toEqual({

@@ -28,6 +28,7 @@ export const base: TimingInput = {
     rollback: true,
     maxTimeBack: s(30),
     onFailure: 'stop',
+    allowDowntime: false,
   },
   watchdog: {
     every: s(120),

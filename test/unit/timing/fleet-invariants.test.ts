@@ -19,7 +19,7 @@ describe('capacity', () => {
       severity: 'error',
       ok: false,
       message:
-        '3 hosts − batch 1 = 2 serving < min_healthy 3: the capacity guard would block the first batch; lower rollout.batch or rollout.min_healthy, or add hosts',
+        '3 hosts − batch 1 = 2 serving < min_healthy 3: the capacity guard would block the first batch; set rollout.min_healthy: 2, or add hosts',
     });
   });
 
@@ -30,8 +30,32 @@ describe('capacity', () => {
       severity: 'error',
       ok: false,
       message:
-        '10 hosts − batch 1 = 9 serving, min_healthy 0: nothing would keep serving during a batch; set rollout.min_healthy to at least 1',
+        '10 hosts − batch 1 = 9 serving, min_healthy 0: nothing would keep serving during a batch; set rollout.min_healthy: 1',
     });
+  });
+
+  it('tells a one-host fleet to add a host or allow downtime, never to lower what cannot go lower', () => {
+    expect(only(timingModel(input({ hosts: 1 })), 'capacity')).toMatchObject({
+      ok: false,
+      message:
+        '1 host − batch 1 = 0 serving < min_healthy 1: the capacity guard would block the first batch; one host cannot keep serving while it deploys: add a host, or set rollout.allow_downtime: true to accept the downtime',
+    });
+  });
+
+  it('passes a one-host fleet that says rollout.allow_downtime: true', () => {
+    const model = timingModel(input({ hosts: 1, rollout: { allowDowntime: true } }));
+    expect(only(model, 'capacity')).toMatchObject({
+      ok: true,
+      message:
+        '1 host − batch 1 = 0 serving, rollout.allow_downtime: true: nothing serves while a batch deploys (accepted)',
+    });
+  });
+
+  it('advises a batch that leaves min_healthy serving when the batch is the problem', () => {
+    const model = timingModel(input({ hosts: 3, rollout: { batch: { kind: 'count', count: 3 } } }));
+    expect(only(model, 'capacity')?.message).toBe(
+      '3 hosts − batch 3 = 0 serving < min_healthy 1: the capacity guard would block the first batch; set rollout.batch: 2, or add hosts',
+    );
   });
 
   it('resolves a percent batch against the hosts, rounding down', () => {

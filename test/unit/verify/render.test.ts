@@ -41,3 +41,22 @@ describe('the verify table', () => {
     expect(text).toContain('target i-1: healthy, in rotation');
   });
 });
+
+describe('the verify table of an unreachable host', () => {
+  it("says 'unreachable' and leaves the reason to the command's one error line", () => {
+    const text = renderFleetVerification({
+      ok: false,
+      unreachable: ['web-2'],
+      hosts: [
+        {
+          host: 'web-2',
+          target: 'web-2',
+          reachable: false,
+          error: 'connect ECONNREFUSED 127.0.0.2:22',
+        },
+      ],
+    });
+    expect(text).toContain('web-2  -        ✗   -        -        unreachable');
+    expect(text).not.toContain('ECONNREFUSED');
+  });
+});
