@@ -23,6 +23,7 @@ export interface RolloutCliFlags {
   readonly config: string;
   readonly hosts?: string;
   readonly batch?: string;
+  readonly artifact?: string;
   readonly dryRun?: boolean;
   readonly rollback: boolean;
   readonly json?: boolean;
@@ -38,6 +39,7 @@ export async function runRollout(flags: RolloutCliFlags): Promise<void> {
     release: flags.release,
     ...(hosts ? { hosts } : {}),
     ...(batch ? { batch } : {}),
+    ...(flags.artifact !== undefined ? { artifact: flags.artifact } : {}),
     dryRun: flags.dryRun ?? false,
     rollback: flags.rollback && config.rollout.rollback,
   };

@@ -56,6 +56,9 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       verifyTimeout: rollout.verify_timeout,
       rollback: rollout.rollback,
       maxTimeBack: rollout.max_time_back,
+      ...(rollout.artifact !== undefined && { artifact: local(rollout.artifact) }),
+      keepReleases: rollout.keep_releases,
+      uploadConcurrency: rollout.upload_concurrency,
     },
     host: {
       root: raw.host.root ?? `/srv/handoff/${service}`,

@@ -53,6 +53,9 @@ export function toDocument(config: Config): RawConfigInput {
       verify_timeout: d(rollout.verifyTimeout),
       rollback: rollout.rollback,
       max_time_back: d(rollout.maxTimeBack),
+      ...(rollout.artifact !== undefined && { artifact: rollout.artifact }),
+      keep_releases: rollout.keepReleases,
+      upload_concurrency: rollout.uploadConcurrency,
     },
     host: { root: host.root, lock: host.lock, state: host.state, agent: host.agent },
     runtime:

@@ -92,6 +92,12 @@ export interface RolloutConfig {
   readonly rollback: boolean;
   /** warning bound for the time a host needs to get back in rotation */
   readonly maxTimeBack: Duration;
+  /** a local .tar.gz, .tgz or directory; `{release}` is replaced by the release id */
+  readonly artifact?: string;
+  /** releases kept on each host after a successful rollout, besides current and previous */
+  readonly keepReleases: number;
+  /** hosts an artifact is uploaded to at once */
+  readonly uploadConcurrency: number;
 }
 
 export interface HostPaths {

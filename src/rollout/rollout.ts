@@ -11,6 +11,10 @@ import { preflight, targets, waveCapacity, type Preflight } from './preflight.js
 import { StepRecorder } from './recorder.js';
 import { awaitSlowStart, rampEnd } from './slow-start.js';
 import { repairLeftover } from './repair.js';
+import { readRolloutArtifact, type ReadArtifact } from './artifact.js';
+import { artifactShipper, describeShip } from './ship.js';
+import { pruneFleet } from './prune.js';
+import type { ReleaseFile } from '../host/release-files.js';
 import type { HostOutcome, RolloutDeps, RolloutOptions, RolloutResult } from './types.js';
 
 export interface RolloutRun {
@@ -38,6 +42,22 @@ export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
 export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promise<RolloutResult> {
   const plan = makePlan(deps, options);
   const files = await readReleaseFiles(deps.config);
+  // read (and a directory packed) before any host is touched: a bad path is exit 2
+  const artifact = await readRolloutArtifact(deps.config, plan.release, options.artifact);
+  try {
+    return await walk(deps, options, plan, files, artifact);
+  } finally {
+    await artifact?.cleanup();
+  }
+}
+
+async function walk(
+  deps: RolloutDeps,
+  options: RolloutOptions,
+  plan: Plan,
+  files: ReleaseFile[],
+  artifact: ReadArtifact | undefined,
+): Promise<RolloutResult> {
   const pre = await preflight(deps, plan);
   const startedAt = deps.clock.now();
   const bounds: Bounds = {
@@ -80,15 +100,25 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     if (!a) throw new BlockedError(`${host.name}: not reachable in preflight`);
     return a;
   };
+  const ship = artifact
+    ? artifactShipper(deps.log, artifact, plan.release, deps.config.rollout.uploadConcurrency)
+    : undefined;
   const prepare = (wave: readonly HostConfig[]) =>
     Promise.allSettled(
       wave.map((h) =>
-        recorder(h).step('prepare', async () => {
-          const agent = agentOf(h);
-          // opened in preflight; again only if that session has ended since
-          await agent.openSession?.();
-          await agent.publish(plan.release, files);
-        }),
+        recorder(h).step(
+          'prepare',
+          async () => {
+            const agent = agentOf(h);
+            // opened in preflight; again only if that session has ended since
+            await agent.openSession?.();
+            // the release's files first, then ours into that directory
+            const shipped = ship ? await ship(h, agent) : undefined;
+            await agent.publish(plan.release, files);
+            return shipped;
+          },
+          describeShip,
+        ),
       ),
     );
 
@@ -150,6 +180,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     .map((h) => h.name);
   const ok =
     outcomes.length === plan.waves.flat().length && outcomes.every((o) => o.result === 'deployed');
+  const pruned = ok ? await pruneFleet(deps, plan.waves.flat(), agentOf) : undefined;
   return {
     ok,
     release: plan.release,
@@ -158,6 +189,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     elapsed_ms: deps.clock.now() - startedAt,
     ...(blocked ? { blocked } : {}),
     ...(prepareFailed ? { prepareFailed } : {}),
+    ...(pruned ? { pruned } : {}),
   };
 }
 

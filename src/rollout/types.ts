@@ -27,6 +27,8 @@ export interface RolloutOptions {
   readonly batch?: Batch;
   readonly dryRun: boolean;
   readonly rollback: boolean;
+  /** --artifact: a .tar.gz, .tgz or directory ({release} replaced); else rollout.artifact */
+  readonly artifact?: string;
 }
 
 export type StepName =
@@ -82,4 +84,6 @@ export interface RolloutResult {
   readonly blocked?: string;
   /** the release could not be prepared on a host of the next wave (publish, pull): exit 1, that wave not drained */
   readonly prepareFailed?: string;
+  /** after a successful rollout: the releases each host removed (rollout.keep_releases) */
+  readonly pruned?: Readonly<Record<string, readonly string[]>>;
 }

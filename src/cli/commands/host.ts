@@ -15,6 +15,9 @@ const OPS = [
   'stop',
   'verify',
   'status',
+  'artifact',
+  'releases',
+  'prune',
 ] as const;
 
 type HostFlags = FlagValues & { readonly config: string };
@@ -46,6 +49,9 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'allow-draining' },
   { name: 'force' },
   { name: 'defer' },
+  { name: 'sha256', value: '<hex>' },
+  { name: 'file', value: '<path>' },
+  { name: 'keep', value: '<n>' },
 ];
 
 /** A whole number up to `max`; the `-ms` flags stop at what a timer can wait (duration.ts). */
@@ -128,6 +134,9 @@ export async function runHostOp(op: string, flags: HostFlags): Promise<void> {
       services: text(flags.services),
       ifStopped: flags.ifStopped === true,
       releaseOptional: flags.releaseOptional === true,
+      sha256: text(flags.sha256),
+      file: text(flags.file),
+      keep: int(flags.keep, '--keep', 1_000_000),
     };
     code = await serveAgentOp(op as (typeof OPS)[number], args, {
       config,

@@ -10,6 +10,7 @@ export const registerRollout: RegisterCommand = (program: Command) => {
     .requiredOption('--release <id>', 'the release id to deploy')
     .option('-c, --config <file>', 'deploy.yml', 'deploy.yml')
     .option('--hosts <names>', 'only these hosts (comma separated)')
+    .option('--artifact <path>', 'a .tar.gz, .tgz or directory shipped into releases/<id>/')
     .option('--batch <n|p%>', 'hosts drained at once (default rollout.batch)')
     .option('--dry-run', 'print the plan and the timeline; change nothing')
     .option('--no-rollback', 'leave a failed host drained for inspection')

@@ -21,7 +21,10 @@ export type AgentOp =
   | 'status'
   | 'audit'
   | 'lock-release'
-  | 'lock';
+  | 'lock'
+  | 'artifact'
+  | 'releases'
+  | 'prune';
 
 export interface AgentEventLine {
   readonly type: 'event';

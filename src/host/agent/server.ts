@@ -7,6 +7,7 @@ import { errorInfo } from './error-info.js';
 import { lockHold } from './ops/lock-hold.js';
 import { lockRelease } from './ops/lock-release.js';
 import { stop } from './ops/stop.js';
+import { artifact, prune, releases } from './ops/releases.js';
 import type { AgentIO } from './io.js';
 import type { AgentCall, AgentOp, AgentReplyLine } from './protocol.js';
 
@@ -32,6 +33,12 @@ export interface AgentArgs {
   readonly releaseOptional?: boolean;
   /** publish inside a session: the document (release-files.ts) that stdin carries otherwise */
   readonly files?: string;
+  /** artifact: the sha256 of the artifact as the orchestrator read it */
+  readonly sha256?: string;
+  /** artifact: the uploaded file to install (a path the agent handed out) */
+  readonly file?: string;
+  /** prune: releases kept besides current and previous */
+  readonly keep?: number;
 }
 
 export interface AgentEnv {
@@ -111,6 +118,17 @@ async function dispatch(
       });
     case 'lock-release':
       return lockRelease(config, clock, args.force ?? false);
+    case 'artifact':
+      return artifact(
+        config,
+        need(args.release, '--release'),
+        need(args.sha256, '--sha256'),
+        args.file,
+      );
+    case 'releases':
+      return releases(config, clock);
+    case 'prune':
+      return prune(config, clock, args.keep ?? config.rollout.keepReleases);
     case 'audit':
       throw new UsageError('audit lines go through lock-hold');
   }
@@ -118,6 +136,7 @@ async function dispatch(
 
 const SESSION_OPS: readonly AgentOp[] = [
   'publish',
+  'artifact',
   'drain',
   'undrain',
   'switch',

@@ -81,6 +81,8 @@ describe('loading deploy.yml', () => {
       verifyTimeout: 120_000,
       rollback: true,
       maxTimeBack: 60_000,
+      keepReleases: 5,
+      uploadConcurrency: 4,
     });
     expect(config.host).toEqual({
       root: '/srv/handoff/api',
