@@ -136,6 +136,7 @@ export class AgentClient implements HostAgent {
     const state = await this.beside<{ present: boolean; upload?: string }>('artifact', ask);
     if (state.present || state.upload === undefined) return { uploaded: false, bytes: 0 };
     const upload = state.upload;
+    onProgress?.(0, artifact.bytes);
     try {
       await this.transport.upload(artifact.path, upload, onProgress ? { onProgress } : {});
     } catch (error) {

@@ -62,7 +62,7 @@ export async function readArtifact(file: string, flag = '--artifact'): Promise<R
     const cleanup = () => rm(dir, { recursive: true, force: true });
     try {
       const packed = path.join(dir, 'release.tgz');
-      await packDirectory(file, packed);
+      await packDirectory(file, packed, flag);
       return { path: packed, ...(await hashFile(packed)), cleanup };
     } catch (error) {
       await cleanup();
