@@ -12,6 +12,7 @@ import { resultOf } from './rollout.js';
 import { median, ms, type Row } from './table.js';
 
 const WORK = '/tmp/handoff-bench-artifact';
+const MEASURED = ['web-1', 'web-2', 'web-3'];
 /** from the drain to the undrain: the host is out of rotation */
 const DRAINED: readonly StepName[] = [
   'drain',
@@ -40,7 +41,7 @@ async function buildArtifact(name: string, megabytes: number): Promise<string> {
 async function scpOneByOne(lab: Lab, file: string): Promise<number> {
   const files = labFiles(lab.layout.workDir);
   const started = performance.now();
-  for (const h of lab.hosts) {
+  for (const h of lab.hosts.filter((x) => MEASURED.includes(x.name))) {
     const r = await execa(
       'scp',
       [
@@ -74,7 +75,16 @@ async function rolloutWith(
   release: string,
   file: string,
 ): Promise<RolloutResult> {
-  const run = await fleet.deploy(['rollout', '--release', release, '--artifact', file, '--json']);
+  const run = await fleet.deploy([
+    'rollout',
+    '--release',
+    release,
+    '--artifact',
+    file,
+    '--hosts',
+    MEASURED.join(','),
+    '--json',
+  ]);
   if (run.code !== 0)
     throw new Error(`deploy rollout ${release} exited ${run.code}: ${run.stderr.slice(-2000)}`);
   return resultOf(run.stdout);
@@ -104,13 +114,13 @@ const drainedMs = (r: RolloutResult): number =>
 export async function benchArtifact(report: (line: string) => void): Promise<Row[]> {
   await rm(WORK, { recursive: true, force: true });
   await mkdir(WORK, { recursive: true });
-  report('artifact: starting a 3-host lab (batch 3, min_healthy 0: one wave, no traffic)');
+  // a 4th host keeps serving (min_healthy 1) while the 3 measured ones deploy in one wave
+  report('artifact: starting a 4-host lab; rollouts to web-1..3 in one wave of 3');
   const fleet = await startBenchFleet({
-    hosts: 3,
+    hosts: 4,
     subnet: '127.0.47',
     workDir: '/tmp/handoff-bench-artifact-lab',
-    config: { batch: 3, minHealthy: 0 },
-    firstBatch: '3',
+    config: { batch: 3, minHealthy: 1 },
     report: (line) => report(`  ${line}`),
   });
   try {
