@@ -1,4 +1,4 @@
-// node --import tsx scripts/lab/cli.ts up|down|status [--hosts N] [--for SECONDS] [--work-dir DIR] [--balancer haproxy|alb]
+// node --import tsx scripts/lab/cli.ts up|down|status [--hosts N] [--for SECONDS] [--work-dir DIR] [--balancer haproxy|alb] [--runtime command|compose]
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,15 +10,22 @@ import { isAlive } from './procs.js';
 import { readState } from './state.js';
 
 const usage =
-  'usage: lab up|down|status [--hosts N] [--for SECONDS] [--work-dir DIR] [--balancer haproxy|alb]';
+  'usage: lab up|down|status [--hosts N] [--for SECONDS] [--work-dir DIR] [--balancer haproxy|alb] [--runtime command|compose]';
 
 async function up(
   workDir: string,
   hosts: number,
   forSeconds: number,
   balancer: LabBalancer,
+  runtime: 'command' | 'compose',
 ): Promise<void> {
-  const lab = await startLab({ hosts, workDir, balancer, report: (l) => console.log(l) });
+  const lab = await startLab({
+    hosts,
+    workDir,
+    balancer,
+    runtime,
+    report: (l) => console.log(l),
+  });
   const env = Object.entries(lab.deployEnv())
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
@@ -64,18 +71,22 @@ async function main(): Promise<number> {
       for: { type: 'string', default: '3600' },
       'work-dir': { type: 'string', default: DEFAULT_WORK_DIR },
       balancer: { type: 'string', default: 'haproxy' },
+      runtime: { type: 'string', default: 'command' },
     },
   });
   const balancer = values.balancer;
   if (balancer !== 'haproxy' && balancer !== 'alb')
     throw new Error(`--balancer must be haproxy or alb, got ${balancer}`);
+  const runtime = values.runtime;
+  if (runtime !== 'command' && runtime !== 'compose')
+    throw new Error(`--runtime must be command or compose, got ${runtime}`);
   const workDir = path.resolve(values['work-dir']);
   const forSeconds = Number(values.for);
   if (!Number.isFinite(forSeconds) || forSeconds <= 0)
     throw new Error(`--for must be a positive number of seconds`);
   switch (positionals[0]) {
     case 'up':
-      await up(workDir, Number(values.hosts), forSeconds, balancer);
+      await up(workDir, Number(values.hosts), forSeconds, balancer, runtime);
       return 0;
     case 'down': {
       const cleaned = await cleanLeftovers(workDir);

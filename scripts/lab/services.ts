@@ -33,6 +33,8 @@ export interface StageOptions {
   readonly claim?: string;
   /** the release's readiness fails for this long after it starts: a slow warm-up that verify waits out */
   readonly readyAfterMs?: number;
+  /** the app ignores SIGTERM: a stop ends it only by SIGKILL after drain.stop_timeout */
+  readonly ignoreSigterm?: boolean;
 }
 
 /**
@@ -70,6 +72,11 @@ export async function stageRelease(
         options.claim,
         path.posix.join(dir, 'CLAIM_RELEASE'),
       ]),
+    );
+  if (options.ignoreSigterm)
+    check(
+      `${host.name}: ignore SIGTERM`,
+      await inHost(host, ['touch', path.posix.join(dir, 'IGNORE_SIGTERM')]),
     );
   if (options.readyAfterMs !== undefined)
     check(

@@ -7,7 +7,16 @@ import {
   timingModel,
 } from '../timing/index.js';
 import { stopProofMethods } from '../host/stop-proof.js';
+import {
+  killedAtLastStop,
+  readLastStops,
+  renderLastStops,
+  type ReadLastStop,
+} from './check-last-stops.js';
 import type { Output } from './output.js';
+
+/** the finding --strict fails on when a service needed SIGKILL at its last stop */
+const KILLED_AT_STOP = 'stop-needed-sigkill';
 
 interface StopProofLine {
   readonly service: string;
@@ -65,7 +74,7 @@ async function settingsFor(
 export async function runCheck(
   config: Config,
   out: Output,
-  options: { live: boolean; strict: boolean },
+  options: { live: boolean; strict: boolean; readLastStop?: ReadLastStop },
 ): Promise<void> {
   const { settings, source } = await settingsFor(config, options.live, out);
   const model = timingModel(timingInputFromConfig(config, settings));
@@ -79,14 +88,24 @@ export async function runCheck(
   const proofs = stopProofs(config);
   out.text('');
   out.text(renderStopProofs(proofs, config.drain.stopTimeout));
-  out.result(failing.length === 0, {
+  const lastStops =
+    options.live && options.readLastStop
+      ? await readLastStops(config, options.readLastStop)
+      : undefined;
+  if (lastStops) renderLastStops(lastStops, out);
+  const killed = lastStops && options.strict ? killedAtLastStop(lastStops) : [];
+  out.result(failing.length === 0 && killed.length === 0, {
     timeline: model.timeline,
     invariants: model.invariants,
     settings,
     stop_proof: proofs,
+    ...(lastStops ? { last_stops: lastStops } : {}),
   });
-  if (failing.length > 0) {
-    const ids = [...new Set(failing.map((i) => i.id))];
+  if (failing.length > 0 || killed.length > 0) {
+    const ids = [
+      ...new Set(failing.map((i) => i.id)),
+      ...(killed.length > 0 ? [KILLED_AT_STOP] : []),
+    ];
     throw new InvariantError(
       ids,
       `invariant ${ids.join(', ')} ${ids.length === 1 ? 'fails' : 'fail'}${options.strict ? ' (--strict)' : ''}`,

@@ -1,6 +1,7 @@
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { constants } from 'node:os';
 import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import type { Options } from 'execa';
 import { OperationError } from '../errors.js';
 
@@ -25,6 +26,12 @@ export interface HostRunOptions {
    * open as long as the daemon lives, and waiting for it would never end.
    */
   readonly outputFile?: string;
+  /**
+   * Each line of stdout and stderr as it comes, besides the captured whole
+   * (a carriage return ends a line too: progress bars redraw with it).
+   * Not with outputFile.
+   */
+  readonly onLine?: (line: string) => void;
 }
 
 export interface HostRunResult {
@@ -64,6 +71,10 @@ export function createHostExec(base: { readonly env?: NodeJS.ProcessEnv } = {}):
     // imported here, not above: a watchdog tick on a healthy host runs nothing (docs/benchmarks.md)
     const { execa } = await import('execa');
     const subprocess = execa(file, args, execaOptions);
+    if (options.onLine && !output) {
+      for (const stream of [subprocess.stdout, subprocess.stderr])
+        if (stream) streamLines(stream, options.onLine);
+    }
     let timedOut = false;
     const timer =
       options.timeoutMs === undefined
@@ -96,6 +107,24 @@ export function createHostExec(base: { readonly env?: NodeJS.ProcessEnv } = {}):
       await output?.close();
     }
   };
+}
+
+/** Calls onLine for every non-empty line of a stream; a last line without a newline comes at its end. */
+function streamLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  // a character split across two chunks is joined, not turned into two U+FFFD
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  const emit = (text: string): void => {
+    const parts = (rest + text).split(/[\r\n]/);
+    rest = parts.pop() ?? '';
+    for (const line of parts) if (line !== '') onLine(line);
+  };
+  stream.on('data', (chunk: Buffer | string) => emit(decoder.write(Buffer.from(chunk))));
+  stream.on('end', () => {
+    emit(decoder.end());
+    if (rest !== '') onLine(rest);
+    rest = '';
+  });
 }
 
 async function openOutput(file: string): Promise<FileHandle> {

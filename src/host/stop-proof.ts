@@ -9,6 +9,11 @@ export interface ServiceProof {
   readonly proven: boolean;
   /** what proved it, or what still answers (`127.0.0.1:8080 still accepts connections`) */
   readonly detail: string;
+  /**
+   * It exited by SIGKILL (a container's exit code 137): it did not end within
+   * drain.stop_timeout of SIGTERM, so the requests it still held were cut.
+   */
+  readonly killed?: true;
 }
 
 export interface StopProofOptions {
@@ -25,8 +30,16 @@ const ROUND_EVERY = 100;
 const PROBE_TIMEOUT = 1_000;
 /** the second look: a respawned Node process listens again within a few hundred ms */
 const CONFIRM_AFTER = 300;
-/** a status command gets at least this, and what is left of stop_timeout beyond it */
-const STATUS_TIMEOUT = 5_000;
+/**
+ * a status command gets at least this, and what is left of stop_timeout beyond
+ * it: the runtime's own bound for a status (command.ts), since a container
+ * engine's `ps` on a busy host takes seconds, and a proof must not fail a
+ * stop for a slow answer
+ */
+const STATUS_TIMEOUT = 30_000;
+
+/** compose ps of a container that ended by SIGKILL (128 + 9) */
+const KILLED = 'exited-137';
 
 /** What proves a stop of this service, in words (`deploy check`); empty when nothing can. */
 export function stopProofMethods(service: ServiceConfig, runtime: RuntimeConfig): string[] {
@@ -115,6 +128,8 @@ async function proveOne(service: ServiceConfig, options: StopProofOptions): Prom
         detail: `its status did not answer (${status.detail})`,
       };
     seen.push(`status says stopped (${status.detail})`);
+    if (status.detail === KILLED)
+      return { service: service.name, proven: true, detail: seen.join(', '), killed: true };
   }
   if (seen.length === 0)
     return {

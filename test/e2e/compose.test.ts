@@ -127,4 +127,31 @@ describe.skipIf(problem !== undefined)('the compose runtime with real containers
     expect(await releases()).toEqual(['r2', 'r2', 'r2']);
     for (const h of fleet.lab.hosts) expect(await fleet.lab.serverStatus(h.name)).toBe('UP');
   }, 120_000);
+
+  it('names a container that needed SIGKILL at its stop: in the rollout, deploy status and deploy check --live', async () => {
+    const host = fleet.lab.hosts[2]!;
+    await fleet.lab.tagImage('r4');
+    await fleet.lab.tagImage('r5');
+    await fleet.lab.stageRelease(host, 'r4', { ignoreSigterm: true });
+    await fleet.lab.stageRelease(host, 'r5');
+    const ignoring = await fleet.deploy(['rollout', '--release', 'r4', '--hosts', host.name]);
+    expect(ignoring.code, `${ignoring.stderr}\n${ignoring.stdout}`).toBe(0);
+    expect(`${ignoring.stdout}${ignoring.stderr}`).toMatch(/pull: /);
+    // r4's app ignores SIGTERM: compose stop -t <stop_timeout> ends it with SIGKILL
+    const next = await fleet.deploy(['rollout', '--release', 'r5', '--hosts', host.name]);
+    expect(next.code, `${next.stderr}\n${next.stdout}`).toBe(0);
+    const said = `${next.stdout}${next.stderr}`;
+    expect(said).toMatch(
+      new RegExp(`${host.name}.*app needed SIGKILL: it did not exit within drain.stop_timeout`),
+    );
+    expect(said).not.toMatch(/worker needed SIGKILL/);
+    const status = await fleet.deploy(['status', '--hosts', host.name]);
+    expect(status.stdout).toMatch(/last stop \(r4, [^)]+\): app needed SIGKILL/);
+    const check = await fleet.deploy(['check', '--live']);
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stdout).toContain(`WARN ${host.name}: app needed SIGKILL at the last stop (r4,`);
+    const strict = await fleet.deploy(['check', '--live', '--strict']);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain('stop-needed-sigkill');
+  }, 180_000);
 });

@@ -99,9 +99,9 @@ describe('deploy infra apply against a real haproxy', () => {
       event: 'result',
       ok: true,
       kind: 'haproxy',
-      dryRun: true,
+      dry_run: true,
       applied: false,
-      changes: [{ setting: 'unhealthyThreshold', current: 3, desired: 2, action: 'manual' }],
+      changes: [{ setting: 'unhealthy_threshold', current: 3, desired: 2, action: 'manual' }],
     });
   });
 });

@@ -25,7 +25,7 @@ interface Event {
   readonly hosts?: {
     host: string;
     result?: string;
-    leftDrained?: boolean;
+    left_drained?: boolean;
     error?: string;
   }[];
 }
@@ -133,7 +133,7 @@ describe('a rollout interrupted by SIGTERM', () => {
     expect(result?.hosts?.[0]).toMatchObject({
       host: 'web-1',
       result: 'interrupted',
-      leftDrained: false,
+      left_drained: false,
     });
     expect(String(r.stderr)).toContain(
       'deploy: rollout of r2 interrupted on web-1 at await-out; web-2, web-3 not reached',
@@ -167,7 +167,7 @@ describe('a rollout interrupted by SIGTERM', () => {
     expect(result?.hosts?.[0]).toMatchObject({
       host: 'web-1',
       result: 'interrupted',
-      leftDrained: false,
+      left_drained: false,
     });
     expect(String(r.stderr)).toContain('deploy: rollout of r3 interrupted on web-1 at verify');
     expect(run.events.map((e) => e.message)).toContain(
@@ -203,7 +203,7 @@ describe('a rollout whose SSH connection is cut', () => {
     expect(result?.hosts?.[0]?.error).toMatch(/web-1: .*connection.*dropped/);
     expect(result?.hosts).toHaveLength(1);
     // drained when the connection went: it stays so, and says so, until the next rollout repairs it
-    expect(result?.hosts?.[0]?.leftDrained).toBe(true);
+    expect(result?.hosts?.[0]?.left_drained).toBe(true);
     const said = run.events.filter(
       (e) => e.event === 'recover' && e.host === 'web-1' && e.level === 'error',
     );

@@ -57,7 +57,10 @@ server.headersTimeout = 66_000;
 
 // SIGTERM: ready answers 503 draining, in-flight requests finish, idle keep-alive
 // connections close, then exit 0 (1 if GRACE_MS runs out first)
-gracefulShutdown(server, { health, graceMs: Number(process.env.GRACE_MS || 60_000) });
+// a release built to ignore SIGTERM (a handler that does nothing): only SIGKILL ends it
+if (existsSync(inRelease('IGNORE_SIGTERM')))
+  process.on('SIGTERM', () => console.log(`app ${release}: SIGTERM ignored`));
+else gracefulShutdown(server, { health, graceMs: Number(process.env.GRACE_MS || 60_000) });
 
 server.listen(port, bind, () => {
   console.log(`app ${release} on ${bind}:${port} (${os.hostname()})${bad ? ' BAD' : ''}`);

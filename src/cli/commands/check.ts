@@ -14,7 +14,10 @@ export const registerCheck: RegisterCommand = (program: Command) => {
     .command('check')
     .description('print the drain timeline and check the invariants between the timing numbers')
     .option('-c, --config <file>', 'deploy.yml', 'deploy.yml')
-    .option('--live', "read the balancer's real health-check settings instead of deploy.yml's")
+    .option(
+      '--live',
+      "read the balancer's real health-check settings instead of deploy.yml's, and each host's last stop (a service that needed SIGKILL)",
+    )
     .option('--strict', 'fail on warnings too (what CI should run)')
     .option('--json', 'print {ok, timeline, invariants} as JSON')
     .action(async (flags: CheckFlags) => {
@@ -25,6 +28,24 @@ export const registerCheck: RegisterCommand = (program: Command) => {
       ]);
       const out = createOutput({ json: flags.json ?? false });
       const config = await loadConfig(flags.config, { log: out });
-      await runCheck(config, out, { live: flags.live ?? false, strict: flags.strict ?? false });
+      const strict = flags.strict ?? false;
+      if (!flags.live) return runCheck(config, out, { live: false, strict });
+      // live: the balancer's settings, and what each host saw at its last stop
+      const [{ Fleet }, { readAgent }] = await Promise.all([
+        import('../fleet.js'),
+        import('../agent-bundle.js'),
+      ]);
+      const fleet = new Fleet(config, out, (await readAgent()).sha256);
+      const byName = new Map(config.hosts.map((h) => [h.name, h]));
+      try {
+        await runCheck(config, out, {
+          live: true,
+          strict,
+          readLastStop: async (name) =>
+            (await (await fleet.agent(byName.get(name)!)).status()).lastStop ?? null,
+        });
+      } finally {
+        await fleet.close();
+      }
     });
 };

@@ -12,14 +12,14 @@ export const registerInfra: RegisterCommand = (program: Command) => {
     .option('--dry-run', 'print what would change and change nothing')
     .option('--json', 'machine-readable output')
     .action(async (options: { config: string; dryRun?: boolean; json?: boolean }) => {
-      const [{ loadConfig }, { infraApply }, { formatValue }, { createOutput }] = await Promise.all(
-        [
+      const [{ loadConfig }, { infraApply }, { formatValue }, { createOutput }, { snakeKey }] =
+        await Promise.all([
           import('../../config/read.js'),
           import('../../balancer/infra.js'),
           import('../../balancer/infra-diff.js'),
           import('../output.js'),
-        ],
-      );
+          import('../json-keys.js'),
+        ]);
       const output = createOutput({ json: options.json ?? false });
       const config = await loadConfig(options.config, { log: output });
       const dryRun = options.dryRun ?? false;
@@ -38,7 +38,8 @@ export const registerInfra: RegisterCommand = (program: Command) => {
         kind: result.kind,
         dryRun,
         applied: result.applied,
-        changes: result.changes,
+        // a setting is named as deploy.yml names it
+        changes: result.changes.map((c) => ({ ...c, setting: snakeKey(c.setting) })),
         ...(result.snippet ? { snippet: result.snippet } : {}),
       });
     });

@@ -34,7 +34,7 @@ export async function runStatus(flags: FleetFlags): Promise<void> {
         ? `${r.target.state}${r.target.inRotation === null ? '' : r.target.inRotation ? ' (in rotation)' : ' (out of rotation)'}`
         : 'unknown';
       out.text(
-        `${r.host}: release ${s.release ?? '-'}${composeSummary(s.compose)} (previous ${s.previous ?? '-'}), ${lock}, ${drain}, balancer ${target}; watchdog ${watchdogSummary(s.watchdog)}`,
+        `${r.host}: release ${s.release ?? '-'}${composeSummary(s.compose)} (previous ${s.previous ?? '-'}), ${lock}, ${drain}, balancer ${target}; watchdog ${watchdogSummary(s.watchdog)}${killedSummary(s.lastStop)}`,
       );
     }
     out.result(
@@ -66,6 +66,12 @@ function watchdogSummary(state: Readonly<Record<string, unknown>> | null): strin
       return `${name} ${m.trigger?.health ?? 'unknown'}${extra ? ` (${extra})` : ''}`;
     })
     .join(', ');
+}
+
+/** `; last stop (r2, 2026-…): app needed SIGKILL`, or nothing when the last stop was clean */
+export function killedSummary(last: HostStatus['lastStop']): string {
+  if (!last || last.killed.length === 0) return '';
+  return `; last stop (${last.release}, ${last.at}): ${last.killed.join(', ')} needed SIGKILL`;
 }
 
 /** ` compose.yml sha256 1a2b3c4d5e6f` (the first 12), or why no compose command works here */

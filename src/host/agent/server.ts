@@ -95,6 +95,7 @@ async function dispatch(
         config,
         need(args.release, '--release'),
         args.files ?? (await env.readStdin()),
+        { io: env.io, clock },
       );
     case 'switch':
       return ops.switchTo(config, need(args.release, '--release'));

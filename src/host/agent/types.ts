@@ -59,6 +59,17 @@ export interface HostStatus {
   readonly lock: { readonly locked: boolean; readonly holder?: LockHolder };
   readonly draining: DrainMarkerData | null;
   readonly watchdog: Readonly<Record<string, unknown>> | null;
+  /** the last stop of a release on this host, when one was recorded (last-stop.ts) */
+  readonly lastStop?: LastStop | null;
+}
+
+/** What the last stop on a host saw: which services needed SIGKILL. */
+export interface LastStop {
+  /** ISO time the stop ended */
+  readonly at: string;
+  readonly release: string;
+  /** services that did not exit within drain.stop_timeout of SIGTERM */
+  readonly killed: readonly string[];
 }
 
 /** What `stop` did, and whether every service was proven stopped. */

@@ -43,10 +43,14 @@ export class ComposeRuntime implements Runtime {
   async prepare(release: string, options: RuntimeCallOptions = {}): Promise<void> {
     await assertPublished(this.settings.root, release);
     const target = await this.target(release);
-    const pull = await this.exec(composePull(target), options);
-    const config = await this.run('config', composeConfig(target), options);
+    const { onOutput, ...bounds } = options;
+    const pull = await this.exec(composePull(target), {
+      ...bounds,
+      ...(onOutput ? { onLine: onOutput } : {}),
+    });
+    const config = await this.run('config', composeConfig(target), bounds);
     for (const image of await composeImages(config)) {
-      const r = await this.exec(imageInspect(target.command, image), options);
+      const r = await this.exec(imageInspect(target.command, image), bounds);
       if (r.code !== 0 || r.timedOut) {
         // a pull that said `done` for it says nothing: the inspect's answer does
         const why = pull.code !== 0 ? lastLine(pull.stderr) : lastLine(r.stderr);

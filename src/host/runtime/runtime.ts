@@ -13,6 +13,8 @@ export interface RuntimeCallOptions {
   readonly signal?: AbortSignal;
   /** bound for start, restart, status and prepare (stop is bound by drain.stop_timeout) */
   readonly timeoutMs?: number;
+  /** prepare: the output of a long step (compose pull) line by line, as it comes */
+  readonly onOutput?: (line: string) => void;
 }
 
 /**

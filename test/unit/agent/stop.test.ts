@@ -6,7 +6,7 @@ import { systemClock } from '../../../src/clock.js';
 import type { AgentIO } from '../../../src/host/agent/io.js';
 import type { AgentLine, AgentOp } from '../../../src/host/agent/protocol.js';
 import { serveAgentOp, type AgentArgs } from '../../../src/host/agent/server.js';
-import type { StopReport } from '../../../src/host/agent/types.js';
+import type { HostStatus, StopReport } from '../../../src/host/agent/types.js';
 import { hostFixture, httpService, type HostFixture } from '../../support/host-fixture.js';
 import { eventually, isRunning } from '../host/helpers.js';
 
@@ -75,6 +75,10 @@ describe('the stop operation', () => {
       `127.0.0.1:${h.port} refuses connections, status says stopped (exit-2)`,
     );
     expect(isRunning(pid)).toBe(false);
+    // recorded for deploy status and check --live: which release stopped, nothing killed
+    const status = (await call(h, 'status')).data as HostStatus;
+    expect(status.lastStop).toMatchObject({ release: 'r1', killed: [] });
+    expect(Date.parse(status.lastStop!.at)).not.toBeNaN();
   });
 
   it('does not take a stop command that exits 0 for a stop', async () => {

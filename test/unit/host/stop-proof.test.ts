@@ -68,6 +68,29 @@ describe('the stop proof', () => {
     });
   });
 
+  it('marks a service whose container ended by SIGKILL (exit 137) as killed, and a clean exit as not', async () => {
+    const clock = new FakeClock();
+    const killed = await proveStopped([worker], {
+      clock,
+      deadline: clock.now(),
+      runtime: runtimeSaying('stopped', 'exited-137'),
+    });
+    expect(killed).toEqual([
+      {
+        service: 'worker',
+        proven: true,
+        detail: 'status says stopped (exited-137)',
+        killed: true,
+      },
+    ]);
+    const clean = await proveStopped([worker], {
+      clock,
+      deadline: clock.now(),
+      runtime: runtimeSaying('stopped', 'exited-0'),
+    });
+    expect(clean[0]).not.toHaveProperty('killed');
+  });
+
   it('does not take a status that did not answer for a stop', async () => {
     const clock = new FakeClock();
     const proofs = await proveStopped([worker], {

@@ -10,6 +10,7 @@ import {
   removeDrainMarker,
   writeDrainMarker,
 } from '../../drain-marker.js';
+import { readLastStop } from '../../last-stop.js';
 import { readLockStatus } from '../../lock.js';
 import { checkWritten, composeSha256, decodePublish, sha256 } from '../../release-files.js';
 import {
@@ -24,6 +25,8 @@ import { createRuntime } from '../../runtime/create.js';
 import { runtimeSettings, type Runtime } from '../../runtime/runtime.js';
 import { StateStore } from '../../state-store.js';
 import { verifyServices } from '../../verify.js';
+import type { AgentIO } from '../io.js';
+import { progressRelay } from '../progress.js';
 import { PROTOCOL, type HelloData } from '../protocol.js';
 import type {
   ComposeStatus,
@@ -81,14 +84,22 @@ export async function undrain(config: Config): Promise<unknown> {
  * sha256-checked as received and again as written; `.env` with RELEASE is
  * always written. Then the runtime prepares the release (compose: pull).
  */
-export async function publish(config: Config, release: string, document: string): Promise<unknown> {
+export async function publish(
+  config: Config,
+  release: string,
+  document: string,
+  progress?: { io: AgentIO; clock: Clock },
+): Promise<unknown> {
   const files = decodePublish(document);
   const result = await publishRelease(config.host.root, release, {
     ...Object.fromEntries(files.map((f) => [f.name, f.content])),
     '.env': releaseEnv(config, release),
   });
   await checkWritten(config.host.root, release, files);
-  await createRuntime(runtimeSettings(config), release).prepare(release);
+  await createRuntime(runtimeSettings(config), release).prepare(
+    release,
+    progress ? { onOutput: progressRelay(progress.io, progress.clock, 'pull', 'pull') } : {},
+  );
   return { release, result, sha256: Object.fromEntries(files.map((f) => [f.name, f.sha256])) };
 }
 
@@ -190,6 +201,7 @@ export async function status(config: Config): Promise<HostStatus> {
       marker.value ??
       (marker.present ? { by: 'unknown (unreadable marker)', since: '', until: '' } : null),
     watchdog: watchdog.value ?? null,
+    lastStop: await readLastStop(config.host.state),
   };
 }
 

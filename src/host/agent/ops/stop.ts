@@ -1,6 +1,7 @@
 import type { Clock } from '../../../clock.js';
 import type { Config } from '../../../config/types.js';
 import { checkAddress, probeListening } from '../../checks/listening.js';
+import { recordLastStop } from '../../last-stop.js';
 import { readLiveRelease } from '../../releases.js';
 import { createRuntime } from '../../runtime/create.js';
 import { runtimeSettings, type Runtime } from '../../runtime/runtime.js';
@@ -62,6 +63,22 @@ export async function stop(
     deadline,
     runtime,
     ...(args.signal ? { signal: args.signal } : {}),
+  });
+  const killed = services.filter((p) => p.killed).map((p) => p.service);
+  if (killed.length > 0) {
+    const one = killed.length === 1;
+    sendEvent(
+      io,
+      'warn',
+      'stop.killed',
+      `${killed.join(', ')} needed SIGKILL: ${one ? 'it' : 'they'} did not exit within drain.stop_timeout (${Math.round(config.drain.stopTimeout / 1000)}s) of SIGTERM, and requests still in flight were cut; run ${one ? 'it' : 'them'} with init: true, or make ${one ? 'it' : 'them'} exit on SIGTERM`,
+      { services: killed },
+    );
+  }
+  await recordLastStop(config.host.state, {
+    at: new Date(clock.now()).toISOString(),
+    release: live ?? args.release ?? '',
+    killed,
   });
   return { stopped: true, adopted, services, proven: services.every((p) => p.proven) };
 }

@@ -149,6 +149,28 @@ describe('the compose runtime', () => {
     );
   });
 
+  it("streams the pull's output line by line, and only the pull's", async () => {
+    const streamed: string[] = [];
+    const exec: HostExec = (argv, options = {}) => {
+      const said = has(argv, 'pull')
+        ? 'gateway Pulled'
+        : has(argv, 'config')
+          ? 'config'
+          : 'inspect';
+      options.onLine?.(said);
+      return Promise.resolve({
+        code: 0,
+        stdout: has(argv, 'config') ? resolved : '',
+        stderr: '',
+        timedOut: false,
+      });
+    };
+    await createRuntime(settings, 'r1', exec).prepare('r2', {
+      onOutput: (line) => streamed.push(line),
+    });
+    expect(streamed).toEqual(['gateway Pulled']);
+  });
+
   it('refuses to prepare a release that was never published, without running anything', async () => {
     const { exec, calls } = fakeExec(() => undefined);
     await expect(createRuntime(settings, 'r1', exec).prepare('r9')).rejects.toThrow(
