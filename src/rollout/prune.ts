@@ -12,15 +12,16 @@ export async function pruneFleet(
   deps: RolloutDeps,
   hosts: readonly HostConfig[],
   agentOf: (host: HostConfig) => HostAgent,
-): Promise<Record<string, string[]>> {
+): Promise<Map<string, string[]>> {
   const keep = deps.config.rollout.keepReleases;
-  const pruned: Record<string, string[]> = {};
+  // a Map: keyed by host names, which --json prints as they are
+  const pruned = new Map<string, string[]>();
   await mapLimit(hosts, 16, async (host) => {
     const agent = agentOf(host);
     if (!agent.prune) return;
     try {
       const { removed } = await agent.prune(keep);
-      pruned[host.name] = removed;
+      pruned.set(host.name, removed);
       if (removed.length > 0)
         deps.log.emit({
           level: 'info',

@@ -85,5 +85,5 @@ export interface RolloutResult {
   /** the release could not be prepared on a host of the next wave (publish, pull): exit 1, that wave not drained */
   readonly prepareFailed?: string;
   /** after a successful rollout: the releases each host removed (rollout.keep_releases) */
-  readonly pruned?: Readonly<Record<string, readonly string[]>>;
+  readonly pruned?: ReadonlyMap<string, readonly string[]>;
 }

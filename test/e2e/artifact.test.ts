@@ -134,8 +134,8 @@ describe('deploy rollout --artifact', () => {
     const before = await fetch(fleet.lab.url).then((res) => res.headers.get('x-release'));
     const r = await fleet.deploy(['rollout', '--release', 'r3', '--artifact', file, '--json']);
     expect(r.code).toBe(1);
-    const result = lines(r.stdout).at(-1) as { prepareFailed?: string; hosts: unknown[] };
-    expect(result.prepareFailed).toMatch(/does not extract/);
+    const result = lines(r.stdout).at(-1) as { prepare_failed?: string; hosts: unknown[] };
+    expect(result.prepare_failed).toMatch(/does not extract/);
     expect(result.hosts).toEqual([]);
     const events = lines(r.stdout);
     expect(events.some((e) => e.event === 'step' && e.fields?.step === 'drain')).toBe(false);
@@ -171,7 +171,8 @@ describe('deploy releases', () => {
     expect(ids(b).sort()).toEqual(['r1', 'r2']);
     const r2 = a?.releases.find((r) => r.id === 'r2');
     expect(r2?.bytes).toBeGreaterThan(1000);
-    expect(r2?.artifactSha256).toMatch(/^[0-9a-f]{64}$/);
+    // --json prints snake_case
+    expect((r2 as unknown as Record<string, unknown>).artifact_sha256).toMatch(/^[0-9a-f]{64}$/);
     const text = await fleet.deploy(['releases']);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/hotfix .*\(not on web-2\)/);
