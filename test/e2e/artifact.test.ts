@@ -92,10 +92,16 @@ describe('deploy rollout --artifact', () => {
       expect(mine.length).toBeGreaterThan(1);
       expect(mine.at(-1)?.fields?.bytes).toBe(mine.at(-1)?.fields?.total);
     }
-    // every upload ends before the first drain
-    const firstDrain = events.findIndex((e) => e.event === 'step' && e.fields?.step === 'drain');
-    const lastProgress = events.findLastIndex((e) => e.event === 'artifact.progress');
-    expect(lastProgress).toBeLessThan(firstDrain);
+    // each host's upload ends before that host is drained (the next wave's runs during this one's)
+    for (const h of fleet.lab.hosts) {
+      const drain = events.findIndex(
+        (e) => e.host === h.name && e.event === 'step' && e.fields?.step === 'drain',
+      );
+      const uploaded = events.findLastIndex(
+        (e) => e.host === h.name && e.event === 'artifact.progress',
+      );
+      expect(drain).toBeGreaterThan(uploaded);
+    }
     expect(await live()).toEqual(['r2', 'r2']);
     const res = await fetch(fleet.lab.url);
     expect(res.headers.get('x-release')).toBe('r2');
