@@ -58,6 +58,12 @@ export class JsonStream {
 
   constructor(private readonly write: (text: string) => void) {}
 
+  /** a new run: main runs once per process, and once per test */
+  start(): void {
+    this.pending = undefined;
+    this.finished = false;
+  }
+
   event(e: LogEvent, time: Date): void {
     if (this.finished) return;
     this.write(jsonLine({ ...e, time: time.toISOString() }));

@@ -14,12 +14,13 @@ import { versionArgs } from './version-flag.js';
  */
 export async function main(argv: readonly string[]): Promise<number> {
   const json = wantsJson(argv);
+  stdoutJson.start();
   const { code, failure } = await run(argv, json);
   if (json) stdoutJson.finish(code, failure);
   return code;
 }
 
-interface Outcome {
+export interface Outcome {
   readonly code: number;
   readonly failure?: JsonFailure;
 }
@@ -31,7 +32,7 @@ async function run(argv: readonly string[], json: boolean): Promise<Outcome> {
       await light();
       return { code: ExitCode.ok };
     } catch (error) {
-      return report(error);
+      return outcomeOf(error);
     }
   }
   const [{ Command }, { commands }] = await Promise.all([
@@ -58,7 +59,7 @@ async function run(argv: readonly string[], json: boolean): Promise<Outcome> {
     await program.parseAsync(argv, { from: 'user' });
     return { code: ExitCode.ok };
   } catch (error) {
-    return report(error);
+    return outcomeOf(error);
   }
 }
 
@@ -95,14 +96,15 @@ function isCommanderError(error: unknown): error is Error & { code: string } {
   return error instanceof Error && typeof code === 'string' && code.startsWith('commander.');
 }
 
-function report(error: unknown): Outcome {
+/** The exit code for what a command threw, having said why on stderr (commander has said it itself). */
+export function outcomeOf(error: unknown): Outcome {
   if (isCommanderError(error)) {
     // commander already printed its message; --help is not an error
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help')
       return { code: ExitCode.ok };
     return {
       code: ExitCode.usage,
-      failure: { message: error.message.replace(/^error: /, '') },
+      failure: { message: error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ') },
     };
   }
   if (error instanceof ExitStatus)

@@ -16,6 +16,8 @@ import { readAgent } from './agent-bundle.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Fleet, interruptSignal, plainConfig, whoAmI } from './fleet.js';
 import { createOutput } from './output.js';
+import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
+import { targetStates } from './target-json.js';
 import { failureMessage, renderPlan, renderResult } from './rollout-report.js';
 
 export interface RolloutCliFlags {
@@ -31,7 +33,19 @@ export interface RolloutCliFlags {
 }
 
 export async function runRollout(flags: RolloutCliFlags): Promise<void> {
-  const out = createOutput({ json: flags.json ?? false, verbose: flags.verbose ?? false });
+  const verbose = flags.verbose ?? false;
+  const out = rolloutOutput(createOutput({ json: flags.json ?? false, verbose }), {
+    verbose,
+    configPath: flags.config,
+  });
+  try {
+    await run(flags, out);
+  } finally {
+    out.close();
+  }
+}
+
+async function run(flags: RolloutCliFlags, out: RolloutOutput): Promise<void> {
   const config = await loadConfig(flags.config, { log: out });
   const hosts = parseHostsFlag(flags.hosts);
   const batch = parseBatchOption(flags.batch, selectHosts(config.hosts, hosts).length);
@@ -60,19 +74,37 @@ export async function runRollout(flags: RolloutCliFlags): Promise<void> {
     };
     const plan = makePlan(deps, options);
     out.text(renderPlan(plan));
+    let dryRun: Record<string, unknown> = {};
     if (options.dryRun) {
       const settings = await deps.balancer.settings();
       const model = timingModel(timingInputFromConfig(config, settings));
       out.text(`\n${renderTimeline(model.timeline)}\n\n${renderInvariants(model.invariants)}`);
+      // the same timeline and invariants as `deploy check`, also when preflight refuses
+      dryRun = {
+        dryRun: true,
+        plan: plan.waves.map((w) => w.map((h) => h.name)),
+        ...model,
+        settings,
+      };
+      out.result(false, dryRun);
     }
     const result = await rollout(deps, options);
     if (options.dryRun) {
       out.text('\ndry run: preflight passed; nothing was changed');
-      out.result(true, { dryRun: true, plan: plan.waves.map((w) => w.map((h) => h.name)) });
+      out.result(true, dryRun);
       return;
     }
     out.text(renderResult(result));
-    out.result(result.ok, { ...result });
+    out.finish(result);
+    const targetOf = await targetStates(() => fleet.balancer(), plan.waves.flat());
+    const byName = new Map(plan.waves.flat().map((h) => [h.name, h]));
+    out.result(result.ok, {
+      ...result,
+      hosts: result.hosts.map((h) => {
+        const host = byName.get(h.host);
+        return host ? { ...h, target: targetOf(host) } : h;
+      }),
+    });
     if (!result.ok) {
       if (result.blocked) throw new BlockedError(result.blocked);
       // a release that cannot be prepared is the release's failure, not a refusal

@@ -5,7 +5,10 @@
  * goes on to its end (a rollout is not abandoned half-way because a pager
  * closed) and exits with the code it would have had.
  */
-type Stream = Pick<NodeJS.WriteStream, 'write' | 'on'>;
+interface Stream {
+  write(text: string): unknown;
+  on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
+}
 
 const closed = new WeakSet<Stream>();
 

@@ -1,3 +1,4 @@
+import type { TargetState } from '../balancer/balancer.js';
 import type { HostConfig } from '../config/types.js';
 import { HandoffError, OperationError } from '../errors.js';
 import type { HeldLock } from '../agent-client/client.js';
@@ -88,11 +89,13 @@ async function handshake(
     name: StepName,
     fn: () => Promise<T>,
     describe?: Describe<T>,
+    boundMs?: number,
   ): Promise<T> => {
     signal.throwIfAborted();
     p.step = name;
-    return rec.step(name, fn, describe);
+    return rec.step(name, fn, describe, boundMs);
   };
+  const onState = balancerWord(deps, host);
 
   p.lock = await step('lock', () =>
     agent.holdLock('rollout', `release ${run.release} by ${deps.who}`),
@@ -113,17 +116,37 @@ async function handshake(
   const out = await step(
     'await-out',
     () =>
-      awaitRotation(balancer, host.target, false, bounds.awaitOut, bounds.interval, clock, signal),
+      awaitRotation(
+        balancer,
+        host.target,
+        false,
+        bounds.awaitOut,
+        bounds.interval,
+        clock,
+        signal,
+        onState('await-out'),
+      ),
     (w) => ({ ok: w.met, bound_ms: bounds.awaitOut }),
+    bounds.awaitOut,
   );
   if (!out.met) {
     throw new OperationError(
       `${host.name}: target ${host.target} still ${describeState(out.last)} ${formatMs(bounds.awaitOut)} after the drain (the timing model's bound); is the balancer checking the health endpoint that reads the drain marker?`,
     );
   }
-  await step('overlap', () => clock.sleep(config.drain.overlap, signal));
+  await step(
+    'overlap',
+    () => clock.sleep(config.drain.overlap, signal),
+    undefined,
+    config.drain.overlap,
+  );
   p.stopped = true;
-  const stopped = await step('stop', () => agent.stop(run.release), describeStop);
+  const stopped = await step(
+    'stop',
+    () => agent.stop(run.release),
+    describeStop,
+    config.drain.stopTimeout,
+  );
   if (!stopped.proven) {
     // nothing is started on top of a live process: the host fails here
     p.stopUnproven = true;
@@ -140,7 +163,12 @@ async function handshake(
     timeoutMs: config.rollout.verifyTimeout,
     allowDraining: true,
   };
-  const verified = await step('verify', () => agent.verify(verifyOptions));
+  const verified = await step(
+    'verify',
+    () => agent.verify(verifyOptions),
+    (v) => ({ ok: v.ok }),
+    config.rollout.verifyTimeout,
+  );
   if (!verified.ok)
     throw new OperationError(
       `${host.name}: release ${run.release} failed verify: ${summarizeVerify(verified)}`,
@@ -164,22 +192,68 @@ async function handshake(
   const back = await step(
     'await-in',
     () =>
-      awaitRotation(balancer, host.target, true, bounds.awaitIn, bounds.interval, clock, signal),
+      awaitRotation(
+        balancer,
+        host.target,
+        true,
+        bounds.awaitIn,
+        bounds.interval,
+        clock,
+        signal,
+        onState('await-in'),
+      ),
     (w) => ({ ok: w.met, bound_ms: bounds.awaitIn }),
+    bounds.awaitIn,
   );
   if (!back.met) {
     throw new OperationError(
       `${host.name}: the balancer never put ${host.target} back in rotation within ${formatMs(bounds.awaitIn)} (last: ${describeState(back.last)}): release ${run.release} fails the balancer's health check`,
     );
   }
-  const confirmed = await step('confirm', async () => {
-    const passes = await streak;
-    return passes.ok ? agent.verify({ ...confirmOptions, successes: 1 }) : passes;
-  });
+  const confirmed = await step(
+    'confirm',
+    async () => {
+      const passes = await streak;
+      return passes.ok ? agent.verify({ ...confirmOptions, successes: 1 }) : passes;
+    },
+    (v) => ({ ok: v.ok }),
+    config.rollout.verifyTimeout,
+  );
   if (!confirmed.ok)
     throw new OperationError(
       `${host.name}: release ${run.release} failed to confirm: ${summarizeVerify(confirmed)}`,
     );
+}
+
+/**
+ * The balancer's word on the target while a step waits for it, as a debug
+ * event when it changes: the progress line shows it, `--json` keeps it.
+ */
+function balancerWord(
+  deps: RolloutDeps,
+  host: HostConfig,
+): (step: StepName) => (state: TargetState | undefined) => void {
+  return (step) => {
+    let last: string | undefined;
+    return (state) => {
+      const word = describeState(state);
+      if (word === last) return;
+      last = word;
+      deps.log.emit({
+        level: 'debug',
+        event: 'balancer.state',
+        message: `${host.target} ${word}`,
+        host: host.name,
+        fields: {
+          step,
+          target: host.target,
+          state: state?.state ?? null,
+          inRotation: state?.inRotation ?? null,
+          ...(state?.reason ? { reason: state.reason } : {}),
+        },
+      });
+    };
+  };
 }
 
 async function unlock(run: HostRun, p: HostProgress): Promise<void> {

@@ -5,6 +5,7 @@ import { BlockedError, HandoffError, InvariantError } from '../errors.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostStatus } from '../host/agent/types.js';
 import { timingInputFromConfig, timingModel, type TimingModel } from '../timing/index.js';
+import { invariantKey } from '../timing/invariant-keys.js';
 import { checkCapacity, type CapacityVerdict } from './capacity.js';
 import type { Plan } from './plan.js';
 import type { RolloutDeps } from './types.js';
@@ -38,6 +39,7 @@ export async function preflight(deps: RolloutDeps, plan: Plan): Promise<Prefligh
       level: inv.severity === 'error' ? 'error' : 'warn',
       event: 'invariant',
       message: `${inv.id}: ${inv.message}`,
+      fields: { id: inv.id, ...keyField(invariantKey(inv.id)) },
     });
   }
   const broken = model.invariants.filter((i) => !i.ok && i.severity === 'error');
@@ -172,3 +174,5 @@ function assertHostConfigs(
     `preflight: the host config on ${stale.map((h) => h.name).join(', ')} is not this deploy.yml's (changed since the last 'deploy setup'); run 'deploy setup' so the hosts verify and stop by what deploy.yml says`,
   );
 }
+
+const keyField = (key: string | undefined) => (key === undefined ? {} : { key });

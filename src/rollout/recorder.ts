@@ -22,14 +22,21 @@ export class StepRecorder {
     private readonly startedAt: number,
   ) {}
 
-  async step<T>(step: StepName, run: () => Promise<T>, describe?: Describe<T>): Promise<T> {
+  /** `boundMs`: how long the step may take, for the progress shown while it runs */
+  async step<T>(
+    step: StepName,
+    run: () => Promise<T>,
+    describe?: Describe<T>,
+    boundMs?: number,
+  ): Promise<T> {
     const start = this.clock.now();
+    const bound = boundMs === undefined ? '' : ` (up to ${formatMs(boundMs)})`;
     this.log.emit({
       level: 'debug',
       event: 'step.start',
-      message: `${step}…`,
+      message: `${step}…${bound}`,
       host: this.host,
-      fields: { step },
+      fields: { step, ...(boundMs === undefined ? {} : { boundMs }) },
     });
     try {
       const value = await run();

@@ -148,6 +148,16 @@ async function walk(
     await awaitSlowStart(deps, rampEnds);
     blocked = await guardCapacity(deps, wave, pre.failOpen);
     if (blocked) break;
+    deps.log.emit({
+      level: 'debug',
+      event: 'wave',
+      message: `wave ${waveIndex + 1} of ${plan.waves.length}: ${wave.map((h) => h.name).join(', ')}`,
+      fields: {
+        wave: waveIndex + 1,
+        waves: plan.waves.length,
+        hosts: wave.map((h) => ({ host: h.name, releaseBefore: liveBefore.get(h.name) ?? null })),
+      },
+    });
     const leaseMs = drainLease(deps, bounds.awaitOut, bounds.awaitIn);
     const results = await Promise.all(
       wave.map((host) =>

@@ -29,13 +29,19 @@ export async function awaitRotation(
   interval: number,
   clock: Clock,
   signal: AbortSignal,
+  /** each answer of the balancer, for the progress shown while waiting */
+  onState?: (state: TargetState | undefined) => void,
 ): Promise<RotationWait> {
   if (balancer.kind === 'static') {
     await clock.sleep(bound, signal);
     return { met: true, elapsed: bound, last: undefined };
   }
   const r = await pollUntil(
-    async () => (await balancer.states([target])).get(target),
+    async () => {
+      const state = (await balancer.states([target])).get(target);
+      onState?.(state);
+      return state;
+    },
     (s) => s?.inRotation === want,
     { clock, every: pollEvery(interval), within: bound, signal },
   );

@@ -2,12 +2,14 @@ import type { Command } from 'commander';
 import { MAX_DURATION_MS } from '../../config/duration.js';
 import { UsageError } from '../../errors.js';
 import { addFlags, readFlags, type FlagSpec } from '../flag-table.js';
+import type { TickResult } from '../../watchdog/tick.js';
 import type { RegisterCommand } from './index.js';
 
 interface WatchdogFlags {
   readonly config: string;
   readonly loop?: string;
   readonly ticks?: string;
+  readonly json?: boolean;
 }
 
 /** The flags of `deploy watchdog` (flag-table.ts): a cron tick does not load commander. */
@@ -25,6 +27,7 @@ const FLAGS: readonly FlagSpec[] = [
     help: 'run N ticks, watchdog.every apart (cron, for a watchdog faster than once a minute)',
   },
   { name: 'loop', value: '<seconds>', help: 'tick every SECONDS until stopped (for the lab)' },
+  { name: 'json', help: 'NDJSON events, ending with a result line listing each tick' },
 ];
 
 /**
@@ -75,13 +78,15 @@ export async function runWatchdog(flags: WatchdogFlags): Promise<void> {
     import('../../clock.js'),
     import('../output.js'),
   ]);
-  const out = createOutput({ json: false });
+  const out = createOutput({ json: flags.json === true });
   const config = await loadConfig(flags.config, { log: out, trustSeal: true });
   if (loop === undefined) {
+    const done: TickResult[] = [];
     for (let i = 0; i < ticks; i += 1) {
       if (i > 0) await systemClock.sleep(config.watchdog.every);
-      await tick(config, { clock: systemClock, log: out });
+      done.push(await tick(config, { clock: systemClock, log: out }));
     }
+    out.result(true, { ticks: done });
     return;
   }
   const stop = new AbortController();

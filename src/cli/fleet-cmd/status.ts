@@ -1,6 +1,7 @@
 import { BlockedError } from '../../errors.js';
 import type { HostStatus } from '../../host/agent/types.js';
 import { mapLimit } from '../../fleet/map-limit.js';
+import { targetJson } from '../target-json.js';
 import { open, messageOf, type FleetFlags } from './open.js';
 export async function runStatus(flags: FleetFlags): Promise<void> {
   const { out, config, hosts, fleet } = await open(flags);
@@ -12,10 +13,14 @@ export async function runStatus(flags: FleetFlags): Promise<void> {
         return {
           host: host.name,
           status: await (await fleet.agent(host)).status(),
-          target: states.get(host.target),
+          target: targetJson(host.target, states.get(host.target)),
         };
       } catch (error) {
-        return { host: host.name, error: messageOf(error), target: states.get(host.target) };
+        return {
+          host: host.name,
+          error: messageOf(error),
+          target: targetJson(host.target, states.get(host.target)),
+        };
       }
     });
     for (const r of rows) {
@@ -30,16 +35,20 @@ export async function runStatus(flags: FleetFlags): Promise<void> {
       const drain = s.draining
         ? `DRAINED by ${s.draining.by} until ${s.draining.until}`
         : 'not drained';
-      const target = r.target
-        ? `${r.target.state}${r.target.inRotation === null ? '' : r.target.inRotation ? ' (in rotation)' : ' (out of rotation)'}`
-        : 'unknown';
+      const target = `${r.target.state}${r.target.inRotation === null ? '' : r.target.inRotation ? ' (in rotation)' : ' (out of rotation)'}`;
       out.text(
         `${r.host}: release ${s.release ?? '-'}${composeSummary(s.compose)} (previous ${s.previous ?? '-'}), ${lock}, ${drain}, balancer ${target}; watchdog ${watchdogSummary(s.watchdog)}${killedSummary(s.lastStop)}`,
       );
     }
     out.result(
       rows.every((r) => !('error' in r)),
-      { hosts: rows },
+      {
+        hosts: rows.map((r) =>
+          'error' in r
+            ? { ...r, reachable: false }
+            : { ...r, reachable: true, status: statusJson(r.status) },
+        ),
+      },
     );
     const unreachable = rows.filter((r) => 'error' in r).map((r) => r.host);
     if (unreachable.length) throw new BlockedError(`unreachable: ${unreachable.join(', ')}`);
@@ -79,4 +88,17 @@ function composeSummary(compose: HostStatus['compose']): string {
   if (!compose) return '';
   const hash = ` compose.yml sha256 ${compose.sha256?.slice(0, 12) ?? '-'}`;
   return 'error' in compose ? `${hash} [${compose.error}]` : hash;
+}
+
+/** The host's status for --json: the watchdog's services as a list, since their names are data. */
+export function statusJson(s: HostStatus): Record<string, unknown> {
+  const services = s.watchdog?.services as Record<string, object> | undefined;
+  if (!s.watchdog || !services) return { ...s };
+  return {
+    ...s,
+    watchdog: {
+      ...s.watchdog,
+      services: Object.entries(services).map(([service, memory]) => ({ service, ...memory })),
+    },
+  };
 }

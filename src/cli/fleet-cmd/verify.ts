@@ -5,6 +5,7 @@ import { verifyServices } from '../../host/verify.js';
 import { verifyFleet } from '../../verify/fleet.js';
 import { renderFleetVerification } from '../../verify/render.js';
 import { createOutput } from '../output.js';
+import { targetJson } from '../target-json.js';
 import { open, type FleetFlags } from './open.js';
 export async function runVerify(flags: FleetFlags & { local?: boolean }): Promise<void> {
   if (flags.local) return runVerifyLocal(flags);
@@ -13,7 +14,13 @@ export async function runVerify(flags: FleetFlags & { local?: boolean }): Promis
     const balancer = await fleet.balancer();
     const result = await verifyFleet(config, hosts, (h) => fleet.agent(h), balancer);
     out.text(renderFleetVerification(result));
-    out.result(result.ok, { hosts: result.hosts, unreachable: result.unreachable });
+    out.result(result.ok, {
+      hosts: result.hosts.map(({ balancer: state, target, ...h }) => ({
+        ...h,
+        target: targetJson(target, state),
+      })),
+      unreachable: result.unreachable,
+    });
     if (result.unreachable.length > 0) {
       // each host's own reason: down, refused our key, or running another agent
       const why = result.hosts

@@ -1,0 +1,49 @@
+import { maskUrlPasswords } from '../../safe-text.js';
+import { formatMs } from '../../rollout/recorder.js';
+import type { HostOutcome, RolloutResult } from '../../rollout/types.js';
+
+/** A table cell: one line, and a `|` that does not end the cell. */
+const cell = (text: string): string => text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+
+/** What runs on the host after the rollout, as far as the outcome tells. */
+function releaseAfter(o: HostOutcome, release: string, before: string | undefined): string {
+  if (o.result === 'deployed') return release;
+  const switched = o.steps.some((s) => s.step === 'switch');
+  if (o.result === 'rolled-back' || !switched) return before ?? 'unknown';
+  return `${release}? (${o.result} after the switch)`;
+}
+
+function steps(o: HostOutcome): string {
+  return o.steps.map((s) => `${s.step} ${formatMs(s.duration_ms)}${s.ok ? '' : ' ✗'}`).join(' · ');
+}
+
+/**
+ * The Markdown appended to $GITHUB_STEP_SUMMARY: one row per host of the
+ * plan with its result, its steps' durations and its release before and after.
+ */
+export function stepSummary(
+  r: RolloutResult,
+  releaseBefore: ReadonlyMap<string, string | null>,
+): string {
+  const verdict = r.ok ? '✓ deployed' : '✗ rollout failed';
+  const rows = r.hosts.map((o) => {
+    const before = releaseBefore.get(o.host) ?? undefined;
+    const mark = o.result === 'deployed' ? '✓' : '✗';
+    const result = `${mark} ${o.result}${o.leftDrained ? ', left drained' : ''}`;
+    return [o.host, result, before ?? '–', releaseAfter(o, r.release, before), steps(o)];
+  });
+  for (const host of r.notReached) rows.push([host, 'not reached', '–', 'unchanged', '']);
+  const reasons = [r.blocked, r.prepareFailed, ...r.hosts.map((h) => h.error)].filter(
+    (x): x is string => x !== undefined,
+  );
+  const markdown = [
+    `### deploy rollout ${cell(r.release)}: ${verdict} in ${formatMs(r.elapsed_ms)}`,
+    '',
+    '| Host | Result | Release before | Release after | Steps |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows.map((cells) => `| ${cells.map(cell).join(' | ')} |`),
+    ...(reasons.length > 0 ? ['', ...reasons.map((x) => `- ${cell(x)}`)] : []),
+    '',
+  ].join('\n');
+  return maskUrlPasswords(markdown);
+}

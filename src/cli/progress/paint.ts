@@ -1,0 +1,37 @@
+import type { Style } from './style.js';
+
+const ASCII: Readonly<Record<string, string>> = {
+  '✓': 'ok',
+  '✗': 'FAIL',
+  '—': '-',
+  '–': '-',
+  '·': '|',
+  '…': '...',
+  '→': '->',
+  '≥': '>=',
+  '≤': '<=',
+  '×': 'x',
+  '−': '-',
+};
+
+/** What a terminal without UTF-8 can show: known symbols spelt out, anything else `?`. */
+export function toAscii(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[^\u0000-\u007f]/gu, (c) => ASCII[c] ?? '?');
+}
+
+const SGR = { green: 32, red: 31, yellow: 33 } as const;
+export type Tone = keyof typeof SGR;
+
+export function paint(style: Style, tone: Tone, text: string): string {
+  return style.color ? `\u001b[${SGR[tone]}m${text}\u001b[39m` : text;
+}
+
+/** A printable line as this terminal shows it: ✓ in green, ✗ in red, ASCII under LANG=C. */
+export function decorate(style: Style, line: string): string {
+  const marked = line.replace(/[✓✗]/gu, (mark) => {
+    const word = style.unicode ? mark : (ASCII[mark] ?? mark);
+    return paint(style, mark === '✓' ? 'green' : 'red', word);
+  });
+  return style.unicode ? marked : toAscii(marked);
+}

@@ -1,0 +1,18 @@
+import type { InvariantId } from './types.js';
+
+/**
+ * The deploy.yml key an operator most likely changes to mend a broken
+ * invariant, so CI can point at its line. Invariants whose fix is in the
+ * balancer's settings (not in deploy.yml) have none.
+ */
+const KEY: Partial<Record<InvariantId, string>> = {
+  'drain-before-stop': 'drain.overlap',
+  'request-before-kill': 'drain.stop_timeout',
+  capacity: 'rollout.min_healthy',
+  'time-back': 'rollout.max_time_back',
+  'watchdog-vs-drain': 'watchdog.every',
+};
+
+export function invariantKey(id: InvariantId): string | undefined {
+  return KEY[id];
+}

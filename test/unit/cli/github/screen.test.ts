@@ -1,0 +1,214 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { keyLocator } from '../../../../src/cli/github/key-line.js';
+import { GithubScreen } from '../../../../src/cli/github/screen.js';
+import { stepSummary } from '../../../../src/cli/github/summary.js';
+import { ProgressReporter } from '../../../../src/cli/progress/reporter.js';
+import { detectStyle } from '../../../../src/cli/progress/style.js';
+import type { LogEvent } from '../../../../src/log.js';
+import type { RolloutResult, StepRecord } from '../../../../src/rollout/types.js';
+import { FakeClock } from '../../../support/fake-clock.js';
+import { end, FakeTerm, ManualTicker, start } from '../progress/fake-term.js';
+
+const wave = (n: number, of: number, hosts: [string, string | null][]): LogEvent => ({
+  level: 'debug',
+  event: 'wave',
+  message: `wave ${n} of ${of}: ${hosts.map(([h]) => h).join(', ')}`,
+  fields: {
+    wave: n,
+    waves: of,
+    hosts: hosts.map(([host, releaseBefore]) => ({ host, releaseBefore })),
+  },
+});
+
+const step = (name: StepRecord['step'], ms: number, ok = true): StepRecord => ({
+  step: name,
+  offset_ms: 0,
+  duration_ms: ms,
+  ok,
+});
+
+function setup(env: Record<string, string> = { GITHUB_ACTIONS: 'true', LANG: 'C.UTF-8' }) {
+  const err = new FakeTerm(false);
+  const out = new FakeTerm(false);
+  const summaries: string[] = [];
+  const style = detectStyle(env, err);
+  const screen = new GithubScreen({
+    err,
+    out,
+    style,
+    keyLine: (key) => (key === 'drain.overlap' ? { file: 'deploy.yml', line: 9 } : undefined),
+    appendSummary: (md) => summaries.push(md),
+  });
+  const clock = new FakeClock();
+  const ticker = new ManualTicker();
+  const reporter = new ProgressReporter({
+    screen,
+    style,
+    now: () => clock.now(),
+    ticker,
+    verbose: false,
+  });
+  return { err, out, screen, reporter, summaries, clock, ticker };
+}
+
+describe('GitHub Actions log', () => {
+  it('puts a one-host wave in one group named for the host, closed before the result', () => {
+    const { err, out, screen, reporter } = setup();
+    reporter.emit(wave(1, 2, [['web-1', 'r1']]));
+    reporter.emit(start('web-1', 'drain'));
+    reporter.emit(end('web-1', 'drain'));
+    reporter.emit(wave(2, 2, [['web-2', 'r1']]));
+    reporter.emit(start('web-2', 'lock'));
+    screen.text('✓ web-1 deployed');
+    expect(err.all.split('\n')).toEqual([
+      '::group::web-1 (wave 1 of 2)',
+      'wave 1 of 2: web-1',
+      'web-1: drain…',
+      'web-1: drain ✓ 1.0s',
+      '::endgroup::',
+      '::group::web-2 (wave 2 of 2)',
+      'wave 2 of 2: web-2',
+      'web-2: lock…',
+      '::endgroup::',
+      '',
+    ]);
+    expect(out.all).toBe('✓ web-1 deployed\n');
+  });
+
+  it('groups a wave of several hosts, then gives each host its own group of its lines', () => {
+    const { err, screen, reporter } = setup();
+    reporter.emit(
+      wave(1, 1, [
+        ['web-1', 'r1'],
+        ['web-2', 'r1'],
+      ]),
+    );
+    reporter.emit(start('web-1', 'drain'));
+    reporter.emit(start('web-2', 'drain'));
+    reporter.emit(end('web-2', 'drain'));
+    screen.close();
+    expect(err.all.split('\n')).toEqual([
+      '::group::wave 1 of 1: web-1, web-2',
+      'wave 1 of 1: web-1, web-2',
+      'web-1: drain…',
+      'web-2: drain…',
+      'web-2: drain ✓ 1.0s',
+      '::endgroup::',
+      '::group::web-1',
+      'web-1: drain…',
+      '::endgroup::',
+      '::group::web-2',
+      'web-2: drain…',
+      'web-2: drain ✓ 1.0s',
+      '::endgroup::',
+      '',
+    ]);
+  });
+
+  it('turns an invariant warning into an annotation on the deploy.yml line of its key', () => {
+    const { err, reporter } = setup();
+    reporter.emit({
+      level: 'warn',
+      event: 'invariant',
+      message: 'drain-before-stop: overlap 1s < 2s: set drain.overlap to at least 2s',
+      fields: { id: 'drain-before-stop', key: 'drain.overlap' },
+    });
+    reporter.emit({ level: 'error', event: 'unlock', message: '50% lost', host: 'web-1' });
+    expect(err.all).toBe(
+      '::warning title=invariant drain-before-stop,file=deploy.yml,line=9::drain-before-stop: overlap 1s < 2s: set drain.overlap to at least 2s\n' +
+        '::error::web-1: 50%25 lost\n',
+    );
+  });
+
+  it('prints a heartbeat inside the group while a host waits', () => {
+    const { err, reporter, clock, ticker } = setup();
+    reporter.emit(wave(1, 1, [['web-1', 'r1']]));
+    reporter.emit(start('web-1', 'await-out', 20_000));
+    clock.advance(10_000);
+    ticker.fire();
+    expect(err.all.split('\n').at(-2)).toBe('web-1  await-out  10s / 20s');
+    expect(err.all).not.toContain('\u001b');
+  });
+
+  it('annotates the failed host and appends the summary table at the end', () => {
+    const { err, screen, reporter, summaries } = setup();
+    reporter.emit(
+      wave(1, 2, [
+        ['web-1', 'r1'],
+        ['web-2', null],
+      ]),
+    );
+    const result: RolloutResult = {
+      ok: false,
+      release: 'r2',
+      elapsed_ms: 12_300,
+      notReached: ['web-3'],
+      hosts: [
+        {
+          host: 'web-1',
+          result: 'deployed',
+          steps: [step('lock', 12), step('await-out', 4100)],
+          leftDrained: false,
+        },
+        {
+          host: 'web-2',
+          result: 'rolled-back',
+          steps: [step('switch', 20), step('verify', 3000, false), step('rollback', 900)],
+          stoppedAt: 'verify',
+          error: 'web-2: release r2 failed verify: web ✗ status-500',
+          leftDrained: false,
+        },
+      ],
+    };
+    screen.finish(result);
+    expect(err.all).toContain(
+      '::endgroup::\n::error title=web-2 rolled-back::web-2: release r2 failed verify: web ✗ status-500 (stopped at verify)\n',
+    );
+    expect(summaries).toEqual([
+      [
+        '### deploy rollout r2: ✗ rollout failed in 12s',
+        '',
+        '| Host | Result | Release before | Release after | Steps |',
+        '| --- | --- | --- | --- | --- |',
+        '| web-1 | ✓ deployed | r1 | r2 | lock 12ms · await-out 4.1s |',
+        '| web-2 | ✗ rolled-back | – | unknown | switch 20ms · verify 3.0s ✗ · rollback 900ms |',
+        '| web-3 | not reached | – | unchanged |  |',
+        '',
+        '- web-2: release r2 failed verify: web ✗ status-500',
+        '',
+      ].join('\n'),
+    ]);
+  });
+});
+
+describe('the summary table', () => {
+  it('keeps a cell with | or a newline on its row', () => {
+    const md = stepSummary(
+      {
+        ok: false,
+        release: 'r2',
+        elapsed_ms: 10,
+        notReached: [],
+        hosts: [{ host: 'a', result: 'failed', steps: [], error: 'x | y\nz', leftDrained: true }],
+      },
+      new Map([['a', 'r1']]),
+    );
+    expect(md).toContain('| a | ✗ failed, left drained | r1 | r1 |  |');
+    expect(md).toContain('- x \\| y z');
+  });
+});
+
+describe("deploy.yml's line for a key", () => {
+  it('finds the line of a key that is written, and none for a default', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'key-line-'));
+    const file = path.join(dir, 'deploy.yml');
+    await writeFile(file, 'hosts: []\ndrain:\n  max_request: 1s\n  overlap: 2s\n');
+    const locate = keyLocator(file, dir);
+    expect(locate('drain.overlap')).toEqual({ file: 'deploy.yml', line: 4 });
+    expect(locate('drain.stop_timeout')).toBeUndefined();
+    expect(locate('rollout.min_healthy')).toBeUndefined();
+  });
+});
