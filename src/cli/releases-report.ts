@@ -6,18 +6,22 @@ export type HostReleases =
   | { readonly host: string; readonly inventory: ReleaseInventory }
   | { readonly host: string; readonly error: string };
 
+export interface PartialRelease {
+  readonly release: string;
+  /** the reachable hosts that do not have it */
+  readonly missingOn: readonly string[];
+}
+
 /** Releases that some reachable hosts have and others do not, with the hosts missing each. */
-export function partialReleases(rows: readonly HostReleases[]): Record<string, string[]> {
+export function partialReleases(rows: readonly HostReleases[]): PartialRelease[] {
   const reached = rows.flatMap((r) => ('inventory' in r ? [r] : []));
   const all = new Set(reached.flatMap((r) => r.inventory.releases.map((e) => e.id)));
-  const partial: Record<string, string[]> = {};
-  for (const id of [...all].sort()) {
-    const missing = reached
-      .filter((r) => !r.inventory.releases.some((e) => e.id === id))
+  return [...all].sort().flatMap((release) => {
+    const missingOn = reached
+      .filter((r) => !r.inventory.releases.some((e) => e.id === release))
       .map((r) => r.host);
-    if (missing.length > 0) partial[id] = missing;
-  }
-  return partial;
+    return missingOn.length > 0 ? [{ release, missingOn }] : [];
+  });
 }
 
 /** `3m ago`, `5h ago`, `12d ago`: an age, not a stopwatch */
@@ -33,7 +37,7 @@ function age(ms: number): string {
  * that only some hosts have (a rollout that stopped part way, a prune).
  */
 export function renderReleases(rows: readonly HostReleases[]): string {
-  const partial = partialReleases(rows);
+  const partial = new Map(partialReleases(rows).map((p) => [p.release, p.missingOn]));
   const lines: string[] = [];
   for (const row of rows) {
     if (!('inventory' in row)) {
@@ -45,7 +49,7 @@ export function renderReleases(rows: readonly HostReleases[]): string {
     for (const r of inventory.releases) {
       const role =
         r.id === inventory.current ? 'current' : r.id === inventory.previous ? 'previous' : '';
-      const missing = partial[r.id];
+      const missing = partial.get(r.id);
       const flag = missing ? `  (not on ${missing.join(', ')})` : '';
       lines.push(
         `  ${r.id.padEnd(20)} ${role.padEnd(8)} ${age(r.ageMs).padStart(10)}  ${megabytes(r.bytes).padStart(9)}${flag}`,

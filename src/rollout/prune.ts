@@ -1,7 +1,7 @@
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostConfig } from '../config/types.js';
 import { mapLimit } from '../fleet/map-limit.js';
-import type { RolloutDeps } from './types.js';
+import type { PrunedHost, RolloutDeps } from './types.js';
 
 /**
  * After a successful rollout every host keeps its newest `rollout.keep_releases`
@@ -12,16 +12,15 @@ export async function pruneFleet(
   deps: RolloutDeps,
   hosts: readonly HostConfig[],
   agentOf: (host: HostConfig) => HostAgent,
-): Promise<Map<string, string[]>> {
+): Promise<PrunedHost[]> {
   const keep = deps.config.rollout.keepReleases;
-  // a Map: keyed by host names, which --json prints as they are
-  const pruned = new Map<string, string[]>();
+  const pruned: PrunedHost[] = [];
   await mapLimit(hosts, 16, async (host) => {
     const agent = agentOf(host);
     if (!agent.prune) return;
     try {
       const { removed } = await agent.prune(keep);
-      pruned.set(host.name, removed);
+      pruned.push({ host: host.name, removed });
       if (removed.length > 0)
         deps.log.emit({
           level: 'info',
@@ -39,5 +38,7 @@ export async function pruneFleet(
       });
     }
   });
-  return pruned;
+  // in the plan's order, whichever host answered first
+  const order = hosts.map((h) => h.name);
+  return pruned.sort((a, b) => order.indexOf(a.host) - order.indexOf(b.host));
 }

@@ -85,5 +85,10 @@ export interface RolloutResult {
   /** the release could not be prepared on a host of the next wave (publish, pull): exit 1, that wave not drained */
   readonly prepareFailed?: string;
   /** after a successful rollout: the releases each host removed (rollout.keep_releases) */
-  readonly pruned?: ReadonlyMap<string, readonly string[]>;
+  readonly pruned?: readonly PrunedHost[];
+}
+
+export interface PrunedHost {
+  readonly host: string;
+  readonly removed: readonly string[];
 }

@@ -1,5 +1,4 @@
 import { BlockedError } from '../../errors.js';
-import { keyedByUserData } from '../json-keys.js';
 import { mapLimit } from '../../fleet/map-limit.js';
 import { partialReleases, renderReleases, type HostReleases } from '../releases-report.js';
 import { open, messageOf, type FleetFlags } from './open.js';
@@ -18,9 +17,7 @@ export async function runReleases(flags: FleetFlags): Promise<void> {
     });
     out.text(renderReleases(rows));
     const unreachable = rows.filter((r) => 'error' in r).map((r) => r.host);
-    // keyed by release ids: printed as they are
-    const partial = keyedByUserData(partialReleases(rows));
-    out.result(unreachable.length === 0, { hosts: rows, partial });
+    out.result(unreachable.length === 0, { hosts: rows, partial: partialReleases(rows) });
     if (unreachable.length) throw new BlockedError(`unreachable: ${unreachable.join(', ')}`);
   } finally {
     await fleet.close();

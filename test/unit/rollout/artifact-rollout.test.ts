@@ -68,10 +68,10 @@ describe('rollout --artifact', () => {
     ]);
     expect(progress[1]?.fields).toMatchObject({ bytes: 9, total: 9 });
     expect(hosts.map((h) => h.pruned)).toEqual([[5], [5], [5]]);
-    expect([...(result.pruned ?? [])]).toEqual([
-      ['web-1', ['r0']],
-      ['web-2', ['r0']],
-      ['web-3', ['r0']],
+    expect(result.pruned).toEqual([
+      { host: 'web-1', removed: ['r0'] },
+      { host: 'web-2', removed: ['r0'] },
+      { host: 'web-3', removed: ['r0'] },
     ]);
   });
 
