@@ -1,4 +1,5 @@
 import { cpus, loadavg } from 'node:os';
+import { benchArtifact } from './artifact.js';
 import { buildBenchBundles } from './bundles.js';
 import { benchHealth } from './health.js';
 import { benchRollout } from './rollout.js';
@@ -7,7 +8,7 @@ import { benchVerify } from './verify.js';
 import { benchWatchdog } from './watchdog.js';
 
 /**
- * `npm run bench [-- watchdog|verify|rollout|health …]`: each benchmark measures its
+ * `npm run bench [-- watchdog|verify|rollout|artifact|health …]`: each benchmark measures its
  * baseline in the same run, prints a table, and the exit code says whether
  * every goal was met.
  */
@@ -16,6 +17,10 @@ const benches: Record<string, { title: string; run: (r: (l: string) => void) => 
     watchdog: { title: 'watchdog: CPU of one tick vs a bare node', run: benchWatchdog },
     verify: { title: 'verify: 30 hosts vs 1, and orchestrator RSS', run: benchVerify },
     rollout: { title: 'rollout: requests lost, and overhead per host', run: benchRollout },
+    artifact: {
+      title: 'artifact: shipping 50 MB to 3 hosts vs scp, and the drain window',
+      run: benchArtifact,
+    },
     health: {
       title: 'health: /ready throughput vs bare node:http, and the probe vs a bare node',
       run: benchHealth,

@@ -9,7 +9,8 @@ import {
 } from '../errors.js';
 import type { Log } from '../log.js';
 import type { ExecResult, RemoteProcess, Transport } from '../remote/transport.js';
-import type { HostAgent } from './host-agent.js';
+import type { HostAgent, LocalArtifact, ShipResult } from './host-agent.js';
+import type { ReleaseInventory } from '../host/release-inventory.js';
 import { encodePublish, type ReleaseFile } from '../host/release-files.js';
 import type { EnvVars } from '../host/release-env.js';
 import {
@@ -136,6 +137,43 @@ export class AgentClient implements HostAgent {
         stdin: document,
         timeoutMs: PUBLISH_TIMEOUT,
       });
+  }
+
+  async shipArtifact(
+    release: string,
+    artifact: LocalArtifact,
+    onProgress?: (sent: number, total: number) => void,
+  ): Promise<ShipResult> {
+    const ask = { release, sha256: artifact.sha256 };
+    const state = await this.beside<{ present: boolean; upload?: string }>('artifact', ask);
+    if (state.present || state.upload === undefined) return { uploaded: false, bytes: 0 };
+    const upload = state.upload;
+    onProgress?.(0, artifact.bytes);
+    try {
+      await this.transport.upload(artifact.path, upload, onProgress ? { onProgress } : {});
+    } catch (error) {
+      // the hidden upload is no release, but it is not left to fill the disk either
+      await this.transport
+        .exec(['rm', '-f', '--', upload], { timeoutMs: 30_000 })
+        .catch(() => undefined);
+      throw error;
+    }
+    await this.beside('artifact', { ...ask, file: upload }, PUBLISH_TIMEOUT);
+    return { uploaded: true, bytes: artifact.bytes };
+  }
+
+  releases(): Promise<ReleaseInventory> {
+    return this.call<ReleaseInventory>('releases', [], { timeoutMs: 60_000 });
+  }
+
+  prune(keep: number): Promise<{ removed: string[]; kept: string[] }> {
+    return this.call('prune', ['--keep', String(keep)], { timeoutMs: 5 * 60_000 });
+  }
+
+  /** in the open session when there is one (prepare opened it), else its own process */
+  private beside<T>(op: AgentOp, args: CallArgs, timeoutMs = 60_000): Promise<T> {
+    if (this.session && !this.lockLost) return this.inSession<T>(op, args, timeoutMs);
+    return this.call<T>(op, toFlags(args), { timeoutMs });
   }
 
   async drain(by: string, leaseMs: number, release: string): Promise<void> {

@@ -2,6 +2,7 @@ import type { HeldLock } from './client.js';
 import type { ReleaseFile } from '../host/release-files.js';
 import type { ExecResult } from '../remote/transport.js';
 import type { EnvVars } from '../host/release-env.js';
+import type { ReleaseInventory } from '../host/release-inventory.js';
 import type {
   HelloData,
   HostStatus,
@@ -11,6 +12,19 @@ import type {
   VerifyOptions,
   VerifyReport,
 } from '../host/agent/types.js';
+
+/** An artifact as the orchestrator read it: a .tar.gz on this machine, its sha256 and size. */
+export interface LocalArtifact {
+  readonly path: string;
+  readonly sha256: string;
+  readonly bytes: number;
+}
+
+export interface ShipResult {
+  /** false: the host had this release from this very artifact already */
+  readonly uploaded: boolean;
+  readonly bytes: number;
+}
 
 /**
  * What the orchestrator asks of one host. AgentClient implements it over a
@@ -24,6 +38,19 @@ export interface HostAgent {
   status(): Promise<HostStatus>;
   /** write the release directory (files, sha256-checked, + .env with `env`) and prepare it, without touching what runs */
   publish(release: string, files?: readonly ReleaseFile[], env?: EnvVars): Promise<void>;
+  /**
+   * put the artifact into releases/<id>/ (uploaded, sha256-checked, extracted, renamed
+   * into place), unless that release came from it already; before `publish`
+   */
+  shipArtifact?(
+    release: string,
+    artifact: LocalArtifact,
+    onProgress?: (sent: number, total: number) => void,
+  ): Promise<ShipResult>;
+  /** the releases on the host, newest first, with current and previous */
+  releases?(): Promise<ReleaseInventory>;
+  /** remove all but the newest `keep` releases, never current or previous */
+  prune?(keep: number): Promise<{ removed: string[]; kept: string[] }>;
   holdLock(what: string, message: string): Promise<HeldLock>;
   /** start the lock holder ahead (prepare), so taking the lock later is cheap */
   openSession?(): Promise<void>;

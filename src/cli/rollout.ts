@@ -27,6 +27,7 @@ export interface RolloutCliFlags {
   readonly config: string;
   readonly hosts?: string;
   readonly batch?: string;
+  readonly artifact?: string;
   readonly dryRun?: boolean;
   readonly rollback: boolean;
   readonly json?: boolean;
@@ -101,6 +102,9 @@ async function run(
       release,
       ...(hosts ? { hosts } : {}),
       ...(batch ? { batch } : {}),
+      ...(mode.kind === 'rollout' && flags.artifact !== undefined
+        ? { artifact: flags.artifact }
+        : {}),
       dryRun,
       rollback: flags.rollback && config.rollout.rollback,
       publish: mode.kind === 'rollout',

@@ -59,6 +59,9 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       maxTimeBack: rollout.max_time_back,
       onFailure: rollout.on_failure,
       allowDowntime: rollout.allow_downtime,
+      ...(rollout.artifact !== undefined && { artifact: local(rollout.artifact) }),
+      keepReleases: rollout.keep_releases,
+      uploadConcurrency: rollout.upload_concurrency,
     },
     host: {
       root: raw.host.root ?? `/srv/handoff/${service}`,

@@ -116,6 +116,13 @@ const rollout = z
       description:
         'accept that nothing serves while a batch deploys (a one-host fleet): the capacity guard and invariant stand aside',
     }),
+    artifact: text(
+      'a .tar.gz, .tgz or directory shipped into releases/<id>/ during prepare; {release} is replaced by the release id',
+    ).optional(),
+    keep_releases: count(
+      'releases each host keeps after a successful rollout, besides current and previous',
+    ).default(5),
+    upload_concurrency: count('hosts an artifact is uploaded to at once').default(4),
   })
   .meta({ description: 'how the fleet is walked' });
 

@@ -56,6 +56,9 @@ export function toDocument(config: Config): RawConfigInput {
       max_time_back: d(rollout.maxTimeBack),
       on_failure: rollout.onFailure,
       ...(rollout.allowDowntime ? { allow_downtime: true } : {}),
+      ...(rollout.artifact !== undefined && { artifact: rollout.artifact }),
+      keep_releases: rollout.keepReleases,
+      upload_concurrency: rollout.uploadConcurrency,
     },
     host: { root: host.root, lock: host.lock, state: host.state, agent: host.agent },
     runtime:

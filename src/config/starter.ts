@@ -43,16 +43,25 @@ rollout:
   # detection 10s + overlap 15s + stop 60s + verify 90s stays under the
   # watchdog's restart delay, (failures_before_restart − 1) × every = 3m
   verify_timeout: 90s
+  # the build, shipped to every host into releases/<id>/ before it is drained
+  # (deploy rollout --release ID; or --artifact PATH): a .tar.gz, .tgz or directory
+  artifact: build/app-{release}.tgz
+  keep_releases: 5 # after a successful rollout; current and previous always stay
 
 runtime:
-  kind: command # each service has start, stop and status, run with RELEASE set
+  kind: command # start, stop and status run in releases/<id>/ with RELEASE set
 
 services:
   - name: web
     check: { http: 'http://127.0.0.1:8080/health', timeout: 2s }
-    start: systemctl start app-web
-    stop: systemctl stop app-web
-    status: systemctl is-active --quiet app-web
+    # a Node service from the artifact (server.mjs at its top); HANDOFF_STATE is
+    # host.state, where the pid file survives the switch to the next release
+    start: setsid node server.mjs >>server.log 2>&1 </dev/null & echo $! >"$HANDOFF_STATE/web.pid"
+    stop: >-
+      pid=$(cat "$HANDOFF_STATE/web.pid" 2>/dev/null) || exit 0;
+      kill "$pid" 2>/dev/null || exit 0;
+      while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+    status: kill -0 "$(cat "$HANDOFF_STATE/web.pid" 2>/dev/null)" 2>/dev/null
 
 watchdog:
   every: 60s

@@ -98,6 +98,12 @@ export interface RolloutConfig {
   readonly onFailure: 'stop' | 'rollback';
   /** said explicitly: nothing may serve during a batch (one host); the capacity guard stands aside */
   readonly allowDowntime: boolean;
+  /** a local .tar.gz, .tgz or directory; `{release}` is replaced by the release id */
+  readonly artifact?: string;
+  /** releases kept on each host after a successful rollout, besides current and previous */
+  readonly keepReleases: number;
+  /** hosts an artifact is uploaded to at once */
+  readonly uploadConcurrency: number;
 }
 
 export interface HooksConfig {

@@ -4,6 +4,7 @@ import { HostUnreachableError, OperationError } from '../errors.js';
 import { describeCommand } from './command-errors.js';
 import { quoteArgv } from './quote.js';
 import { sftpPut } from './sftp-put.js';
+import { sftpUpload, type UploadOptions } from './sftp-upload.js';
 import { connectionLost } from './ssh-errors.js';
 import { execOnChannel } from './ssh-exec.js';
 import { pendingProcess } from './ssh-process.js';
@@ -56,6 +57,18 @@ export class SshTransport implements Transport {
     } catch (error) {
       if (this.dropped) throw connectionLost(this.host, `while writing ${path}`);
       throw new OperationError(`${this.host}: cannot write ${path}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+
+  async upload(localPath: string, path: string, options: UploadOptions = {}): Promise<void> {
+    const sftp = await this.openSftp();
+    try {
+      await sftpUpload(sftp, localPath, path, options);
+    } catch (error) {
+      if (this.dropped) throw connectionLost(this.host, `while uploading ${path}`);
+      throw new OperationError(`${this.host}: cannot upload ${path}: ${(error as Error).message}`, {
         cause: error,
       });
     }

@@ -1,3 +1,5 @@
+import type { UploadOptions } from './sftp-upload.js';
+
 /**
  * One executor per kind of side effect: every process on a host goes through
  * a Transport (SSH; tests pass fakes). Commands are argv arrays; quoting for a remote
@@ -39,5 +41,7 @@ export interface Transport {
   spawn(argv: readonly string[], options?: Pick<ExecOptions, 'env'>): RemoteProcess;
   /** write a file atomically: temp name in the same directory, then rename */
   put(path: string, content: string | Uint8Array, mode?: number): Promise<void>;
+  /** copy a local file to `path` as it is (no rename: the caller names a temp path) */
+  upload(localPath: string, path: string, options?: UploadOptions): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import { readReleaseFiles } from './release-files.js';
 import { readReleaseEnv } from './release-env.js';
+import type { EnvVars } from '../host/release-env.js';
 import type { HostConfig } from '../config/types.js';
 import { BlockedError, UsageError } from '../errors.js';
 import { RELEASE_ID } from '../release-id.js';
@@ -14,6 +15,10 @@ import { awaitSlowStart, rampEnd } from './slow-start.js';
 import { repairLeftover } from './repair.js';
 import { planFleetRollback, runFleetRollback } from './fleet-rollback.js';
 import { missingRelease } from './rollback-target.js';
+import { readRolloutArtifact, type ReadArtifact } from './artifact.js';
+import { artifactShipper, describeShip } from './ship.js';
+import { pruneFleet } from './prune.js';
+import type { ReleaseFile } from '../host/release-files.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type {
   HostOutcome,
@@ -51,6 +56,32 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
   const publish = options.publish ?? true;
   // a rollback ships nothing: the release's .env on the host is the one it had
   const env = publish ? readReleaseEnv(deps.config, deps.environment ?? process.env) : undefined;
+  // read (and a directory packed) before any host is touched: a bad path is exit 2;
+  // a rollback returns to a release the hosts have, so it ships nothing
+  const artifact = publish
+    ? await readRolloutArtifact(deps.config, plan.release, options.artifact)
+    : undefined;
+  try {
+    return await walk(deps, options, plan, { files, env, publish, artifact });
+  } finally {
+    await artifact?.cleanup();
+  }
+}
+
+interface Shipment {
+  readonly files: ReleaseFile[];
+  readonly env: EnvVars | undefined;
+  /** false: `deploy rollback`, the release is on every host already */
+  readonly publish: boolean;
+  readonly artifact: ReadArtifact | undefined;
+}
+
+async function walk(
+  deps: RolloutDeps,
+  options: RolloutOptions,
+  plan: Plan,
+  { files, env, publish, artifact }: Shipment,
+): Promise<RolloutResult> {
   const pre = await preflight(deps, plan);
   const missing = publish ? [] : missingRelease(pre.statuses, plan.release);
   if (missing.length > 0) {
@@ -95,16 +126,27 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     if (!a) throw new BlockedError(`${host.name}: not reachable in preflight`);
     return a;
   };
+  const ship = artifact
+    ? artifactShipper(deps.log, artifact, plan.release, deps.config.rollout.uploadConcurrency)
+    : undefined;
   const prepare = (wave: readonly HostConfig[]) =>
     Promise.allSettled(
       wave.map((h) =>
-        recorder(h).step('prepare', async () => {
-          const agent = agentOf(h);
-          // opened in preflight; again only if that session has ended since
-          await agent.openSession?.();
-          // a release that is not shipped is on the host already (checked in preflight)
-          if (publish) await agent.publish(plan.release, files, env);
-        }),
+        recorder(h).step(
+          'prepare',
+          async () => {
+            const agent = agentOf(h);
+            // opened in preflight; again only if that session has ended since
+            await agent.openSession?.();
+            // a release that is not shipped is on the host already (checked in preflight)
+            if (!publish) return undefined;
+            // the release's files first, then ours into that directory
+            const shipped = ship ? await ship(h, agent) : undefined;
+            await agent.publish(plan.release, files, env);
+            return shipped;
+          },
+          describeShip,
+        ),
       ),
     );
 
@@ -196,6 +238,8 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     .slice(waveIndex)
     .flat()
     .map((h) => h.name);
+  // a rollback keeps every release: the one it left may be wanted again
+  const pruned = ok && publish ? await pruneFleet(deps, plan.waves.flat(), agentOf) : undefined;
   return {
     ok,
     release: plan.release,
@@ -206,6 +250,7 @@ export async function rollout(deps: RolloutDeps, options: RolloutOptions): Promi
     ...(prepareFailed ? { prepareFailed } : {}),
     ...(fleetRollback ? { fleetRollback } : {}),
     ended,
+    ...(pruned ? { pruned } : {}),
   };
 }
 

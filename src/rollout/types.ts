@@ -37,6 +37,8 @@ export interface RolloutOptions {
    * published, and a host without it refuses the rollout in preflight
    */
   readonly publish?: boolean;
+  /** --artifact: a .tar.gz, .tgz or directory ({release} replaced); else rollout.artifact */
+  readonly artifact?: string;
 }
 
 export type StepName =
@@ -98,6 +100,8 @@ export interface RolloutResult {
   readonly fleetRollback?: FleetRollbackResult;
   /** the release each host of the plan ended on, as its agent said at the end (null: none, or no answer) */
   readonly ended?: readonly HostRelease[];
+  /** after a successful rollout: the releases each host removed (rollout.keep_releases) */
+  readonly pruned?: readonly PrunedHost[];
 }
 
 export interface HostRelease {
@@ -112,4 +116,9 @@ export interface FleetRollbackResult {
   readonly kept: readonly { readonly host: string; readonly reason: string }[];
   /** the capacity guard refused a rollback wave */
   readonly blocked?: string;
+}
+
+export interface PrunedHost {
+  readonly host: string;
+  readonly removed: readonly string[];
 }

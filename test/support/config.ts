@@ -23,6 +23,8 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
       verifySuccesses: 2,
       verifyTimeout: 120_000,
       rollback: true,
+      keepReleases: 5,
+      uploadConcurrency: 4,
       maxTimeBack: 60_000,
       onFailure: 'stop',
       allowDowntime: false,

@@ -25,7 +25,7 @@ export class FakeHost implements HostAgent {
   release: string | null;
   previous: string | null = null;
   /** what its releases/ holds, as status says */
-  releases: string[] = [];
+  onDisk: string[] = [];
   running = true;
   drained = false;
   drainedAt = 0;
@@ -88,7 +88,7 @@ export class FakeHost implements HostAgent {
       ...(this.configSha256 !== undefined && { config_sha256: this.configSha256 }),
       release: this.release,
       previous: this.previous,
-      releases: this.releases,
+      releases: this.onDisk,
       lock: this.locked
         ? { locked: true, holder: { what: this.holderWhat, pid: 1, since: 'then' } }
         : { locked: false },

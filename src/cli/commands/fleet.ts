@@ -59,6 +59,14 @@ export const registerFleet: RegisterCommand = (program: Command) => {
       (await import('../fleet-cmd/audit.js')).runAudit(flags),
     );
 
+  common(
+    program
+      .command('releases')
+      .description('the releases on each host: current, previous, age and size'),
+  )
+    .option('--hosts <names>', 'only these hosts (comma separated)')
+    .action(async (flags: Flags) => (await import('../fleet-cmd/releases.js')).runReleases(flags));
+
   for (const drain of [true, false]) {
     const name = drain ? 'drain' : 'undrain';
     const cmd = common(

@@ -16,6 +16,9 @@ const OPS = [
   'verify',
   'status',
   'audit-read',
+  'artifact',
+  'releases',
+  'prune',
 ] as const;
 
 type HostFlags = FlagValues & { readonly config: string };
@@ -48,6 +51,9 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'force' },
   { name: 'defer' },
   { name: 'since', value: '<iso>' },
+  { name: 'sha256', value: '<hex>' },
+  { name: 'file', value: '<path>' },
+  { name: 'keep', value: '<n>' },
 ];
 
 /** A whole number up to `max`; the `-ms` flags stop at what a timer can wait (duration.ts). */
@@ -131,6 +137,9 @@ export async function runHostOp(op: string, flags: HostFlags): Promise<void> {
       ifStopped: flags.ifStopped === true,
       releaseOptional: flags.releaseOptional === true,
       since: text(flags.since),
+      sha256: text(flags.sha256),
+      file: text(flags.file),
+      keep: int(flags.keep, '--keep', 1_000_000),
     };
     code = await serveAgentOp(op as (typeof OPS)[number], args, {
       config,

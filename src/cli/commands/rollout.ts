@@ -9,7 +9,8 @@ export const registerRollout: RegisterCommand = (program: Command) => {
     program
       .command('rollout')
       .description('deploy a release host by host with the drain handshake')
-      .requiredOption('--release <id>', 'the release id to deploy'),
+      .requiredOption('--release <id>', 'the release id to deploy')
+      .option('--artifact <path>', 'a .tar.gz, .tgz or directory shipped into releases/<id>/'),
   ).action(async (flags: RolloutCliFlags) => {
     const { runRollout } = await import('../rollout.js');
     await runRollout(flags);

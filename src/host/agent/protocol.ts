@@ -22,7 +22,10 @@ export type AgentOp =
   | 'audit'
   | 'audit-read'
   | 'lock-release'
-  | 'lock';
+  | 'lock'
+  | 'artifact'
+  | 'releases'
+  | 'prune';
 
 export interface AgentEventLine {
   readonly type: 'event';

@@ -8,6 +8,7 @@ import { lockHold } from './ops/lock-hold.js';
 import { lockRelease } from './ops/lock-release.js';
 import { stop } from './ops/stop.js';
 import { readAudit } from '../audit-read.js';
+import { artifact, prune, releases } from './ops/releases.js';
 import type { AgentIO } from './io.js';
 import type { AgentCall, AgentOp, AgentReplyLine } from './protocol.js';
 
@@ -35,6 +36,12 @@ export interface AgentArgs {
   readonly files?: string;
   /** audit-read: only entries that started at or after this time (ISO 8601) */
   readonly since?: string;
+  /** artifact: the sha256 of the artifact as the orchestrator read it */
+  readonly sha256?: string;
+  /** artifact: the uploaded file to install (a path the agent handed out) */
+  readonly file?: string;
+  /** prune: releases kept besides current and previous */
+  readonly keep?: number;
 }
 
 export interface AgentEnv {
@@ -117,6 +124,17 @@ async function dispatch(
       return lockRelease(config, clock, args.force ?? false);
     case 'audit-read':
       return readAudit(config.host.root, sinceMs(args.since));
+    case 'artifact':
+      return artifact(
+        config,
+        need(args.release, '--release'),
+        need(args.sha256, '--sha256'),
+        args.file,
+      );
+    case 'releases':
+      return releases(config, clock);
+    case 'prune':
+      return prune(config, clock, args.keep ?? config.rollout.keepReleases);
     case 'audit':
       throw new UsageError('audit lines go through lock-hold');
   }
@@ -131,6 +149,7 @@ function sinceMs(since: string | undefined): number | undefined {
 
 const SESSION_OPS: readonly AgentOp[] = [
   'publish',
+  'artifact',
   'drain',
   'undrain',
   'switch',

@@ -72,6 +72,11 @@ class RecordingTransport implements Transport {
   put(): Promise<void> {
     return Promise.resolve();
   }
+  readonly uploads: { from: string; to: string }[] = [];
+  upload(from: string, to: string): Promise<void> {
+    this.uploads.push({ from, to });
+    return Promise.resolve();
+  }
   close(): Promise<void> {
     return Promise.resolve();
   }

@@ -85,6 +85,8 @@ describe('loading deploy.yml', () => {
       maxTimeBack: 60_000,
       onFailure: 'stop',
       allowDowntime: false,
+      keepReleases: 5,
+      uploadConcurrency: 4,
     });
     expect(config.hooks).toEqual({ timeout: 300_000 });
     expect(config.host).toEqual({

@@ -35,6 +35,9 @@ class SudoHost implements Transport {
   spawn(): never {
     throw new Error('setup spawns nothing');
   }
+  upload(): Promise<void> {
+    throw new Error('setup uploads no artifact');
+  }
   put(path: string, content: string | Uint8Array): Promise<void> {
     this.commands.push(['put', path]);
     this.files.set(path, content);

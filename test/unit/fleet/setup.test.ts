@@ -40,6 +40,9 @@ class FakeHostFiles implements Transport {
     this.puts.push(path);
     return Promise.resolve();
   }
+  upload(): Promise<void> {
+    throw new Error('setup uploads no artifact');
+  }
   close(): Promise<void> {
     return Promise.resolve();
   }

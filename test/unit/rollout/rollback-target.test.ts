@@ -83,7 +83,7 @@ describe('deploy rollback through the rollout engine', () => {
     const f = fleet(undefined, 'r2');
     for (const n of [1, 2, 3]) {
       f.host(n).previous = 'r1';
-      f.host(n).releases = ['r1', 'r2'];
+      f.host(n).onDisk = ['r1', 'r2'];
     }
     const release = await resolveRollback(f.deps, f.deps.config.hosts, undefined);
     const result = await rollout(f.deps, {
@@ -104,8 +104,8 @@ describe('deploy rollback through the rollout engine', () => {
 
   it('refuses in preflight, touching no host, when a host lost the release since it was chosen', async () => {
     const f = fleet(undefined, 'r2');
-    for (const n of [1, 2, 3]) f.host(n).releases = ['r1', 'r2'];
-    f.host(3).releases = ['r2'];
+    for (const n of [1, 2, 3]) f.host(n).onDisk = ['r1', 'r2'];
+    f.host(3).onDisk = ['r2'];
     const failure = await rollout(f.deps, {
       release: 'r1',
       dryRun: false,

@@ -26,6 +26,8 @@ export const base: TimingInput = {
     verifySuccesses: 2,
     verifyTimeout: s(120),
     rollback: true,
+    keepReleases: 5,
+    uploadConcurrency: 4,
     maxTimeBack: s(30),
     onFailure: 'stop',
     allowDowntime: false,

@@ -90,7 +90,8 @@ export async function lockHold(
       }
     }
     // before the lock only what does not touch what runs: status, and publishing a release
-    if (!lock && call.op !== 'status' && call.op !== 'publish') {
+    // (its artifact too: the live release is never rewritten)
+    if (!lock && !['status', 'publish', 'artifact'].includes(call.op)) {
       const error = new UsageError(`${call.op} needs the host lock: send a lock call first`);
       return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
     }

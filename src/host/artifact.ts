@@ -1,0 +1,112 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { OperationError, UsageError } from '../errors.js';
+import type { HostExec } from './exec.js';
+import { releaseDir } from './layout.js';
+import { readLiveRelease } from './releases.js';
+
+/** Beside the release's files: the sha256 of the artifact it was extracted from. */
+export const ARTIFACT_SHA_FILE = '.artifact-sha256';
+
+const SHA256 = /^[0-9a-f]{64}$/;
+/** what `artifactUploadPath` hands out: the agent refuses to read or delete anything else */
+const UPLOAD_NAME = /^\.upload-[A-Za-z0-9._-]{1,128}-[0-9a-f]{12}\.tgz$/;
+
+export function checkSha256(sha: string): string {
+  if (!SHA256.test(sha)) throw new UsageError(`--sha256 ${JSON.stringify(sha)}: expected 64 hex`);
+  return sha;
+}
+
+export async function artifactSha256(root: string, release: string): Promise<string | null> {
+  const text = await readFile(
+    path.join(releaseDir(root, release), ARTIFACT_SHA_FILE),
+    'utf8',
+  ).catch(() => null);
+  return text?.trim() ?? null;
+}
+
+/**
+ * Asked before an upload: the release is there from this very artifact (skip),
+ * or where to upload it — a hidden name in `releases/`, on the same filesystem
+ * as the release directory it becomes, and never listed as a release.
+ */
+export async function artifactState(
+  root: string,
+  release: string,
+  sha: string,
+): Promise<{ present: true } | { present: false; upload: string }> {
+  if ((await artifactSha256(root, release)) === sha) return { present: true };
+  await mkdir(path.join(root, 'releases'), { recursive: true });
+  const name = `.upload-${release}-${randomBytes(6).toString('hex')}.tgz`;
+  return { present: false, upload: path.join(root, 'releases', name) };
+}
+
+async function fileSha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/**
+ * The uploaded file becomes `releases/<id>/`: its sha256 checked against what
+ * the orchestrator read, extracted by the system tar into a hidden directory,
+ * then renamed into place, so the release is absent or whole. The upload is
+ * deleted whatever happens. A release that is live is never replaced.
+ */
+export async function installArtifact(
+  root: string,
+  release: string,
+  sha: string,
+  upload: string,
+  exec: HostExec,
+): Promise<{ release: string; sha256: string }> {
+  const releases = path.join(root, 'releases');
+  if (path.dirname(upload) !== releases || !UPLOAD_NAME.test(path.basename(upload)))
+    throw new UsageError(`--file ${JSON.stringify(upload)}: not an upload this agent handed out`);
+  const tmp = path.join(releases, `.${release}.extract-${randomBytes(6).toString('hex')}`);
+  try {
+    const onHost = await fileSha256(upload).catch((error: unknown) => {
+      throw new OperationError(`artifact upload ${upload} is missing: ${String(error)}`);
+    });
+    if (onHost !== sha)
+      throw new OperationError(
+        `artifact of release ${release} arrived with sha256 ${onHost}, sent as ${sha}; nothing was installed`,
+      );
+    await mkdir(tmp, { mode: 0o755 });
+    const r = await exec(['tar', '-xzf', upload, '-C', tmp, '--no-same-owner'], {
+      timeoutMs: 10 * 60_000,
+    });
+    if (r.code !== 0)
+      throw new OperationError(
+        `artifact of release ${release} does not extract (tar exit ${r.code}: ${firstLine(r.stderr)}); nothing was installed`,
+      );
+    await writeFile(path.join(tmp, ARTIFACT_SHA_FILE), `${sha}\n`, { mode: 0o644 });
+    await replaceRelease(root, release, tmp);
+    return { release, sha256: sha };
+  } finally {
+    await rm(upload, { force: true });
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+async function replaceRelease(root: string, release: string, extracted: string): Promise<void> {
+  const dir = releaseDir(root, release);
+  // what runs must stay what a rollback finds: the live release is never rewritten
+  if ((await readLiveRelease(root)) === release)
+    throw new OperationError(
+      `release ${release} is live on this host from another artifact; ship it under a new release id`,
+    );
+  const aside = `${extracted}.old`;
+  // a release directory from an earlier publish without this artifact: moved aside, then gone
+  await rename(dir, aside).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
+  await rename(extracted, dir);
+  await rm(aside, { recursive: true, force: true });
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0]?.slice(0, 200) ?? '';
+}

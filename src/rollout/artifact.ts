@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { access, constants, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { LocalArtifact } from '../agent-client/host-agent.js';
+import type { Config } from '../config/types.js';
+import { UsageError } from '../errors.js';
+import { packDirectory } from './pack-dir.js';
+
+export const ARTIFACT_EXTENSIONS = ['.tar.gz', '.tgz'] as const;
+
+/** `--artifact` wins over `rollout.artifact`; neither: nothing to ship. */
+export async function readRolloutArtifact(
+  config: Config,
+  release: string,
+  flag: string | undefined,
+): Promise<ReadArtifact | undefined> {
+  const template = flag ?? config.rollout.artifact;
+  if (template === undefined) return undefined;
+  return readArtifact(artifactPath(template, release), flag ? '--artifact' : 'rollout.artifact');
+}
+
+/** `rollout.artifact` names one file per release: `dist/app-{release}.tgz`. */
+export function artifactPath(template: string, release: string): string {
+  return template.replaceAll('{release}', release);
+}
+
+export interface ReadArtifact extends LocalArtifact {
+  /** removes what reading made (a directory's tarball); the artifact itself stays */
+  cleanup(): Promise<void>;
+}
+
+async function hashFile(file: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of createReadStream(file)) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+/**
+ * The artifact as every host will get it, read once before any host is
+ * touched: a `.tar.gz` / `.tgz` as it is, a directory packed with tar
+ * (sorted, so the same files give the same sha256 and a host that has them
+ * is skipped). Anything else is a usage error.
+ */
+export async function readArtifact(file: string, flag = '--artifact'): Promise<ReadArtifact> {
+  const bad = (why: string) => new UsageError(`${flag} ${file}: ${why}`);
+  const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
+    throw bad(
+      `${error.code === 'ENOENT' ? 'no such file or directory' : (error.code ?? String(error))}`,
+    );
+  });
+  await access(file, constants.R_OK | (info.isDirectory() ? constants.X_OK : 0)).catch(() => {
+    throw bad('not readable by this user');
+  });
+  if (info.isDirectory()) {
+    const dir = await mkdtemp(path.join(tmpdir(), 'handoff-artifact-'));
+    const cleanup = () => rm(dir, { recursive: true, force: true });
+    try {
+      const packed = path.join(dir, 'release.tgz');
+      await packDirectory(file, packed, flag);
+      return { path: packed, ...(await hashFile(packed)), cleanup };
+    } catch (error) {
+      await cleanup();
+      throw error;
+    }
+  }
+  if (!info.isFile()) throw bad('neither a file nor a directory');
+  if (!ARTIFACT_EXTENSIONS.some((ext) => file.endsWith(ext)))
+    throw bad('expected a .tar.gz or .tgz file, or a directory');
+  return { path: file, ...(await hashFile(file)), cleanup: () => Promise.resolve() };
+}

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, readdir, symlink, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { artifactState, installArtifact } from '../../../src/host/artifact.js';
+import { createHostExec } from '../../../src/host/exec.js';
+import { sha256 } from '../../../src/host/release-files.js';
+
+let root: string;
+let build: string;
+const exec = createHostExec();
+
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'handoff-artifact-'));
+  build = path.join(root, 'build');
+  await mkdir(build);
+  await writeFile(path.join(build, 'app.mjs'), 'console.log("r2")\n');
+});
+
+/** the tarball as the orchestrator would ship it, uploaded where the agent said */
+async function upload(release: string): Promise<{ file: string; sha: string }> {
+  const tgz = path.join(root, 'app.tgz');
+  await execa('tar', ['-czf', tgz, '-C', build, '.']);
+  const sha = sha256(await readFile(tgz));
+  const state = await artifactState(root, release, sha);
+  if (state.present) throw new Error('expected no release yet');
+  await execa('cp', [tgz, state.upload]);
+  return { file: state.upload, sha };
+}
+
+const hidden = async () =>
+  (await readdir(path.join(root, 'releases'))).filter((n) => n.startsWith('.'));
+
+describe('installArtifact', () => {
+  it('extracts into releases/<id>/ and records the sha256, which then skips the upload', async () => {
+    const { file, sha } = await upload('r2');
+    await installArtifact(root, 'r2', sha, file, exec);
+    expect(await readFile(path.join(root, 'releases/r2/app.mjs'), 'utf8')).toContain('r2');
+    expect(await artifactState(root, 'r2', sha)).toEqual({ present: true });
+    expect(await hidden()).toEqual([]);
+  });
+
+  it('a different artifact for the same release is uploaded again', async () => {
+    const { file, sha } = await upload('r2');
+    await installArtifact(root, 'r2', sha, file, exec);
+    expect((await artifactState(root, 'r2', 'f'.repeat(64))).present).toBe(false);
+  });
+
+  it('a truncated tarball leaves no release and no upload behind', async () => {
+    await writeFile(path.join(build, 'big.bin'), randomBytes(256 * 1024));
+    const { file } = await upload('r3');
+    await truncate(file, 2000);
+    const sha = sha256(await readFile(file));
+    await expect(installArtifact(root, 'r3', sha, file, exec)).rejects.toThrow(/does not extract/);
+    expect(await readdir(path.join(root, 'releases'))).toEqual([]);
+  });
+
+  it('refuses an upload whose bytes do not hash to what was sent', async () => {
+    const { file } = await upload('r2');
+    await expect(installArtifact(root, 'r2', 'a'.repeat(64), file, exec)).rejects.toThrow(
+      /arrived with sha256 .* sent as a{64}; nothing was installed/,
+    );
+    expect(await readdir(path.join(root, 'releases'))).toEqual([]);
+  });
+
+  it('never replaces the live release', async () => {
+    await mkdir(path.join(root, 'releases/r2'), { recursive: true });
+    await symlink('releases/r2', path.join(root, 'current'));
+    const { file, sha } = await upload('r2');
+    await expect(installArtifact(root, 'r2', sha, file, exec)).rejects.toThrow(/is live/);
+    expect(await readdir(path.join(root, 'releases/r2'))).toEqual([]);
+  });
+
+  it('reads and deletes only a file it handed out', async () => {
+    const outside = path.join(root, 'important');
+    await writeFile(outside, 'x');
+    await expect(installArtifact(root, 'r2', 'a'.repeat(64), outside, exec)).rejects.toThrow(
+      /not an upload this agent handed out/,
+    );
+    expect(await readFile(outside, 'utf8')).toBe('x');
+  });
+});

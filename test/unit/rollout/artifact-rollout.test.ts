@@ -1,0 +1,96 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { LocalArtifact, ShipResult } from '../../../src/agent-client/host-agent.js';
+import { OperationError } from '../../../src/errors.js';
+import { rollout } from '../../../src/rollout/rollout.js';
+import type { RolloutOptions } from '../../../src/rollout/types.js';
+import type { FakeHost } from '../../support/fake-fleet.js';
+import { fleet } from '../../support/rollout-fleet.js';
+
+async function tarball(): Promise<string> {
+  const file = path.join(await mkdtemp(path.join(tmpdir(), 'handoff-ship-')), 'app-r2.tgz');
+  await writeFile(file, 'the build');
+  return file;
+}
+
+/** A fake host that receives artifacts (present when it has this sha256) and prunes. */
+function receiving(host: FakeHost, has: string | null = null): { pruned: number[] } {
+  const record = { pruned: [] as number[] };
+  Object.assign(host, {
+    shipArtifact: (
+      release: string,
+      a: LocalArtifact,
+      onProgress?: (sent: number, total: number) => void,
+    ): Promise<ShipResult> => {
+      host.calls.push(`ship ${release}`);
+      const error = host.failOn.get('ship');
+      if (error) return Promise.reject(error);
+      if (has === a.sha256) return Promise.resolve({ uploaded: false, bytes: 0 });
+      onProgress?.(0, a.bytes);
+      onProgress?.(a.bytes, a.bytes);
+      return Promise.resolve({ uploaded: true, bytes: a.bytes });
+    },
+    prune: (keep: number) => {
+      record.pruned.push(keep);
+      return Promise.resolve({ removed: ['r0'], kept: ['r2', 'r1'] });
+    },
+  });
+  return record;
+}
+
+describe('rollout --artifact', () => {
+  it('ships to every host before its publish and before any host is drained, then prunes', async () => {
+    const f = fleet();
+    const hosts = [1, 2, 3].map((n) => receiving(f.host(n)));
+    const options: RolloutOptions = {
+      release: 'r2',
+      dryRun: false,
+      rollback: true,
+      artifact: path.join(path.dirname(await tarball()), 'app-{release}.tgz'),
+    };
+    const result = await rollout(f.deps, options);
+    expect(result.ok).toBe(true);
+    for (const n of [1, 2, 3]) {
+      const calls = f.host(n).calls;
+      expect(calls.indexOf('ship r2')).toBeLessThan(calls.indexOf('publish r2'));
+      expect(calls.indexOf('publish r2')).toBeLessThan(calls.indexOf('drain'));
+    }
+    const progress = f.log.events.filter((e) => e.event === 'artifact.progress');
+    expect(progress.map((e) => e.host)).toEqual([
+      'web-1',
+      'web-1',
+      'web-2',
+      'web-2',
+      'web-3',
+      'web-3',
+    ]);
+    expect(progress[1]?.fields).toMatchObject({ bytes: 9, total: 9 });
+    expect(hosts.map((h) => h.pruned)).toEqual([[5], [5], [5]]);
+    expect(result.pruned).toEqual([
+      { host: 'web-1', removed: ['r0'] },
+      { host: 'web-2', removed: ['r0'] },
+      { host: 'web-3', removed: ['r0'] },
+    ]);
+  });
+
+  it('a host whose shipment fails stops the rollout at prepare: nothing drained, nothing pruned', async () => {
+    const f = fleet();
+    const hosts = [1, 2, 3].map((n) => receiving(f.host(n)));
+    f.host(1).failOn.set('ship', new OperationError('artifact of release r2 does not extract'));
+    const result = await rollout(f.deps, {
+      release: 'r2',
+      dryRun: false,
+      rollback: true,
+      artifact: await tarball(),
+    });
+    expect(result.ok).toBe(false);
+    expect(result.prepareFailed).toMatch(
+      /^web-1: prepare failed, this wave was not drained: .*does not extract/,
+    );
+    for (const n of [1, 2, 3]) expect(f.host(n).calls).not.toContain('drain');
+    expect(hosts.map((h) => h.pruned)).toEqual([[], [], []]);
+    expect(result.pruned).toBeUndefined();
+  });
+});
