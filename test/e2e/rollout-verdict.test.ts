@@ -40,6 +40,10 @@ const rollout = (release: string) => rolloutUnderLoad(fleet, release);
 
 const stepsOf = (o: HostOutcome | undefined) => (o?.steps ?? []).map((s) => s.step);
 
+/** the step a failed host stopped at, as the JSON result names it */
+const stoppedAt = (o: HostOutcome | undefined) =>
+  (o as { stopped_at?: string } | undefined)?.stopped_at;
+
 describe('a rollout whose "deployed" is proof', () => {
   it('adopts hosts whose services were started by hand, with no current: every host ends on the new release', async () => {
     for (const h of fleet.lab.hosts) {
@@ -50,6 +54,7 @@ describe('a rollout whose "deployed" is proof', () => {
     await fleet.stageEverywhere('r1');
     const r = await rollout('r1');
     expect(r.code, r.log).toBe(0);
+    expect(r.report.total, 'the load ran').toBeGreaterThan(0);
     expect(r.report.failed, formatReport(r.report)).toBe(0);
     expect(r.log).toContain(
       'adopting: app, worker already answer; stopping them before the first release',
@@ -66,6 +71,7 @@ describe('a rollout whose "deployed" is proof', () => {
     await fleet.stageEverywhere('r2');
     const r = await rollout('r2');
     expect(r.code, r.log).toBe(1);
+    expect(r.report.total, 'the load ran').toBeGreaterThan(0);
     expect(r.report.failed, formatReport(r.report)).toBe(0);
     expect(r.stderr).toContain(
       'rollout of r2 rolled back on web-1 at stop; web-2, web-3 not reached',
@@ -74,6 +80,7 @@ describe('a rollout whose "deployed" is proof', () => {
       'web-1: app: stop exited 0 but lab-self:8000 still accepts connections',
     );
     // nothing was switched or started on top of the live process
+    expect(stoppedAt(r.result.hosts[0])).toBe('stop');
     expect(stepsOf(r.result.hosts[0])).not.toContain('switch');
     expect(await releases()).toEqual(['r1', 'r1', 'r1']);
     expect(await answering()).toEqual(['r1', 'r1', 'r1']);
@@ -85,7 +92,9 @@ describe('a rollout whose "deployed" is proof', () => {
     await fleet.stageEverywhere('r3', { bad: true });
     const r = await rollout('r3');
     expect(r.code, r.log).toBe(1);
+    expect(r.report.total, 'the load ran').toBeGreaterThan(0);
     expect(r.report.failed, formatReport(r.report)).toBe(0);
+    expect(stoppedAt(r.result.hosts[0])).toBe('verify');
     expect(r.stderr).toContain('rollout of r3 rolled back on web-1 at verify');
     expect(r.result.hosts[0]?.error).toContain('app ✗ status-503');
     // the balancer never had the target with r3 live: no undrain before the rollback
@@ -100,7 +109,10 @@ describe('a rollout whose "deployed" is proof', () => {
     await fleet.stageEverywhere('r4', { claim: 'r1' });
     const r = await rollout('r4');
     expect(r.code, r.log).toBe(1);
+    expect(r.report.total, 'the load ran').toBeGreaterThan(0);
     expect(r.report.failed, formatReport(r.report)).toBe(0);
+    // caught while drained: the balancer never had r4 in rotation
+    expect(stoppedAt(r.result.hosts[0])).toBe('verify');
     expect(r.result.hosts[0]?.error).toContain('app ✗ release-mismatch (answers r1, expected r4)');
     expect(await releases()).toEqual(['r1', 'r1', 'r1']);
     const verify = await fleet.deploy(['verify']);

@@ -42,6 +42,8 @@ export async function hostFixture(
     readonly stopTimeout?: string;
     /** more services, as deploy.yml list items */
     readonly moreServices?: string;
+    /** the service's http check also expects x-release (expect_release: true) */
+    readonly expectRelease?: boolean;
   } = {},
 ): Promise<HostFixture> {
   const dir = await mkdtemp(path.join(tmpdir(), 'handoff-host-'));
@@ -58,7 +60,7 @@ host: { root: ${dir}/root, lock: ${dir}/lock/t, state: ${dir}/state, agent: ${di
 runtime: { kind: command }
 services:
   - name: app
-    check: { http: "http://127.0.0.1:${port}/health", timeout: 1s }
+    check: { http: "http://127.0.0.1:${port}/health", timeout: 1s${options.expectRelease ? ', expect_release: true' : ''} }
     start: 'PORT=${port} node ${httpService} >/dev/null 2>&1 &'
     stop: '${options.stop ?? `p=$(cat ${pidFile} 2>/dev/null) || exit 0; kill $p 2>/dev/null; while kill -0 $p 2>/dev/null; do sleep 0.05; done; rm -f ${pidFile}`}'
     status: 'kill -0 $(cat ${pidFile} 2>/dev/null) 2>/dev/null'

@@ -26,8 +26,11 @@ function runtime(h: HostFixture) {
 }
 
 /** A host with release r1 live and its service answering. */
-async function liveHost(files: Record<string, string> = {}): Promise<HostFixture> {
-  const h = await hostFixture(WATCHDOG);
+async function liveHost(
+  files: Record<string, string> = {},
+  options: Parameters<typeof hostFixture>[1] = {},
+): Promise<HostFixture> {
+  const h = await hostFixture(WATCHDOG, options);
   await publishRelease(h.config.host.root, 'r1', { '.env': 'RELEASE=r1\n', ...files });
   await switchRelease(h.config.host.root, 'r1');
   await runtime(h).start();
@@ -88,6 +91,15 @@ describe('a watchdog tick', () => {
       result: 'ok',
       release: 'r1',
     });
+  });
+
+  it('with expect_release, counts an answer that does not name the live release a failure', async () => {
+    // the fixture's service answers 200 without x-release: healthy to a plain check
+    host = await liveHost({}, { expectRelease: true });
+    const log = new MemoryLog();
+    const { restartedAt } = await ticks(host, 4, log);
+    expect(restartedAt).toEqual([4]);
+    expect(log.events.some((e) => e.message.includes('release-mismatch'))).toBe(true);
   });
 
   it('never restarts a flapping service', async () => {

@@ -254,6 +254,23 @@ describe('the http check with expect_release', () => {
     });
   });
 
+  it('returning to an older release (releaseOptional), passes an answer that names none', async () => {
+    const url = await serve(answer(200, 'ok'));
+    expect(await runCheck(expecting(url), { ...v4, releaseOptional: true })).toMatchObject({
+      ok: true,
+      code: 'ok',
+    });
+  });
+
+  it('returning to an older release, still fails one that names another release', async () => {
+    const url = await serve(answer(200, 'ok', { 'x-release': 'v2' }));
+    expect(await runCheck(expecting(url), { ...v4, releaseOptional: true })).toMatchObject({
+      ok: false,
+      code: 'release-mismatch',
+      detail: 'answers v2, expected v4',
+    });
+  });
+
   it('reports a failing status before the release', async () => {
     const url = await serve(answer(500, 'boom', { 'x-release': 'v2' }));
     expect(await runCheck(expecting(url), v4)).toMatchObject({ code: 'status-500' });
