@@ -142,6 +142,22 @@ describe('a bad deploy.yml', () => {
     ]);
   });
 
+  it.each([
+    ['heartbeat', '{ heartbeat: { dir: marks, max_age: 30s, expected: 2 }, expect_release: true }'],
+    ['runtime', '{ runtime: true, expect_release: true }'],
+  ])('with expect_release on a %s check is the same error', async (_kind, check) => {
+    const text = minimal.replace(
+      'check: { http: "http://127.0.0.1:8080/health" }',
+      `check: ${check}`,
+    );
+    const problems = await problemsOf(text);
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^services\[0\]\.check\.expect_release: only an http check can expect a release .*\(FILE:18:\d+\)$/,
+      ),
+    ]);
+  });
+
   it('with expect_release given twice, differently, asks for it once', async () => {
     const text = minimal.replace(
       'check: { http: "http://127.0.0.1:8080/health" }',
