@@ -139,7 +139,7 @@ function kindOf(raw: RawCheck): CheckConfig {
   if (raw.tcp) return { kind: 'tcp', host: raw.tcp.host, port: raw.tcp.port, timeout };
   if (raw.heartbeat) {
     const { dir, max_age, expected } = raw.heartbeat;
-    return { kind: 'heartbeat', dir, maxAge: max_age, expected };
+    return { kind: 'heartbeat', dir, maxAge: max_age, ...(expected !== undefined && { expected }) };
   }
   return { kind: 'runtime', timeout };
 }

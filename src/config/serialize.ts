@@ -166,7 +166,11 @@ function checkKind(c: CheckConfig): RawCheckInput {
     }
     case 'heartbeat':
       return {
-        heartbeat: { dir: c.dir, max_age: formatDuration(c.maxAge), expected: c.expected },
+        heartbeat: {
+          dir: c.dir,
+          max_age: formatDuration(c.maxAge),
+          ...(c.expected !== undefined && { expected: c.expected }),
+        },
       };
     case 'runtime':
       return { runtime: true, timeout: formatDuration(c.timeout) };

@@ -55,7 +55,9 @@ const heartbeat = z
       description: 'directory of the heartbeat marks, relative to host.state or absolute',
     }),
     max_age: duration('a mark older than this is a dead worker slot'),
-    expected: count('how many fresh marks a healthy service has (its worker slots)'),
+    expected: count(
+      'a minimum: fail also when the workers wrote fewer slots than this in dir/expected (default: what they wrote)',
+    ).optional(),
   })
   .meta({ description: 'worker slots that touch a mark file in dir' });
 

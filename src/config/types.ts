@@ -154,7 +154,8 @@ export type CheckConfig = CheckThresholds &
         /** relative to host.state, or absolute */
         readonly dir: string;
         readonly maxAge: Duration;
-        readonly expected: number;
+        /** a minimum over what the workers wrote in `dir/expected` */
+        readonly expected?: number;
       }
     | { readonly kind: 'runtime'; readonly timeout: Duration }
   );

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { resolveMarksDir } from './marks-dir.js';
+import { isSlotMark } from './read-marks.js';
 
 export interface Heartbeat {
   /** touch the mark now: call it from the worker's own loop, once per job or round */
@@ -9,8 +11,11 @@ export interface Heartbeat {
 }
 
 export interface HeartbeatOptions {
-  readonly stateDir: string;
-  /** the worker slot, e.g. `worker-1`; the mark is `<stateDir>/marks/<slot>` */
+  /** the marks directory; default HANDOFF_MARKS_DIR, else `<stateDir>/marks` */
+  readonly dir?: string;
+  /** host.state; default HANDOFF_STATE */
+  readonly stateDir?: string;
+  /** the worker slot, `worker-<n>` (readers count no other name); the mark is `<dir>/<slot>` */
   readonly slot: string;
   /** how often the timer asks `healthy`; only used with it */
   readonly everyMs: number;
@@ -48,7 +53,11 @@ export async function writeAtomically(target: string, contents: string): Promise
  * is unref'd so a heartbeat never keeps a finished worker alive.
  */
 export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
-  const target = markPath(options.stateDir, options.slot);
+  if (!isSlotMark(options.slot))
+    throw new RangeError(
+      `startHeartbeat: slot ${JSON.stringify(options.slot)} is not worker-<n> (n from 1): readers would never count it`,
+    );
+  const target = path.join(resolveMarksDir(options), options.slot);
   const beat = (): Promise<void> => writeAtomically(target, `${Date.now()}\n`);
   const { healthy } = options;
   if (!healthy) return { beat, stop: () => undefined };

@@ -2,6 +2,7 @@ import { readFile, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { startHeartbeat, writeAtomically, type Heartbeat } from './heartbeat.js';
+import { resolveMarksDir } from './marks-dir.js';
 import { EXPECTED_FILE, slotMark } from './read-marks.js';
 import { noteStart } from './restart-memory.js';
 
@@ -9,9 +10,14 @@ import { noteStart } from './restart-memory.js';
 export type MarksLog = (level: 'info' | 'warn' | 'error', message: string) => void;
 
 export interface WorkerMarksOptions {
+  /**
+   * the marks directory; default HANDOFF_MARKS_DIR, which the runtime exports from the
+   * service's `heartbeat` check, else `<stateDir>/marks`
+   */
+  readonly dir?: string;
   /** host.state; default the HANDOFF_STATE environment variable the runtime exports */
   readonly stateDir?: string;
-  /** this slot, 1-based: its mark is `<stateDir>/marks/worker-<slot>` */
+  /** this slot, 1-based: its mark is `<dir>/worker-<slot>` */
   readonly slot: number;
   /** how many slots the workers run: written to `marks/expected` */
   readonly slots: number;
@@ -44,12 +50,20 @@ const stderrLog: MarksLog = (level, message) =>
  * a second number typed into deploy.yml.
  */
 export function startWorkerMarks(options: WorkerMarksOptions): WorkerMarks {
-  const stateDir = options.stateDir ?? process.env.HANDOFF_STATE;
-  if (!stateDir)
-    throw new RangeError('startWorkerMarks: no stateDir, and HANDOFF_STATE is not set');
+  const { slot, slots } = options;
+  if (
+    !Number.isSafeInteger(slots) ||
+    slots < 1 ||
+    !Number.isSafeInteger(slot) ||
+    slot < 1 ||
+    slot > slots
+  )
+    throw new RangeError(
+      `startWorkerMarks: slot ${slot} of ${slots}: slots from 1 to slots, slots at least 1`,
+    );
+  const marks = resolveMarksDir(options);
   const clock = options.clock ?? systemClock;
   const log = options.log ?? stderrLog;
-  const marks = path.join(stateDir, 'marks');
   const name = slotMark(options.slot);
   const graceMs = options.graceMs ?? 60_000;
   let wasHealthy: boolean | undefined;
@@ -76,7 +90,7 @@ export function startWorkerMarks(options: WorkerMarksOptions): WorkerMarks {
   }
 
   const beat: Heartbeat = startHeartbeat({
-    stateDir,
+    dir: marks,
     slot: name,
     everyMs: options.everyMs ?? 1000,
     healthy: () => {

@@ -20,19 +20,29 @@ export function envValueProblem(value: string): string | undefined {
 }
 
 /**
- * `.env` text: handoff's own variables first, bare (a release id and numbers
- * need no quotes, and the `.env` of releases written before stays the same),
+ * `.env` text: handoff's own variables first, bare where they can be (a release
+ * id and numbers need no quotes, and the `.env` of releases written before
+ * stays the same),
  * then the operator's, quoted, in the order given.
  */
 export function renderEnv(own: EnvVars, vars: EnvVars): string {
-  const lines = Object.entries(own).map(([name, value]) => `${name}=${value}`);
+  // a path from deploy.yml (a heartbeat's marks dir) may hold a space or a `$`: quoted then
+  const lines = Object.entries(own).map(([name, value]) =>
+    BARE.test(value) ? `${name}=${value}` : quoted(name, value),
+  );
   for (const [name, value] of Object.entries(vars)) {
     if (name in own) throw new UsageError(`env ${name}: set by handoff itself; use another name`);
-    const problem = envValueProblem(value);
-    if (problem) throw new UsageError(`env ${name}: ${problem}`);
-    lines.push(`${name}='${value}'`);
+    lines.push(quoted(name, value));
   }
   return `${lines.join('\n')}\n`;
+}
+
+const BARE = /^[A-Za-z0-9_./:@%+,-]*$/;
+
+function quoted(name: string, value: string): string {
+  const problem = envValueProblem(value);
+  if (problem) throw new UsageError(`env ${name}: ${problem}`);
+  return `${name}='${value}'`;
 }
 
 const LINE = /^([A-Za-z_][A-Za-z0-9_]*)=(?:'([^']*)'|([^'\s]*))$/;

@@ -37,6 +37,9 @@ async function startService(env: Record<string, string> = {}): Promise<void> {
     env: {
       ...process.env,
       HEALTH_LIB: healthBundlePath,
+      // no drain delay unless a test exports the detection time, as the runtime would
+      HANDOFF_DETECT_TIME: '',
+      HANDOFF_STOP_TIMEOUT: '',
       DB_PORT: String(db.port),
       CACHE_PORT: String(cache.port),
       ...env,
@@ -142,14 +145,20 @@ describe('a real service using the health library, over HTTP', () => {
     expect((await ready()).code).toBe(200);
   });
 
-  it('SIGTERM: ready 503 draining while requests are still served, then a clean exit', async () => {
-    await startService({ DRAIN_DELAY_MS: '1500' });
+  it('SIGTERM: ready 503 draining while requests are still served for the detection time, then a clean exit', async () => {
+    // no drainDelayMs: the delay is the library's default, the balancer's detection time
+    // that the runtime exports (2 s here, well within stop timeout minus graceMs)
+    await startService({ HANDOFF_DETECT_TIME: '2', HANDOFF_STOP_TIMEOUT: '30' });
     await get(`${url}/control/warm`);
     await waitFor(async () => (await ready()).status === 'ok');
     const exited = once(service, 'exit');
+    const signalledAt = performance.now();
     service.kill('SIGTERM');
-    await waitFor(async () => (await ready()).status === 'draining');
+    let answer: Awaited<ReturnType<typeof ready>> | undefined;
+    await waitFor(async () => (answer = await ready()).status === 'draining');
+    expect(answer?.code).toBe(503);
     expect((await get(`${url}/orders`)).body).toBe('hello');
     expect(await exited).toEqual([0, null]);
+    expect(performance.now() - signalledAt).toBeGreaterThanOrEqual(2000);
   });
 });

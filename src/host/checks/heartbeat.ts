@@ -7,9 +7,11 @@ type HeartbeatCheck = Extract<CheckConfig, { kind: 'heartbeat' }>;
 
 /**
  * Workers without a port prove they are alive by touching one mark file per
- * worker slot. How many slots there are is what the workers wrote in
- * `expected` (deploy.yml's `expected` is a minimum), and the marks are read
- * by the same reader as the standalone probe (src/health/read-marks.ts).
+ * worker slot, in the directory the runtime exports to them as
+ * HANDOFF_MARKS_DIR (runtime/marks-env.ts). How many slots there are is what
+ * the workers wrote in `expected` (deploy.yml's `expected`, when given, is a
+ * minimum), and the marks are read by the same reader as the standalone probe
+ * (src/health/read-marks.ts).
  */
 export function heartbeatCheck(check: HeartbeatCheck, deps: CheckDeps): Promise<CheckResult> {
   const started = deps.clock.now();
@@ -26,6 +28,7 @@ export function heartbeatCheck(check: HeartbeatCheck, deps: CheckDeps): Promise<
     ok: report.ok,
     code: report.code,
     latency_ms: report.code === 'no-marks' ? 0 : latency_ms,
-    detail: `${report.line}, within ${check.maxAge} ms`,
+    detail:
+      report.code === 'no-expected' ? report.line : `${report.line}, within ${check.maxAge} ms`,
   });
 }

@@ -74,7 +74,10 @@ const server = http.createServer((req, res) => {
 });
 gracefulShutdown(server, {
   health,
-  drainDelayMs: Number(process.env.DRAIN_DELAY_MS ?? 0),
+  // unset: the library's default, from HANDOFF_DETECT_TIME as the runtime exports it
+  ...(process.env.DRAIN_DELAY_MS !== undefined && {
+    drainDelayMs: Number(process.env.DRAIN_DELAY_MS),
+  }),
   graceMs: 2000,
 });
 server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));

@@ -39,6 +39,19 @@ describe('rough edges a new user hits', () => {
     expect(check.code, check.stderr).toBe(0);
   });
 
+  it('check passes a heartbeat check without expected: the workers say how many slots they run', async () => {
+    const file = path.join(await tempDir(), 'deploy.yml');
+    await writeFile(
+      file,
+      minimal.replace(
+        'check: { http: "http://127.0.0.1:8080/health" }',
+        'check: { heartbeat: { dir: marks, max_age: 30s } }',
+      ),
+    );
+    const check = await deploy(['check', '-c', file]);
+    expect(check.code, check.stderr).toBe(0);
+  });
+
   it('init under a path whose folder is a file says so in words, exit 2', async () => {
     const dir = await tempDir();
     await writeFile(path.join(dir, 'afile'), '');

@@ -29,8 +29,31 @@ describe('loading deploy.yml', () => {
       kind: 'heartbeat',
       dir: 'marks',
       maxAge: 30_000,
-      expected: 2,
     });
+  });
+
+  it("reads a heartbeat check's expected as an optional minimum, kept or left out in the host config", async () => {
+    const text = minimal.replace(
+      'check: { http: "http://127.0.0.1:8080/health" }',
+      'check: { heartbeat: { dir: workers, max_age: 30s, expected: 3 } }',
+    );
+    const config = await loadConfig(await writeConfig(text), { env: {} });
+    expect(config.services[0]?.check).toEqual({
+      kind: 'heartbeat',
+      dir: 'workers',
+      maxAge: 30_000,
+      expected: 3,
+    });
+    const without = await loadConfig(await writeConfig(text.replace(', expected: 3', '')), {
+      env: {},
+    });
+    expect(without.services[0]?.check).toEqual({
+      kind: 'heartbeat',
+      dir: 'workers',
+      maxAge: 30_000,
+    });
+    const published = loadConfigFromJson(toHostJson(without), '/etc/handoff/api.json');
+    expect(published.services[0]?.check).toEqual(without.services[0]?.check);
   });
 
   it('returns a config frozen all the way down', async () => {

@@ -79,6 +79,20 @@ describe('heartbeat marks', () => {
     }
   });
 
+  it('refuses a slot named other than worker-<n>, which no reader would count', () => {
+    expect(() => startHeartbeat({ stateDir: dir, slot: 'jobs', everyMs: 10 })).toThrow(
+      /slot "jobs" is not worker-<n>/,
+    );
+  });
+
+  it('writes into dir when given one, not under stateDir', async () => {
+    const own = path.join(dir, 'own');
+    const loop = startHeartbeat({ dir: own, stateDir: dir, slot: 'worker-1', everyMs: 10 });
+    await loop.beat();
+    expect(await mtime(path.join(own, 'worker-1'))).toBeGreaterThan(0);
+    expect(await mtime(markPath(dir, 'worker-1'))).toBe(0);
+  });
+
   it('stops asking the predicate once stopped', async () => {
     let asked = 0;
     const beat = startHeartbeat({

@@ -56,6 +56,23 @@ describe('the standalone probe', () => {
     expect(runProbe(argv, Date.now() + 11_000).code).toBe(1);
   });
 
+  it('counts only worker-<n> files: a stray fresh file does not make 2 of 2', async () => {
+    await writeFile(marks('expected'), '2\n');
+    await mark('worker-1');
+    await mark('junk');
+    expect(runProbe(['--dir', marks(), '--max-age', '30s'], Date.now())).toEqual({
+      code: 1,
+      line: 'FAIL: 1 of 2 slots fresh; missing worker-2',
+    });
+  });
+
+  it('fails an empty marks directory with one line saying nothing wrote expected', () => {
+    expect(runProbe(['--dir', marks(), '--max-age', '30s'], Date.now())).toEqual({
+      code: 1,
+      line: `FAIL: nothing wrote ${marks('expected')}: the workers have not started, or they write their marks elsewhere`,
+    });
+  });
+
   it('exits 2 with its usage on a bad command line', () => {
     expect(runProbe(['--dir', marks()], Date.now()).code).toBe(2);
     expect(runProbe(['--max-age', 'soon', '--dir', marks()], Date.now()).code).toBe(2);

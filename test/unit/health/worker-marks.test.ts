@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startWorkerMarks, type WorkerMarks } from '../../../src/health/index.js';
 import { FakeClock } from '../../support/fake-clock.js';
 import { tempDir, waitFor } from './support.js';
@@ -21,7 +21,11 @@ describe('worker heartbeat marks', () => {
   const log = (level: string, message: string): void => void lines.push(`${level} ${message}`);
   beforeEach(() => void lines.splice(0));
 
-  function start(slot: number, healthy: () => boolean, extra: { clock?: FakeClock } = {}) {
+  function start(
+    slot: number,
+    healthy: () => boolean,
+    extra: { clock?: FakeClock; dir?: string } = {},
+  ) {
     const m = startWorkerMarks({
       stateDir: dir,
       slot,
@@ -64,6 +68,31 @@ describe('worker heartbeat marks', () => {
       'warn worker-1: stale: its loop stopped saying it is healthy',
       'info worker-1: healthy again',
     ]);
+  });
+
+  it("writes its mark and expected where the runtime's HANDOFF_MARKS_DIR says, unless given a dir", async () => {
+    const exported = path.join(dir, 'workers');
+    vi.stubEnv('HANDOFF_MARKS_DIR', exported);
+    try {
+      await start(1, () => true).ready;
+      await waitFor(async () =>
+        (await readdir(exported).catch((): string[] => [])).includes('worker-1'),
+      );
+      expect(await readFile(path.join(exported, 'expected'), 'utf8')).toBe('2\n');
+      const own = path.join(dir, 'own');
+      await start(2, () => true, { dir: own }).ready;
+      await waitFor(async () =>
+        (await readdir(own).catch((): string[] => [])).includes('worker-2'),
+      );
+      expect(await readdir(exported)).not.toContain('worker-2');
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('refuses a slot outside 1..slots, whose mark no reader would count', () => {
+    expect(() => start(0, () => true)).toThrow(RangeError);
+    expect(() => start(3, () => true)).toThrow(/slot 3 of 2/);
   });
 
   it('reports a slot that keeps restarting before it is ever healthy once per grace window', async () => {

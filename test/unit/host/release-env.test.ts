@@ -16,6 +16,15 @@ describe("the release's .env", () => {
     );
   });
 
+  it("quotes one of handoff's own values that holds a space or a $ (a marks dir from deploy.yml)", () => {
+    const text = renderEnv({ RELEASE: 'r7', HANDOFF_MARKS_DIR: '/run/my marks/$x' }, {});
+    expect(text).toBe("RELEASE=r7\nHANDOFF_MARKS_DIR='/run/my marks/$x'\n");
+    expect(parseEnv(text).HANDOFF_MARKS_DIR).toBe('/run/my marks/$x');
+    expect(() => renderEnv({ HANDOFF_MARKS_DIR: "/run/it's" }, {})).toThrow(
+      'env HANDOFF_MARKS_DIR: the value contains a single quote',
+    );
+  });
+
   it('keeps $, backslashes, double quotes and # literal, as sh reads them back', async () => {
     const tricky = 'p$HOME\\n"x" #y `z` ;&|';
     const text = renderEnv({ RELEASE: 'r1' }, { PASS: tricky, EMPTY: '' });

@@ -23,6 +23,7 @@ import {
 } from '../../releases.js';
 import { ComposeRuntime } from '../../runtime/compose.js';
 import { createRuntime } from '../../runtime/create.js';
+import { releaseMarksEnv } from '../../runtime/marks-env.js';
 import { runtimeSettings, type Runtime } from '../../runtime/runtime.js';
 import { StateStore } from '../../state-store.js';
 import { verifyServices } from '../../verify.js';
@@ -111,18 +112,20 @@ export async function publish(
 }
 
 /**
- * The release's `.env`: RELEASE, and the timing a service's graceful shutdown
- * needs (the command runtime exports the same to its commands), so a compose
- * file can hand them to its containers: `HANDOFF_STOP_TIMEOUT: ${HANDOFF_STOP_TIMEOUT}`.
+ * The release's `.env`: RELEASE, the timing a service's graceful shutdown
+ * needs and the heartbeat checks' marks directories (the command runtime
+ * exports the same to its commands), so a compose file can hand them to its
+ * containers: `HANDOFF_STOP_TIMEOUT: ${HANDOFF_STOP_TIMEOUT}`.
  */
 function releaseEnv(config: Config, release: string): EnvVars {
-  const { stopTimeout, detectTime } = runtimeSettings(config);
+  const { stopTimeout, detectTime, state, services } = runtimeSettings(config);
   return {
     RELEASE: release,
     HANDOFF_STOP_TIMEOUT: String(Math.ceil(stopTimeout / 1000)),
     ...(detectTime === undefined
       ? {}
       : { HANDOFF_DETECT_TIME: String(Math.ceil(detectTime / 1000)) }),
+    ...releaseMarksEnv(state, services),
   };
 }
 

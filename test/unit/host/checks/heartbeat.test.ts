@@ -14,12 +14,19 @@ beforeEach(async () => {
 afterEach(() => cleanup());
 
 const deps = () => ({ clock: systemClock, state, service: 'publish-worker' });
-const check = (expected: number, dir = 'marks') => ({
+const check = (expected: number | undefined, dir = 'marks') => ({
   kind: 'heartbeat' as const,
   dir,
   maxAge: 30_000,
-  expected,
+  ...(expected !== undefined && { expected }),
 });
+/** written by the workers `ageMs` ago: by default long enough that no slot is still starting */
+async function writeExpected(count: number, ageMs = 60_000): Promise<void> {
+  const file = path.join(state, 'marks', 'expected');
+  await writeFile(file, `${count}\n`);
+  const when = new Date(Date.now() - ageMs);
+  await utimes(file, when, when);
+}
 
 async function mark(name: string, ageMs = 0, dir = path.join(state, 'marks')): Promise<void> {
   const file = path.join(dir, name);
@@ -30,8 +37,8 @@ async function mark(name: string, ageMs = 0, dir = path.join(state, 'marks')): P
 
 describe('the heartbeat check', () => {
   it('passes when enough marks are fresh', async () => {
-    await mark('slot-1');
-    await mark('slot-2', 10_000);
+    await mark('worker-1');
+    await mark('worker-2', 10_000);
     expect(await runCheck(check(2), deps())).toMatchObject({
       ok: true,
       code: 'ok',
@@ -40,23 +47,23 @@ describe('the heartbeat check', () => {
   });
 
   it('fails with stale-marks when a mark is older than max_age', async () => {
-    await mark('slot-1');
-    await mark('slot-2', 60_000);
+    await mark('worker-1');
+    await mark('worker-2', 60_000);
     expect(await runCheck(check(2), deps())).toMatchObject({
       ok: false,
       code: 'stale-marks',
-      detail: 'FAIL: 1 of 2 slots fresh; stale slot-2 (60s), within 30000 ms',
+      detail: 'FAIL: 1 of 2 slots fresh; stale worker-2 (60s), within 30000 ms',
     });
   });
 
   it('fails with too-few-marks when fewer marks exist than expected', async () => {
-    await mark('slot-1');
+    await mark('worker-1');
     expect(await runCheck(check(2), deps())).toMatchObject({ ok: false, code: 'too-few-marks' });
   });
 
   it('ignores dot files, the temp files of a mark being written', async () => {
-    await mark('slot-1');
-    await mark('.slot-2.tmp');
+    await mark('worker-1');
+    await mark('.worker-2.tmp');
     expect(await runCheck(check(2), deps())).toMatchObject({ ok: false, code: 'too-few-marks' });
   });
 
@@ -89,6 +96,55 @@ describe('the heartbeat check', () => {
     expect(await runCheck(check(1), deps())).toMatchObject({ ok: false, code: 'stale-marks' });
   });
 
+  it('counts only worker-<n> files as slots: a stray fresh file does not stand in for a missing one', async () => {
+    await writeExpected(2);
+    await mark('worker-1');
+    await mark('junk');
+    await mark('worker-2.bak');
+    expect(await runCheck(check(undefined), deps())).toMatchObject({
+      ok: false,
+      code: 'too-few-marks',
+      detail: 'FAIL: 1 of 2 slots fresh; missing worker-2, within 30000 ms',
+    });
+  });
+
+  it('without expected in deploy.yml, expects what the workers wrote', async () => {
+    await writeExpected(2);
+    await mark('worker-1');
+    await mark('worker-2');
+    expect(await runCheck(check(undefined), deps())).toMatchObject({
+      ok: true,
+      detail: 'ok: 2 of 2 slots fresh, within 30000 ms',
+    });
+  });
+
+  it("takes deploy.yml's expected as a minimum over what the workers wrote", async () => {
+    await writeExpected(2);
+    await mark('worker-1');
+    await mark('worker-2');
+    expect(await runCheck(check(3), deps())).toMatchObject({
+      ok: false,
+      code: 'too-few-marks',
+      detail: 'FAIL: 2 of 3 slots fresh; missing worker-3, within 30000 ms',
+    });
+  });
+
+  it('fails an empty marks directory, saying nothing wrote expected', async () => {
+    expect(await runCheck(check(undefined), deps())).toMatchObject({
+      ok: false,
+      code: 'no-expected',
+      detail: `FAIL: nothing wrote ${path.join(state, 'marks', 'expected')}: the workers have not started, or they write their marks elsewhere`,
+    });
+  });
+
+  it('ignores the mark of a slot above expected, left by a run with more slots', async () => {
+    await writeExpected(2);
+    await mark('worker-1');
+    await mark('worker-2');
+    await mark('worker-3', 600_000);
+    expect(await runCheck(check(undefined), deps())).toMatchObject({ ok: true, code: 'ok' });
+  });
+
   it('fails with no-marks when the directory does not exist', async () => {
     expect(await runCheck(check(1, 'nowhere'), deps())).toMatchObject({
       ok: false,
@@ -99,7 +155,7 @@ describe('the heartbeat check', () => {
   it('takes an absolute marks directory as it is', async () => {
     const elsewhere = path.join(state, 'elsewhere');
     await mkdir(elsewhere);
-    await mark('slot-1', 0, elsewhere);
+    await mark('worker-1', 0, elsewhere);
     expect(await runCheck(check(1, elsewhere), deps())).toMatchObject({ ok: true, code: 'ok' });
   });
 });

@@ -53,6 +53,27 @@ describe('a command runtime invocation', () => {
     );
   });
 
+  it("exports the heartbeat check's marks directory, resolved against host.state, to that service only", () => {
+    const beating: ServiceConfig = {
+      ...worker,
+      check: { kind: 'heartbeat', dir: 'workers', maxAge: 30_000 },
+    };
+    const withMarks = { ...settings, services: [web, beating] };
+    expect(commandInvocation(withMarks, 'r42', beating, 'start').env).toMatchObject({
+      HANDOFF_MARKS_DIR: '/run/handoff/api/workers',
+    });
+    const absolute: ServiceConfig = {
+      ...beating,
+      check: { kind: 'heartbeat', dir: '/var/marks', maxAge: 30_000 },
+    };
+    expect(commandInvocation(withMarks, 'r42', absolute, 'start').env.HANDOFF_MARKS_DIR).toBe(
+      '/var/marks',
+    );
+    expect(commandInvocation(withMarks, 'r42', web, 'start').env).not.toHaveProperty(
+      'HANDOFF_MARKS_DIR',
+    );
+  });
+
   it('bounds the stop command by the stop timeout', () => {
     const stop = commandInvocation(settings, 'r42', web, 'stop');
     expect(stop.argv).toEqual(['sh', '-c', 'kill "$(cat "$HANDOFF_STATE/web.pid")"']);
