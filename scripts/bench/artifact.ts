@@ -37,11 +37,15 @@ async function buildArtifact(name: string, megabytes: number): Promise<string> {
   return file;
 }
 
-/** OpenSSH's scp of `file` to every host, one after another: what a shell script would do. */
-async function scpOneByOne(lab: Lab, file: string): Promise<number> {
+/**
+ * OpenSSH's scp of `file` to every host: one after another (what a shell
+ * script would do: the baseline), or all at once (the most concurrency buys
+ * on this machine, where the hosts share the orchestrator's cores).
+ */
+async function scpTo(lab: Lab, file: string, atOnce: boolean): Promise<number> {
   const files = labFiles(lab.layout.workDir);
   const started = performance.now();
-  for (const h of lab.hosts.filter((x) => MEASURED.includes(x.name))) {
+  const one = async (h: Lab['hosts'][number]): Promise<void> => {
     const r = await execa(
       'scp',
       [
@@ -66,7 +70,10 @@ async function scpOneByOne(lab: Lab, file: string): Promise<number> {
       { reject: false },
     );
     if (r.exitCode !== 0) throw new Error(`scp to ${h.name} failed: ${String(r.stderr)}`);
-  }
+  };
+  const hosts = lab.hosts.filter((x) => MEASURED.includes(x.name));
+  if (atOnce) await Promise.all(hosts.map(one));
+  else for (const h of hosts) await one(h);
   return performance.now() - started;
 }
 
@@ -131,10 +138,11 @@ export async function benchArtifact(report: (line: string) => void): Promise<Row
     const one = await rolloutWith(fleet, 'a1', small);
     const fifty = await rolloutWith(fleet, 'a50', big);
     const again = await rolloutWith(fleet, 'a50', big);
-    const scp = await scpOneByOne(fleet.lab, big);
+    const scp = await scpTo(fleet.lab, big, false);
+    const scpAtOnce = await scpTo(fleet.lab, big, true);
     const ship = shipMs(fifty);
     report(
-      `prepare (ms): 1 MB ${shipMs(one)}, 50 MB ${ship}, 50 MB again ${shipMs(again)}; scp one by one ${Math.round(scp)}`,
+      `prepare (ms): 1 MB ${shipMs(one)}, 50 MB ${ship}, 50 MB again ${shipMs(again)}; scp one by one ${Math.round(scp)}, scp to the 3 at once ${Math.round(scpAtOnce)} (${(scpAtOnce / scp).toFixed(2)}×: the floor concurrency reaches on this machine, with no sha256 and no extract)`,
     );
     const d1 = drainedMs(one);
     const d50 = drainedMs(fifty);

@@ -67,17 +67,22 @@ export async function installArtifact(
     throw new UsageError(`--file ${JSON.stringify(upload)}: not an upload this agent handed out`);
   const tmp = path.join(releases, `.${release}.extract-${randomBytes(6).toString('hex')}`);
   try {
-    const onHost = await fileSha256(upload).catch((error: unknown) => {
-      throw new OperationError(`artifact upload ${upload} is missing: ${String(error)}`);
-    });
+    await mkdir(tmp, { mode: 0o755 });
+    // hashed and extracted at once (two readers of one file): nothing is installed
+    // before both are done, and a mismatch throws the extracted copy away
+    // (both settle before anything is judged: the finally must not remove tmp under tar)
+    const [hashed, extracted] = await Promise.allSettled([
+      fileSha256(upload),
+      exec(['tar', '-xzf', upload, '-C', tmp, '--no-same-owner'], { timeoutMs: 10 * 60_000 }),
+    ]);
+    if (hashed.status === 'rejected')
+      throw new OperationError(`artifact upload ${upload} is missing: ${String(hashed.reason)}`);
+    if (extracted.status === 'rejected') throw extracted.reason;
+    const [onHost, r] = [hashed.value, extracted.value];
     if (onHost !== sha)
       throw new OperationError(
         `artifact of release ${release} arrived with sha256 ${onHost}, sent as ${sha}; nothing was installed`,
       );
-    await mkdir(tmp, { mode: 0o755 });
-    const r = await exec(['tar', '-xzf', upload, '-C', tmp, '--no-same-owner'], {
-      timeoutMs: 10 * 60_000,
-    });
     if (r.code !== 0)
       throw new OperationError(
         `artifact of release ${release} does not extract (tar exit ${r.code}: ${firstLine(r.stderr)}); nothing was installed`,
