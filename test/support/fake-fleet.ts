@@ -202,7 +202,16 @@ export class FakeBalancer implements Balancer {
   settings() {
     return Promise.resolve(this.s);
   }
+  /** make the next `times` states() calls fail (an API throttled past the retry bound) */
+  failStates(error: Error, times = Number.POSITIVE_INFINITY): void {
+    this.statesError = { error, left: times };
+  }
+  private statesError: { error: Error; left: number } | undefined;
   states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
+    if (this.statesError && this.statesError.left > 0) {
+      this.statesError.left -= 1;
+      return Promise.reject(this.statesError.error);
+    }
     const now = this.clock.now();
     const out = new Map<string, TargetState>();
     for (const t of targets) {

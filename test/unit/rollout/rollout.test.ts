@@ -9,7 +9,8 @@ import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';
 import { FakeBalancer, settings } from '../../support/fake-fleet.js';
-import { handshake } from '../../support/handshake.js';
+import { ended, handshake } from '../../support/handshake.js';
+import { rolloutFailure } from '../../../src/cli/deploy-hooks.js';
 
 const HANDSHAKE = handshake('r2');
 
@@ -430,6 +431,26 @@ describe('stopping between waves', () => {
     expect(result.hosts.map((h) => [h.host, h.result])).toEqual([['web-1', 'deployed']]);
     expect(result.blocked).toMatch(/capacity guard before web-2/);
     expect(result.notReached).toEqual(['web-2', 'web-3']);
+  });
+
+  it('stops with a result, not a throw, when the balancer cannot answer before a later wave', async () => {
+    const f = fleet();
+    const throttled = new BlockedError(
+      "ALB reading target health: AWS throttled DescribeTargetHealth for 60.0 s (21 attempts, with backoff): retry when the account's API is less busy",
+    );
+    f.host(1).onCall = (op) => {
+      if (op === 'unlock') f.balancer.failStates(throttled);
+    };
+    const result = await rollout(f.deps, options);
+    expect(result.ok).toBe(false);
+    expect(result.hosts.map((h) => [h.host, h.result])).toEqual([['web-1', 'deployed']]);
+    expect(result.blocked).toBe(
+      `capacity guard before web-2: the balancer did not answer (${throttled.message}); nothing of this wave was drained`,
+    );
+    expect(result.notReached).toEqual(['web-2', 'web-3']);
+    expect(result.ended).toEqual(ended('r2', 'r1', 'r1'));
+    expect(rolloutFailure(result, 'stopped').exitCode).toBe(3);
+    for (const n of [2, 3]) expect(f.actions(n)).toEqual([]);
   });
 
   it('marks a host whose lock was taken after preflight as blocked, not failed', async () => {
