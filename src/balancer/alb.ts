@@ -126,7 +126,18 @@ export class AlbBalancer implements Balancer {
   }
 
   async register(target: string): Promise<void> {
-    await this.call('RegisterTargets', `registering ${target}`, () =>
+    await this.registerAs(target, `registering ${target}`);
+  }
+
+  async proveRegister(registeredTarget: string): Promise<void> {
+    await this.registerAs(
+      registeredTarget,
+      `checking RegisterTargets with ${registeredTarget}, registered and healthy already (no change)`,
+    );
+  }
+
+  private async registerAs(target: string, doing: string): Promise<void> {
+    await this.call('RegisterTargets', doing, () =>
       this.client.send(
         new this.sdk.RegisterTargetsCommand({
           TargetGroupArn: this.config.targetGroupArn,

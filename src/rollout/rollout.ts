@@ -83,7 +83,7 @@ async function walk(
   plan: Plan,
   { files, env, publish, artifact }: Shipment,
 ): Promise<RolloutResult> {
-  const pre = await preflight(deps, plan);
+  const pre = await preflight(deps, plan, { dryRun: options.dryRun });
   const missing = publish ? [] : missingRelease(pre.statuses, plan.release);
   if (missing.length > 0) {
     for (const agent of pre.agents.values()) agent.close?.();

@@ -228,15 +228,25 @@ export class FakeBalancer implements Balancer {
     if (!h.healthy) return false;
     return h.undrainedAt === 0 || now - h.undrainedAt >= this.s.interval * this.s.healthyThreshold;
   }
-  /** make register/deregister refuse (an IAM policy without them) */
+  /** make register (and deregister) refuse (an IAM policy without them) */
   refuse: Error | undefined;
+  /** make only deregister refuse */
+  refuseDeregister: Error | undefined;
+  /** targets the preflight registered again to prove the permission */
+  proved: string[] = [];
   deregister(target: string) {
-    if (this.refuse) return Promise.reject(this.refuse);
+    const refused = this.refuseDeregister ?? this.refuse;
+    if (refused) return Promise.reject(refused);
     this.deregistered.push(target);
     return Promise.resolve();
   }
   register() {
     if (this.refuse) return Promise.reject(this.refuse);
+    return Promise.resolve();
+  }
+  proveRegister(target: string) {
+    if (this.refuse) return Promise.reject(this.refuse);
+    this.proved.push(target);
     return Promise.resolve();
   }
   close() {
