@@ -175,6 +175,7 @@ async function walk(
     next = later ? prepare(later) : Promise.resolve([]);
     // the earlier waves' outcomes are kept: stopping here is reported, not thrown away
     await awaitSlowStart(deps, rampEnds);
+    if (deps.signal.aborted) break;
     blocked = await guardCapacity(deps, wave, pre.failOpen);
     if (blocked) break;
     deps.log.emit({
