@@ -18,10 +18,14 @@ export const systemClock: Clock = {
         clearTimeout(timer);
         reject(signal?.reason as Error);
       };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
+      const timer = setTimeout(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        // a longer wait would fire after 1 ms: Node's timers hold at most 2³¹−1 ms
+        Math.min(ms, 2 ** 31 - 1),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };

@@ -51,8 +51,9 @@ export function renderReleases(rows: readonly HostReleases[]): string {
         r.id === inventory.current ? 'current' : r.id === inventory.previous ? 'previous' : '';
       const missing = partial.get(r.id);
       const flag = missing ? `  (not on ${missing.join(', ')})` : '';
+      const compose = r.composeSha256 ? `  compose.yml ${r.composeSha256.slice(0, 12)}` : '';
       lines.push(
-        `  ${r.id.padEnd(20)} ${role.padEnd(8)} ${age(r.ageMs).padStart(10)}  ${megabytes(r.bytes).padStart(9)}${flag}`,
+        `  ${r.id.padEnd(20)} ${role.padEnd(8)} ${age(r.ageMs).padStart(10)}  ${megabytes(r.bytes).padStart(9)}${compose}${flag}`,
       );
     }
   }

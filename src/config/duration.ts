@@ -21,6 +21,14 @@ const maxShown = 32;
  */
 export const MAX_DURATION_MS = 24 * 24 * units.h;
 
+/**
+ * A wait built from a sum of durations (each capped above) can still pass what
+ * a timer holds, and Node fires such a timer after 1 ms: clamp it to the cap.
+ */
+export function timerMs(ms: number): number {
+  return Math.min(ms, MAX_DURATION_MS);
+}
+
 /** Reads a duration from config or the environment; never throws. */
 export function readDuration(input: unknown): ParsedDuration {
   if (typeof input === 'number') {

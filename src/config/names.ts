@@ -29,6 +29,12 @@ export const USER_NAME_RULE =
 export const HOST_PATH = /^\/[^\s\u0000-\u001f\u007f]*$/;
 export const HOST_PATH_RULE = 'must be an absolute path (starting with /), without spaces';
 
+/** a heartbeat check's marks directory: relative to host.state or absolute, without spaces */
+// eslint-disable-next-line no-control-regex
+export const MARKS_DIR = /^[^\s\u0000-\u001f\u007f]+$/;
+export const MARKS_DIR_RULE =
+  'must be a directory (relative to host.state or absolute), without spaces';
+
 /** haproxy's own rule for proxy and server names; `;` and newlines would start a second command */
 export const HAPROXY_NAME = /^[A-Za-z0-9_.:-]+$/;
 export const HAPROXY_NAME_RULE = "letters, digits, '-', '_', '.' and ':' only";

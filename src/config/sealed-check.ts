@@ -1,5 +1,5 @@
 import { MAX_DURATION_MS } from './duration.js';
-import { ENV_NAME, HOST_NAME, HOST_PATH, SERVICE_NAME, USER_NAME } from './names.js';
+import { ENV_NAME, HOST_NAME, HOST_PATH, MARKS_DIR, SERVICE_NAME, USER_NAME } from './names.js';
 import type { Config } from './types.js';
 
 /**
@@ -29,7 +29,8 @@ export function sealedConfigHolds(value: unknown): value is Omit<Config, 'source
         isObject(s) &&
         matches(s.name, SERVICE_NAME) &&
         isObject(s.check) &&
-        optionalDurations(s.check, ['timeout', 'maxAge']),
+        optionalDurations(s.check, ['timeout', 'maxAge']) &&
+        (s.check.kind !== 'heartbeat' || matches(s.check.dir, MARKS_DIR)),
     ) &&
     durations(drain, ['overlap', 'maxRequest', 'stopTimeout']) &&
     durations(rollout, ['verifyTimeout']) &&

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { count, duration, serviceName, text } from './fields.js';
+import { MARKS_DIR, MARKS_DIR_RULE } from './names.js';
 
 /**
  * A service and its check. A check is exactly one of http, tcp, heartbeat or
@@ -50,7 +51,9 @@ const tcp = z
 
 const heartbeat = z
   .strictObject({
-    dir: text('directory of the heartbeat marks, relative to host.state or absolute'),
+    dir: z.string().regex(MARKS_DIR, { error: MARKS_DIR_RULE }).meta({
+      description: 'directory of the heartbeat marks, relative to host.state or absolute',
+    }),
     max_age: duration('a mark older than this is a dead worker slot'),
     expected: count('how many fresh marks a healthy service has (its worker slots)'),
   })

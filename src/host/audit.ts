@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { secretMask } from '../safe-text.js';
+import { maskUrlPasswords, secretMask } from '../safe-text.js';
 import { auditLogPath } from './layout.js';
 
 /**
@@ -14,6 +14,8 @@ export async function appendAudit(
 ): Promise<void> {
   const file = auditLogPath(root);
   await mkdir(path.dirname(file), { recursive: true });
-  // a watchdog's error may quote a command that printed a secret (host/runtime/common.ts)
-  await appendFile(file, `${JSON.stringify(secretMask.maskDeep(entry))}\n`, { mode: 0o640 });
+  // a watchdog's error may quote a command that printed a secret (host/runtime/common.ts),
+  // or a check's URL with its password
+  const line = maskUrlPasswords(JSON.stringify(secretMask.maskDeep(entry)));
+  await appendFile(file, `${line}\n`, { mode: 0o640 });
 }

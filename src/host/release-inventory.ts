@@ -2,6 +2,7 @@ import { lstat, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { releaseDir } from './layout.js';
 import { artifactSha256 } from './artifact.js';
+import { composeSha256 } from './release-files.js';
 import { listReleases, readLiveRelease, readPreviousRelease } from './releases.js';
 
 export interface ReleaseEntry {
@@ -13,6 +14,8 @@ export interface ReleaseEntry {
   readonly bytes: number;
   /** the sha256 of the artifact it came from, when it came from one */
   readonly artifactSha256: string | null;
+  /** the sha256 of its compose.yml (compose runtime), else null */
+  readonly composeSha256: string | null;
 }
 
 export interface ReleaseInventory {
@@ -44,6 +47,7 @@ export async function releaseInventory(root: string, now: number): Promise<Relea
       ageMs: Math.max(0, Math.round(now - createdMs)),
       bytes: await sizeOf(dir),
       artifactSha256: await artifactSha256(root, id),
+      composeSha256: await composeSha256(root, id),
     });
   }
   entries.sort((a, b) => b.createdMs - a.createdMs || b.id.localeCompare(a.id));

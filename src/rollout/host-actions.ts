@@ -1,3 +1,4 @@
+import { timerMs } from '../config/duration.js';
 import type { HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { StopReport, VerifyReport } from '../host/agent/types.js';
@@ -91,5 +92,8 @@ export function describeStop(report: StopReport): { ok: boolean; detail?: string
 /** How long the drain marker is good for if the orchestrator dies: the whole worst-case window, twice. */
 export function drainLease(deps: RolloutDeps, awaitOut: number, awaitIn: number): number {
   const { drain, rollout } = deps.config;
-  return 2 * (awaitOut + drain.overlap + drain.stopTimeout + rollout.verifyTimeout * 2 + awaitIn);
+  // a lease the agent refuses (past a timer's reach) would fail the drain: clamp it
+  return timerMs(
+    2 * (awaitOut + drain.overlap + drain.stopTimeout + rollout.verifyTimeout * 2 + awaitIn),
+  );
 }

@@ -1,8 +1,10 @@
+import { timerMs } from '../config/duration.js';
 import { OperationError } from '../errors.js';
 import type { HostActions } from './host-actions.js';
 import { stopProblems, summarizeVerify } from './host-actions.js';
 import type { HostProgress, HostRun } from './host-deploy.js';
-import { awaitRotation } from './rotation.js';
+import { awaitRotation, type Bounds } from './rotation.js';
+import type { Config } from '../config/types.js';
 
 export interface RollbackResult {
   readonly ok: boolean;
@@ -12,15 +14,22 @@ export interface RollbackResult {
 
 /** A rollback gets its own time budget: the Ctrl-C that may have caused it must not cut it short. */
 function rollbackSignal(run: HostRun): AbortSignal {
-  const { config } = run.deps;
-  const budget =
-    run.bounds.awaitOut +
-    config.drain.overlap +
-    config.drain.stopTimeout +
-    config.rollout.verifyTimeout +
-    run.bounds.awaitIn +
-    60_000;
-  return AbortSignal.timeout(budget);
+  return AbortSignal.timeout(rollbackBudgetMs(run.deps.config, run.bounds));
+}
+
+/** The whole handshake's worst case and a minute, within what a timer holds. */
+export function rollbackBudgetMs(
+  config: Pick<Config, 'drain' | 'rollout'>,
+  bounds: Pick<Bounds, 'awaitOut' | 'awaitIn'>,
+): number {
+  return timerMs(
+    bounds.awaitOut +
+      config.drain.overlap +
+      config.drain.stopTimeout +
+      config.rollout.verifyTimeout +
+      bounds.awaitIn +
+      60_000,
+  );
 }
 
 /**

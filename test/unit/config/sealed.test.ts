@@ -133,6 +133,18 @@ describe('a forged seal', () => {
       (c) => ({ ...c, ssh: { ...c.ssh, user: 'root touch /tmp/pwned; #' } }),
       (c) => ({ ...c, host: { ...c.host, lock: '/run/handoff/api lock' } }),
       (c) => ({ ...c, drain: { ...c.drain, stopTimeout: 700 * 3_600_000 } }),
+      (c) => ({
+        ...c,
+        services: c.services.map((s) => ({
+          ...s,
+          check: {
+            kind: 'heartbeat',
+            dir: 'marks\n* * * * * root sh',
+            maxAge: 30_000,
+            expected: 1,
+          },
+        })),
+      }),
     ];
     for (const edit of bad) {
       const file = await forged(edit);

@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -20,6 +20,19 @@ describe("reading a host's audit.jsonl", () => {
     root = await mkdtemp(path.join(tmpdir(), 'handoff-audit-'));
   });
   afterEach(() => rm(root, { recursive: true, force: true }));
+
+  it("writes a URL's password masked: the file never holds it", async () => {
+    await appendAudit(root, {
+      ...entry('verify', '2026-11-30T10:00:00.000Z'),
+      result: 'error',
+      error: 'web: http://probe:hunter2@127.0.0.1:8080/ready answered 503',
+    });
+    const text = await readFile(path.join(root, 'audit.jsonl'), 'utf8');
+    expect(text).not.toContain('hunter2');
+    expect(JSON.parse(text)).toMatchObject({
+      error: 'web: http://probe:***@127.0.0.1:8080/ready answered 503',
+    });
+  });
 
   it('reads nothing, and no error, on a host that has no audit yet', async () => {
     expect(await readAudit(root, undefined)).toEqual({ entries: [], truncated: false, skipped: 0 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,14 @@ import {
 const inv = (ids: string[], current: string | null, previous: string | null): ReleaseInventory => ({
   current,
   previous,
-  releases: ids.map((id) => ({ id, createdMs: 0, ageMs: 0, bytes: 0, artifactSha256: null })),
+  releases: ids.map((id) => ({
+    id,
+    createdMs: 0,
+    ageMs: 0,
+    bytes: 0,
+    artifactSha256: null,
+    composeSha256: null,
+  })),
 });
 
 describe('selectPrune', () => {
@@ -42,13 +50,18 @@ describe('pruneReleases', () => {
       const dir = path.join(root, 'releases', id);
       await mkdir(dir, { recursive: true });
       await writeFile(path.join(dir, 'app.mjs'), 'x'.repeat(100));
+      if (id === 'd') await writeFile(path.join(dir, 'compose.yml'), 'services: {}\n');
       await utimes(dir, at(i + 1), at(i + 1));
     }
     await symlink('releases/a', path.join(root, 'current'));
     await symlink('releases/b', path.join(root, 'previous'));
     const listed = await releaseInventory(root, at(10).getTime());
     expect(listed.releases.map((r) => r.id)).toEqual(['d', 'c', 'b', 'a']);
-    expect(listed.releases[0]?.bytes).toBe(100);
+    expect(listed.releases[0]?.bytes).toBe(100 + 'services: {}\n'.length);
+    expect(listed.releases[0]?.composeSha256).toBe(
+      createHash('sha256').update('services: {}\n').digest('hex'),
+    );
+    expect(listed.releases[1]?.composeSha256).toBeNull();
     expect(listed.releases[0]?.ageMs).toBe(6 * 86_400_000);
     const r = await pruneReleases(root, 1, at(10).getTime());
     expect(r.removed).toEqual(['c']);

@@ -4,6 +4,7 @@ import { UsageError } from '../../../errors.js';
 import { artifactState, checkSha256, installArtifact } from '../../artifact.js';
 import { createHostExec } from '../../exec.js';
 import { pruneReleases, releaseInventory } from '../../release-inventory.js';
+import { acquireHostLock, retriesFor } from '../../lock.js';
 
 /**
  * `artifact --release ID --sha256 X`: present already (skip the upload), or
@@ -25,7 +26,31 @@ export function releases(config: Config, clock: Clock): Promise<unknown> {
   return releaseInventory(config.host.root, clock.now());
 }
 
-export function prune(config: Config, clock: Clock, keep: number): Promise<unknown> {
+/**
+ * Under the host lock, like every change on a host: a watchdog tick or a
+ * `deploy lock exec` script never finds a release directory vanishing under it.
+ * A holder that keeps it past PRUNE_LOCK_WAIT_MS fails the prune (a warning
+ * for the rollout, which succeeded already); the next rollout prunes again.
+ */
+export async function prune(
+  config: Config,
+  clock: Clock,
+  keep: number,
+  lockWaitMs = PRUNE_LOCK_WAIT_MS,
+): Promise<unknown> {
   if (keep < 1) throw new UsageError('--keep: at least 1');
-  return pruneReleases(config.host.root, keep, clock.now());
+  const lock = await acquireHostLock(config.host.lock, {
+    what: 'prune',
+    message: `keeping the newest ${keep} releases`,
+    retries: retriesFor(lockWaitMs),
+    clock,
+  });
+  try {
+    return await pruneReleases(config.host.root, keep, clock.now());
+  } finally {
+    await lock.release();
+  }
 }
+
+/** a watchdog tick holds the lock for about a second; a lock exec script may hold it longer */
+export const PRUNE_LOCK_WAIT_MS = 10_000;

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import {
+  partialReleases,
+  renderReleases,
+  type HostReleases,
+} from '../../../src/cli/releases-report.js';
+import type { ReleaseEntry } from '../../../src/host/release-inventory.js';
+
+const entry = (id: string, over: Partial<ReleaseEntry> = {}): ReleaseEntry => ({
+  id,
+  createdMs: 0,
+  ageMs: 3 * 60_000,
+  bytes: 2_500_000,
+  artifactSha256: null,
+  composeSha256: null,
+  ...over,
+});
+
+const rows: HostReleases[] = [
+  {
+    host: 'web-1',
+    inventory: {
+      current: 'r3',
+      previous: 'r2',
+      releases: [entry('r3', { composeSha256: 'ab'.repeat(32) }), entry('r2'), entry('r1')],
+    },
+  },
+  {
+    host: 'web-2',
+    inventory: { current: 'r3', previous: 'r2', releases: [entry('r3'), entry('r2')] },
+  },
+  { host: 'web-3', error: 'connect ECONNREFUSED' },
+];
+
+describe('deploy releases', () => {
+  it('flags a release only some reachable hosts have, naming where it is missing', () => {
+    expect(partialReleases(rows)).toEqual([{ release: 'r1', missingOn: ['web-2'] }]);
+  });
+
+  it('shows current and previous, the compose hash, the partial flag and the unreachable', () => {
+    const lines = renderReleases(rows).split('\n');
+    expect(lines[0]).toBe('web-1: 3 release(s)');
+    expect(lines[1]).toMatch(/^ {2}r3 +current .*compose\.yml abababababab$/);
+    expect(lines[2]).toMatch(/^ {2}r2 +previous /);
+    expect(lines[3]).toMatch(/^ {2}r1 .*\(not on web-2\)$/);
+    expect(lines[1]).not.toContain('not on');
+    expect(lines.at(-1)).toBe('web-3: unreachable: connect ECONNREFUSED');
+  });
+});
