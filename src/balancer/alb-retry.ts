@@ -60,12 +60,13 @@ export async function withRetry<T>(
   for (;;) {
     try {
       const value = await send();
-      attempts += 1;
+      // an answer the SDK got after its own retries counts them too
+      attempts += sdkAttempts(value);
       if (cause) onRecovered({ attempts, elapsed: clock.now() - started, cause });
       return value;
     } catch (error) {
       // the SDK's own attempts inside this one call, when it says
-      attempts += (error as { $metadata?: { attempts?: number } })?.$metadata?.attempts ?? 1;
+      attempts += sdkAttempts(error);
       const now = transientCause(error);
       const elapsed = clock.now() - started;
       if (!now) throw error;
@@ -76,6 +77,13 @@ export async function withRetry<T>(
       pause = Math.min(pause * 2, policy.maxPause);
     }
   }
+}
+
+/** The requests the SDK sent for one call, by its `$metadata` on the answer or the error. */
+function sdkAttempts(outcome: unknown): number {
+  const attempts = (outcome as { $metadata?: { attempts?: unknown } } | undefined)?.$metadata
+    ?.attempts;
+  return typeof attempts === 'number' && attempts >= 1 ? attempts : 1;
 }
 
 export class RetriesExhausted extends Error {

@@ -1,5 +1,6 @@
 import type {
   ElasticLoadBalancingV2Client,
+  ElasticLoadBalancingV2ClientConfig,
   ModifyTargetGroupCommandInput,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import type * as sdkTypes from '@aws-sdk/client-elastic-load-balancing-v2';
@@ -22,7 +23,7 @@ export interface AlbDeps extends BalancerDeps {
  * here, on demand: loading it costs a watchdog tick more than its whole work.
  * One client per run; credentials, region (when deploy.yml names none) and
  * the endpoint come from the SDK's standard chains, retries from its standard
- * strategy.
+ * strategy (AWS_MAX_ATTEMPTS / AWS_RETRY_MODE as the SDK reads them).
  */
 export async function createAlbBalancer(
   config: AlbBalancerConfig,
@@ -32,10 +33,19 @@ export async function createAlbBalancer(
   // tool, not for the operator: it would be the only SDK text in the output
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const sdk = await import('@aws-sdk/client-elastic-load-balancing-v2');
-  const client = new sdk.ElasticLoadBalancingV2Client({
+  const client = new sdk.ElasticLoadBalancingV2Client(albClientOptions(config));
+  return new AlbBalancer(config, sdk, client, deps);
+}
+
+/**
+ * No retryMode or maxAttempts here: the SDK resolves them from
+ * AWS_RETRY_MODE / AWS_MAX_ATTEMPTS, then the profile's retry_mode /
+ * max_attempts, then its defaults (standard, 3), and a value given here
+ * would override what the operator set.
+ */
+export function albClientOptions(config: AlbBalancerConfig): ElasticLoadBalancingV2ClientConfig {
+  return {
     ...(config.region !== undefined ? { region: config.region } : {}),
-    retryMode: 'standard',
-    maxAttempts: 3,
     // the SDK's own warnings are not the tool's output: errors reach the user through albError
     logger: {
       debug: () => undefined,
@@ -43,8 +53,7 @@ export async function createAlbBalancer(
       warn: () => undefined,
       error: () => undefined,
     },
-  });
-  return new AlbBalancer(config, sdk, client, deps);
+  };
 }
 
 export class AlbBalancer implements Balancer {
@@ -117,7 +126,18 @@ export class AlbBalancer implements Balancer {
   }
 
   async register(target: string): Promise<void> {
-    await this.call('RegisterTargets', `registering ${target}`, () =>
+    await this.registerAs(target, `registering ${target}`);
+  }
+
+  async proveRegister(registeredTarget: string): Promise<void> {
+    await this.registerAs(
+      registeredTarget,
+      `checking RegisterTargets with ${registeredTarget}, registered and healthy already (no change)`,
+    );
+  }
+
+  private async registerAs(target: string, doing: string): Promise<void> {
+    await this.call('RegisterTargets', doing, () =>
       this.client.send(
         new this.sdk.RegisterTargetsCommand({
           TargetGroupArn: this.config.targetGroupArn,

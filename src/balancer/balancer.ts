@@ -30,6 +30,13 @@ export interface Balancer {
   /** drain.method deregister: stop sending new requests / take it back */
   deregister(target: string): Promise<void>;
   register(target: string): Promise<void>;
+  /**
+   * ALB: prove RegisterTargets is allowed by registering a target that is
+   * registered and healthy already, which changes nothing; rejects naming the
+   * permission when it is not (a drain.method deregister rollout needs it to
+   * put every host back)
+   */
+  proveRegister?(registeredTarget: string): Promise<void>;
   /** ALB: the routing minimum below which the group fails open (see fail-open.ts) */
   failOpenMinimum?(): Promise<FailOpenMinimum>;
   close(): Promise<void>;

@@ -8,6 +8,13 @@ import type { RolloutDeps } from './types.js';
 export interface HostActions {
   drain(): Promise<void>;
   undrain(): Promise<void>;
+  /**
+   * After a drain that failed: true when none of it happened, i.e. the
+   * balancer refused the deregister (which comes before the marker) and
+   * still has the target in rotation. Then there is nothing to undrain, and
+   * the host is not left drained.
+   */
+  nothingDrained(): Promise<boolean>;
 }
 
 export function hostActions(
@@ -18,11 +25,28 @@ export function hostActions(
   leaseMs: number,
 ): HostActions {
   const deregister = deps.config.drain.method === 'deregister';
+  let refused = false;
   return {
     async drain() {
+      refused = false;
+      if (deregister) {
+        // the balancer first: a deregister it refuses (AccessDenied) leaves no marker behind
+        await deps.balancer.deregister(host.target).catch((e: unknown) => {
+          refused = true;
+          throw e;
+        });
+      }
       // the marker also tells the watchdog and an operator that this is planned
       await agent.drain(deps.who, leaseMs, release);
-      if (deregister) await deps.balancer.deregister(host.target);
+    },
+    async nothingDrained() {
+      if (!refused) return false;
+      // a refusal after a retried call may have been applied by an earlier attempt: ask
+      const state = await deps.balancer
+        .states([host.target])
+        .then((m) => m.get(host.target))
+        .catch(() => undefined);
+      return state?.inRotation === true;
     },
     async undrain() {
       // the marker goes whatever the balancer says: a register refused (AccessDenied

@@ -134,7 +134,10 @@ async function handshake(
   });
 
   p.drained = true; // set first: a drain that half-happened still needs its undrain
-  await step('drain', () => actions.drain());
+  await step('drain', () => actions.drain()).catch(async (error: unknown) => {
+    if (await actions.nothingDrained()) p.drained = false;
+    throw error;
+  });
   const out = await step(
     'await-out',
     () =>

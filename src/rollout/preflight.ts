@@ -27,7 +27,11 @@ export interface Preflight {
  * with a node the agent runs on and our agent (deps.agent's clients refuse any other), no deploy already
  * running, and capacity for every wave.
  */
-export async function preflight(deps: RolloutDeps, plan: Plan): Promise<Preflight> {
+export async function preflight(
+  deps: RolloutDeps,
+  plan: Plan,
+  { dryRun = false }: { dryRun?: boolean } = {},
+): Promise<Preflight> {
   const { config, balancer, log } = deps;
   const settings = await balancer.settings();
   const failOpen = await balancer.failOpenMinimum?.();
@@ -102,6 +106,8 @@ export async function preflight(deps: RolloutDeps, plan: Plan): Promise<Prefligh
   const states = await balancer.states(config.hosts.map((h) => h.target));
   checkRegistered(deps, hosts, states, statuses);
   checkPlanCapacity(deps, plan, states, failOpen);
+  // a dry run makes no call that writes, even one that changes nothing
+  if (!dryRun) await proveRegister(deps, states);
   return { settings, model, agents, statuses, states, ...(failOpen ? { failOpen } : {}) };
 }
 
@@ -130,6 +136,26 @@ function checkRegistered(
   throw new BlockedError(
     `preflight: not registered in the balancer's target group: ${named.join(', ')}; register it there or correct hosts[].target; nothing was drained`,
   );
+}
+
+/**
+ * drain.method deregister puts every host back with RegisterTargets: a policy
+ * without it would leave the first host deregistered. Registering a target
+ * that is registered and healthy already changes nothing, so it proves the
+ * permission before anything is drained. With no healthy target there is
+ * nothing to prove it with: the undrain will say so if it is refused.
+ */
+async function proveRegister(
+  deps: RolloutDeps,
+  states: ReadonlyMap<string, TargetState>,
+): Promise<void> {
+  const { balancer, config } = deps;
+  if (config.drain.method !== 'deregister' || !balancer.proveRegister) return;
+  const healthy = config.hosts.find((h) => {
+    const s = states.get(h.target);
+    return s?.state === 'healthy' && s.unregistered === undefined;
+  });
+  if (healthy) await balancer.proveRegister(healthy.target);
 }
 
 function checkPlanCapacity(

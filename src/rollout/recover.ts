@@ -48,7 +48,14 @@ export async function recover(
     return { ...base, result, leftDrained: p.drained };
   }
   if (!p.stopped) {
-    if (!p.drained) return { ...base, result, leftDrained: false };
+    // the balancer refused the drain before anything changed (a deregister denied): exit 3
+    if (!p.drained)
+      return {
+        ...base,
+        result,
+        leftDrained: false,
+        ...(error instanceof BlockedError ? { blocked: true } : {}),
+      };
     try {
       await rec.step('undrain', () => actions.undrain());
       return { ...base, result, leftDrained: false };

@@ -1,3 +1,4 @@
+import type { TargetState } from '../balancer/balancer.js';
 import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import { readReleaseFiles } from './release-files.js';
 import { readReleaseEnv } from './release-env.js';
@@ -82,7 +83,7 @@ async function walk(
   plan: Plan,
   { files, env, publish, artifact }: Shipment,
 ): Promise<RolloutResult> {
-  const pre = await preflight(deps, plan);
+  const pre = await preflight(deps, plan, { dryRun: options.dryRun });
   const missing = publish ? [] : missingRelease(pre.statuses, plan.release);
   if (missing.length > 0) {
     for (const agent of pre.agents.values()) agent.close?.();
@@ -174,6 +175,7 @@ async function walk(
     next = later ? prepare(later) : Promise.resolve([]);
     // the earlier waves' outcomes are kept: stopping here is reported, not thrown away
     await awaitSlowStart(deps, rampEnds);
+    if (deps.signal.aborted) break;
     blocked = await guardCapacity(deps, wave, pre.failOpen);
     if (blocked) break;
     deps.log.emit({
@@ -270,16 +272,25 @@ async function endedOn(
   );
 }
 
-/** Right before a wave drains: the balancer's current view, not the preflight's. */
+/**
+ * Right before a wave drains: the balancer's current view, not the preflight's.
+ * A balancer that cannot answer (throttled past the retry bound, 5xx, access
+ * denied) stops the rollout here like a refusal: earlier waves are deployed,
+ * and throwing would lose their result, the report and on_failure rollback.
+ */
 async function guardCapacity(
   deps: RolloutDeps,
   wave: readonly HostConfig[],
   failOpen: FailOpenMinimum | undefined,
 ): Promise<string | undefined> {
-  const states = await deps.balancer.states(targets(deps.config.hosts));
+  const before = `capacity guard before ${wave.map((h) => h.name).join(', ')}`;
+  let states: ReadonlyMap<string, TargetState>;
+  try {
+    states = await deps.balancer.states(targets(deps.config.hosts));
+  } catch (error) {
+    return `${before}: the balancer did not answer (${error instanceof Error ? error.message : String(error)}); nothing of this wave was drained`;
+  }
   const verdict = waveCapacity(deps, wave, states, failOpen);
   deps.log.emit({ level: 'debug', event: 'capacity', message: verdict.message });
-  return verdict.ok
-    ? undefined
-    : `capacity guard before ${wave.map((h) => h.name).join(', ')}: ${verdict.message}`;
+  return verdict.ok ? undefined : `${before}: ${verdict.message}`;
 }

@@ -14,7 +14,12 @@ export async function awaitSlowStart(deps: RolloutDeps, rampEnds: number): Promi
     event: 'slow-start',
     message: `slow start: waiting ${formatMs(left)} for the previous wave to ramp up before draining the next`,
   });
-  await deps.clock.sleep(left, deps.signal);
+  try {
+    await deps.clock.sleep(left, deps.signal);
+  } catch {
+    // an interrupt ends the wait, not the rollout: the caller stops before the
+    // next wave and reports the waves already deployed
+  }
 }
 
 /** When the last host of a wave that came back in rotation ends its slow start. */

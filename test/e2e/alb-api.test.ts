@@ -25,6 +25,49 @@ const endpoint = () => fleet.lab.elbv2!;
 const releases = (): Promise<string[]> => liveReleases((args) => fleet.deploy(args));
 const linesWith = (text: string, word: RegExp): string[] =>
   text.split('\n').filter((l) => word.test(l));
+/** Whether each host carries the drain marker, by its own agent (`deploy status`). */
+async function drainMarkers(): Promise<boolean[]> {
+  const r = await fleet.deploy(['status', '--json']);
+  const result = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event?: string; hosts?: { status?: { draining: unknown } }[] })
+    .find((l) => l.event === 'result');
+  return (result?.hosts ?? []).map((h) => h.status?.draining != null);
+}
+/** What the endpoint says of each lab target right now. */
+async function targetStates(): Promise<string[]> {
+  const listed = (await endpoint().group.health([], Date.now())) as {
+    Target: { Id: string };
+    TargetHealth: { State: string };
+  }[];
+  return fleet.lab.hosts.map(
+    (h) => listed.find((d) => d.Target.Id === h.address)?.TargetHealth.State ?? 'unused',
+  );
+}
+/**
+ * `deploy rollout` with drain.method deregister while the endpoint denies
+ * `action` once; what it printed, and where the fleet stands right after.
+ */
+async function deniedWithDeregister(action: 'RegisterTargets' | 'DeregisterTargets') {
+  await fleet.configure({ drainMethod: 'deregister' });
+  try {
+    const before = endpoint().calls.get('DeregisterTargets') ?? 0;
+    endpoint().inject(action, 'access-denied', 1);
+    const r = await fleet.deploy(['rollout', '--release', 'r2']);
+    return {
+      code: r.code,
+      output: `${r.stderr}\n${r.stdout}`,
+      lines: linesWith(r.stderr, new RegExp(`elasticloadbalancing:${action}\\b`)),
+      deregisterCalls: (endpoint().calls.get('DeregisterTargets') ?? 0) - before,
+      markers: await drainMarkers(),
+      states: await targetStates(),
+      servers: await Promise.all(fleet.lab.hosts.map((h) => fleet.lab.serverStatus(h.name))),
+    };
+  } finally {
+    await fleet.configure();
+  }
+}
 const MINIMUM_COUNT = 'target_group_health.unhealthy_state_routing.minimum_healthy_targets.count';
 
 describe('deploy rollout through an ALB API that refuses', () => {
@@ -40,6 +83,31 @@ describe('deploy rollout through an ALB API that refuses', () => {
     expect(endpoint().calls.get('DeregisterTargets')).toBeUndefined();
     expect(await releases()).toEqual(['r1', 'r1']);
     for (const h of fleet.lab.hosts) expect(await fleet.lab.serverStatus(h.name)).toBe('UP');
+  });
+
+  it('drain.method deregister, AccessDenied on DeregisterTargets: exit 3, one line, nothing drained', async () => {
+    const denied = await deniedWithDeregister('DeregisterTargets');
+    expect(denied.code, denied.output).toBe(3);
+    expect(denied.lines, denied.output).toHaveLength(1);
+    expect(denied.lines[0]).toContain('access denied');
+    // it was asked, and refused: the drain marker was never written, nothing is left drained
+    expect(denied.deregisterCalls).toBe(1);
+    expect(denied.output).not.toContain('left DRAINED');
+    expect(denied.markers).toEqual([false, false]);
+    expect(denied.states).toEqual(['healthy', 'healthy']);
+    expect(denied.servers).toEqual(['UP', 'UP']);
+    expect(await releases()).toEqual(['r1', 'r1']);
+  });
+
+  it('drain.method deregister, AccessDenied on RegisterTargets: exit 3 in preflight, nothing deregistered', async () => {
+    const denied = await deniedWithDeregister('RegisterTargets');
+    expect(denied.code, denied.output).toBe(3);
+    expect(denied.lines, denied.output).toHaveLength(1);
+    expect(denied.lines[0]).toContain('access denied');
+    expect(denied.deregisterCalls).toBe(0);
+    expect(denied.markers).toEqual([false, false]);
+    expect(denied.states).toEqual(['healthy', 'healthy']);
+    expect(await releases()).toEqual(['r1', 'r1']);
   });
 
   it('a target the group has only on another port: exit 3 in preflight naming it', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReport, startLoad } from '../../scripts/lab/index.js';
-import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
+import { liveReleases, rolloutUnderLoad, startFleet, type Fleet } from './fleet-harness.js';
 
 /**
  * The rollout through `balancer.kind: alb`: the real SDK, through its standard
@@ -80,4 +80,31 @@ describe('deploy rollout with balancer.kind alb under load', () => {
     // the endpoint acted on HAProxy: both servers are back in rotation there
     for (const h of fleet.lab.hosts) expect(await fleet.lab.serverStatus(h.name)).toBe('UP');
   });
+});
+
+describe('deploy rollout with balancer.kind alb: a release whose health fails', () => {
+  // after the deregister test above: deregister first, then health
+  it.each(['deregister', 'health'] as const)(
+    'drain.method %s: rolled back on the first host, exit 1, zero failed requests, the other host untouched',
+    async (drainMethod) => {
+      if (drainMethod === 'health') await fleet.configure();
+      else await fleet.configure({ drainMethod });
+      const bad = `r4-${drainMethod}`;
+      await fleet.stageEverywhere(bad, { bad: true });
+      const { result: r, seen } = await watchStates(() => rolloutUnderLoad(fleet, bad));
+      expect(r.code, r.log).toBe(1);
+      expect(r.stderr).toContain(
+        `rollout of ${bad} rolled back on web-1 at verify; web-2 not reached`,
+      );
+      expect(r.report.failed, formatReport(r.report)).toBe(0);
+      expect(r.result.hosts.map((h) => [h.host, h.result])).toEqual([['web-1', 'rolled-back']]);
+      expect(await releases()).toEqual(['r3', 'r3']);
+      // web-2 was never taken out; web-1 came back healthy through the balancer
+      expect(seen[1]).toEqual(['healthy']);
+      expect(seen[0]?.at(-1)).toBe('healthy');
+      for (const h of fleet.lab.hosts) expect(await fleet.lab.serverStatus(h.name)).toBe('UP');
+      const verify = await fleet.deploy(['verify']);
+      expect(verify.code, verify.stdout).toBe(0);
+    },
+  );
 });

@@ -202,7 +202,16 @@ export class FakeBalancer implements Balancer {
   settings() {
     return Promise.resolve(this.s);
   }
+  /** make the next `times` states() calls fail (an API throttled past the retry bound) */
+  failStates(error: Error, times = Number.POSITIVE_INFINITY): void {
+    this.statesError = { error, left: times };
+  }
+  private statesError: { error: Error; left: number } | undefined;
   states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
+    if (this.statesError && this.statesError.left > 0) {
+      this.statesError.left -= 1;
+      return Promise.reject(this.statesError.error);
+    }
     const now = this.clock.now();
     const out = new Map<string, TargetState>();
     for (const t of targets) {
@@ -219,15 +228,25 @@ export class FakeBalancer implements Balancer {
     if (!h.healthy) return false;
     return h.undrainedAt === 0 || now - h.undrainedAt >= this.s.interval * this.s.healthyThreshold;
   }
-  /** make register/deregister refuse (an IAM policy without them) */
+  /** make register (and deregister) refuse (an IAM policy without them) */
   refuse: Error | undefined;
+  /** make only deregister refuse */
+  refuseDeregister: Error | undefined;
+  /** targets the preflight registered again to prove the permission */
+  proved: string[] = [];
   deregister(target: string) {
-    if (this.refuse) return Promise.reject(this.refuse);
+    const refused = this.refuseDeregister ?? this.refuse;
+    if (refused) return Promise.reject(refused);
     this.deregistered.push(target);
     return Promise.resolve();
   }
   register() {
     if (this.refuse) return Promise.reject(this.refuse);
+    return Promise.resolve();
+  }
+  proveRegister(target: string) {
+    if (this.refuse) return Promise.reject(this.refuse);
+    this.proved.push(target);
     return Promise.resolve();
   }
   close() {

@@ -145,6 +145,9 @@ export class LabTargetGroup {
   async register(targets: readonly { Id: string; Port?: number }[], now: number): Promise<void> {
     for (const t of targets) {
       const reg = this.lookup(t);
+      // as on AWS: registering a target that is registered already changes nothing
+      // (its health included), which is how a rollout proves the permission
+      if (reg.registered) continue;
       reg.registered = true;
       reg.registeredAt = now;
       reg.seenUp = false;

@@ -56,6 +56,23 @@ describe('withRetry, the bound on top of the SDK', () => {
     expect(episodes).toEqual([{ attempts: 10, elapsed: 7000, cause: 'throttled' }]);
   });
 
+  it('counts the SDK attempts of the call that answered too', async () => {
+    const clock = new FakeClock();
+    // 6 throttled (two calls of 3), then a call whose SDK got two 5xx before its answer
+    const errors = [throttled(), throttled()];
+    const episodes: unknown[] = [];
+    await withRetry(
+      () => {
+        const e = errors.shift();
+        return e ? Promise.reject(e) : Promise.resolve({ $metadata: { attempts: 3 } });
+      },
+      clock,
+      { within: 60_000, firstPause: 1000, maxPause: 10_000 },
+      (e) => episodes.push(e),
+    );
+    expect(episodes).toEqual([{ attempts: 9, elapsed: 3000, cause: 'throttled' }]);
+  });
+
   it('does not retry what is an answer (access denied)', async () => {
     const clock = new FakeClock();
     let calls = 0;

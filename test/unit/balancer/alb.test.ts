@@ -217,6 +217,27 @@ describe('the ALB balancer, registration', () => {
   });
 });
 
+describe('the ALB balancer, proving RegisterTargets', () => {
+  it('registers the healthy target again, as it is registered', async () => {
+    elb.on(RegisterTargetsCommand).resolves({});
+    await (await createAlbBalancer(config, deps)).proveRegister('10.0.1.11:8080');
+    expect(elb.commandCalls(RegisterTargetsCommand)[0]?.args[0].input).toEqual({
+      TargetGroupArn: arn,
+      Targets: [{ Id: '10.0.1.11', Port: 8080 }],
+    });
+  });
+
+  it('blocks on access denied naming elasticloadbalancing:RegisterTargets and what it tried', async () => {
+    elb.on(RegisterTargetsCommand).rejects(awsError('AccessDenied'));
+    const alb = await createAlbBalancer(config, deps);
+    const error = await rejection(alb.proveRegister('i-0abc123'));
+    expect(error).toBeInstanceOf(BlockedError);
+    expect(error.message).toBe(
+      'ALB checking RegisterTargets with i-0abc123, registered and healthy already (no change): access denied: the credentials lack the IAM permission elasticloadbalancing:RegisterTargets (docs/balancers.md lists all of them)',
+    );
+  });
+});
+
 describe('the ALB balancer, when AWS refuses', () => {
   const fails = async (error: Error): Promise<Error> => {
     elb.on(DescribeTargetHealthCommand).rejects(error);

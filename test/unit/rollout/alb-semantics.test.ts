@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FailOpenMinimum } from '../../../src/balancer/fail-open.js';
 import type { HealthCheckSettings } from '../../../src/config/types.js';
+import type { Log } from '../../../src/log.js';
 import { BlockedError } from '../../../src/errors.js';
 import { rollout } from '../../../src/rollout/rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
@@ -97,5 +98,20 @@ describe('a rollout through an ALB', () => {
       );
     }
     expect(f.log.events.filter((e) => e.event === 'slow-start')).toHaveLength(2);
+  });
+
+  it('an interrupt while slow start is waited out ends with the result, not a throw', async () => {
+    const f = albFleet(undefined, { slowStart: 20_000 });
+    const log: Log = {
+      emit: (e) => {
+        f.log.emit(e);
+        if (e.event === 'slow-start') f.controller.abort(new Error('SIGINT'));
+      },
+    };
+    const result = await rollout({ ...f.deps, log }, options);
+    expect(result.ok).toBe(false);
+    expect(result.hosts.map((h) => [h.host, h.result])).toEqual([['web-1', 'deployed']]);
+    expect(result.notReached).toEqual(['web-2', 'web-3']);
+    expect(f.actions(2)).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { BlockedError } from '../../../src/errors.js';
 import { planFleetRollback } from '../../../src/rollout/fleet-rollback.js';
 import { rollout } from '../../../src/rollout/rollout.js';
 import type { HostOutcome, RolloutOptions } from '../../../src/rollout/types.js';
@@ -109,5 +110,37 @@ describe('rollout.on_failure', () => {
       { host: 'web-1', reason: 'the rollback stopped first' },
     ]);
     expect(result.ended?.[0]).toEqual({ host: 'web-1', release: 'r2' });
+  });
+
+  it('rollback runs when the balancer failed to answer before a later wave', async () => {
+    const f = fleet(onFailure('rollback'));
+    // the capacity guard before web-2 gets no answer; the rollback's guard does
+    f.host(1).onCall = (op) => {
+      if (op === 'unlock' && f.host(1).release === 'r2')
+        f.balancer.failStates(new BlockedError('ALB reading target health: AWS throttled'), 1);
+    };
+    const result = await rollout(f.deps, options);
+    expect(result.blocked).toMatch(/^capacity guard before web-2: the balancer did not answer/);
+    expect(result.fleetRollback?.hosts.map((h) => `${h.host} ${h.result}`)).toEqual([
+      'web-1 deployed',
+    ]);
+    expect(result.ended).toEqual(ended('r1', 'r1', 'r1'));
+  });
+
+  it('a balancer that stays unanswering stops the rollback too, and the result says where each host is', async () => {
+    const f = fleet(onFailure('rollback'));
+    f.host(1).onCall = (op) => {
+      if (op === 'unlock')
+        f.balancer.failStates(new BlockedError('ALB reading target health: 503'));
+    };
+    const result = await rollout(f.deps, options);
+    expect(result.blocked).toMatch(/^capacity guard before web-2: the balancer did not answer/);
+    expect(result.fleetRollback?.blocked).toMatch(
+      /^capacity guard before web-1: the balancer did not answer \(ALB reading target health: 503\)/,
+    );
+    expect(result.fleetRollback?.kept).toEqual([
+      { host: 'web-1', reason: 'the rollback stopped first' },
+    ]);
+    expect(result.ended).toEqual(ended('r2', 'r1', 'r1'));
   });
 });

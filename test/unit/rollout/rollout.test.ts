@@ -9,7 +9,8 @@ import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';
 import { FakeBalancer, settings } from '../../support/fake-fleet.js';
-import { handshake } from '../../support/handshake.js';
+import { ended, handshake } from '../../support/handshake.js';
+import { rolloutFailure } from '../../../src/cli/deploy-hooks.js';
 
 const HANDSHAKE = handshake('r2');
 
@@ -381,27 +382,77 @@ describe('a stop that is not proven', () => {
   });
 });
 
-describe('a balancer that refuses to deregister', () => {
-  it('takes the drain marker off again: the host is not left out of rotation by its health', async () => {
+describe('drain.method deregister through a balancer that refuses', () => {
+  const deregistering = () => {
     const base = testConfig();
-    const f = fleet(
+    return fleet(
       { ...base, drain: { ...base.drain, method: 'deregister' } },
       'r1',
       (hosts, clock) =>
         new FakeBalancer(hosts, clock, { ...settings, deregistrationDelay: 30_000 }),
     );
-    const denied = new BlockedError(
-      'AccessDenied: elasticloadbalancing:DeregisterTargets is not allowed',
+  };
+
+  it('proves RegisterTargets in preflight on a healthy target, and refuses, exit 3, nothing touched', async () => {
+    const f = deregistering();
+    f.balancer.refuse = new BlockedError(
+      'ALB checking RegisterTargets with web-1, registered and healthy already (no change): access denied: the credentials lack the IAM permission elasticloadbalancing:RegisterTargets (docs/balancers.md lists all of them)',
     );
-    f.balancer.refuse = denied;
+    const failure = await rollout(f.deps, options).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(BlockedError);
+    expect((failure as Error).message).toContain('elasticloadbalancing:RegisterTargets');
+    for (const n of [1, 2, 3]) expect(f.actions(n)).toEqual([]);
+    expect(f.balancer.deregistered).toEqual([]);
+  });
+
+  it('proves it once, on a healthy target, and deploys when it is allowed', async () => {
+    const f = deregistering();
+    const result = await rollout(f.deps, options);
+    expect(result.ok).toBe(true);
+    expect(f.balancer.proved).toEqual(['web-1']);
+    expect(f.balancer.deregistered).toEqual(['web-1', 'web-2', 'web-3']);
+  });
+
+  it('a dry run makes no register call', async () => {
+    const f = deregistering();
+    const result = await rollout(f.deps, { ...options, dryRun: true });
+    expect(result.ok).toBe(true);
+    expect(f.balancer.proved).toEqual([]);
+  });
+
+  it('a deregister refused comes before the drain marker: nothing drained, not left drained, exit 3', async () => {
+    const f = deregistering();
+    f.balancer.refuseDeregister = new BlockedError(
+      'ALB deregistering web-1: access denied: the credentials lack the IAM permission elasticloadbalancing:DeregisterTargets (docs/balancers.md lists all of them)',
+    );
     const result = await rollout(f.deps, options);
     expect(result.hosts[0]).toMatchObject({
       result: 'failed',
       stoppedAt: 'drain',
-      leftDrained: true,
+      leftDrained: false,
+      blocked: true,
     });
+    expect(result.hosts[0]?.error).toContain('elasticloadbalancing:DeregisterTargets');
     expect(f.host(1).drained).toBe(false);
-    expect(f.actions(1)).toEqual(['lock', 'drain', 'undrain', 'unlock']);
+    expect(f.actions(1)).toEqual(['lock', 'unlock']);
+    expect(result.notReached).toEqual(['web-2', 'web-3']);
+    expect(rolloutFailure(result, 'stopped').exitCode).toBe(3);
+  });
+
+  it('a deregister refused that the balancer cannot confirm undone is undone like a drain', async () => {
+    const f = deregistering();
+    // both calls fail once the host is locked, and the balancer cannot say where the target is
+    f.host(1).onCall = (op) => {
+      if (op === 'lock') {
+        f.balancer.refuse = new BlockedError('ALB: AWS failed (5xx) on DeregisterTargets');
+        f.balancer.failStates(new BlockedError('ALB reading target health: 503'), 1);
+      }
+    };
+    const result = await rollout(f.deps, options);
+    // it may have been deregistered: the undrain is tried, and its refusal leaves it drained
+    expect(result.hosts[0]).toMatchObject({ stoppedAt: 'drain', leftDrained: true });
+    expect(result.hosts[0]?.blocked).toBeUndefined();
+    expect(f.actions(1)).toEqual(['lock', 'undrain', 'unlock']);
   });
 });
 
@@ -430,6 +481,26 @@ describe('stopping between waves', () => {
     expect(result.hosts.map((h) => [h.host, h.result])).toEqual([['web-1', 'deployed']]);
     expect(result.blocked).toMatch(/capacity guard before web-2/);
     expect(result.notReached).toEqual(['web-2', 'web-3']);
+  });
+
+  it('stops with a result, not a throw, when the balancer cannot answer before a later wave', async () => {
+    const f = fleet();
+    const throttled = new BlockedError(
+      "ALB reading target health: AWS throttled DescribeTargetHealth for 60.0 s (21 attempts, with backoff): retry when the account's API is less busy",
+    );
+    f.host(1).onCall = (op) => {
+      if (op === 'unlock') f.balancer.failStates(throttled);
+    };
+    const result = await rollout(f.deps, options);
+    expect(result.ok).toBe(false);
+    expect(result.hosts.map((h) => [h.host, h.result])).toEqual([['web-1', 'deployed']]);
+    expect(result.blocked).toBe(
+      `capacity guard before web-2: the balancer did not answer (${throttled.message}); nothing of this wave was drained`,
+    );
+    expect(result.notReached).toEqual(['web-2', 'web-3']);
+    expect(result.ended).toEqual(ended('r2', 'r1', 'r1'));
+    expect(rolloutFailure(result, 'stopped').exitCode).toBe(3);
+    for (const n of [2, 3]) expect(f.actions(n)).toEqual([]);
   });
 
   it('marks a host whose lock was taken after preflight as blocked, not failed', async () => {
