@@ -24,6 +24,37 @@ export function partialReleases(rows: readonly HostReleases[]): PartialRelease[]
   });
 }
 
+export interface MixedRelease {
+  readonly release: string;
+  /** the hosts holding each build, by the sha256 of the artifact it came from */
+  readonly builds: readonly { readonly sha256: string; readonly hosts: readonly string[] }[];
+}
+
+/**
+ * Release ids whose hosts hold different builds (an artifact shipped under an
+ * id that another artifact had used): a rollback to it would run different
+ * code on different hosts.
+ */
+export function mixedReleases(rows: readonly HostReleases[]): MixedRelease[] {
+  const shas = new Map<string, Map<string, string[]>>();
+  for (const row of rows) {
+    if (!('inventory' in row)) continue;
+    for (const r of row.inventory.releases) {
+      if (r.artifactSha256 === null) continue;
+      const bySha = shas.get(r.id) ?? new Map<string, string[]>();
+      bySha.set(r.artifactSha256, [...(bySha.get(r.artifactSha256) ?? []), row.host]);
+      shas.set(r.id, bySha);
+    }
+  }
+  return [...shas]
+    .filter(([, bySha]) => bySha.size > 1)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([release, bySha]) => ({
+      release,
+      builds: [...bySha].map(([sha256, hosts]) => ({ sha256, hosts })),
+    }));
+}
+
 /** `3m ago`, `5h ago`, `12d ago`: an age, not a stopwatch */
 function age(ms: number): string {
   if (ms < 3_600_000) return `${formatMs(ms)} ago`;
@@ -38,6 +69,7 @@ function age(ms: number): string {
  */
 export function renderReleases(rows: readonly HostReleases[]): string {
   const partial = new Map(partialReleases(rows).map((p) => [p.release, p.missingOn]));
+  const mixed = new Set(mixedReleases(rows).map((m) => m.release));
   const lines: string[] = [];
   for (const row of rows) {
     if (!('inventory' in row)) {
@@ -50,7 +82,9 @@ export function renderReleases(rows: readonly HostReleases[]): string {
       const role =
         r.id === inventory.current ? 'current' : r.id === inventory.previous ? 'previous' : '';
       const missing = partial.get(r.id);
-      const flag = missing ? `  (not on ${missing.join(', ')})` : '';
+      const flag =
+        (missing ? `  (not on ${missing.join(', ')})` : '') +
+        (mixed.has(r.id) ? '  (a different build on other hosts)' : '');
       const compose = r.composeSha256 ? `  compose.yml ${r.composeSha256.slice(0, 12)}` : '';
       lines.push(
         `  ${r.id.padEnd(20)} ${role.padEnd(8)} ${age(r.ageMs).padStart(10)}  ${megabytes(r.bytes).padStart(9)}${compose}${flag}`,

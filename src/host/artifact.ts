@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OperationError, UsageError } from '../errors.js';
 import type { HostExec } from './exec.js';
@@ -39,8 +39,33 @@ export async function artifactState(
 ): Promise<{ present: true } | { present: false; upload: string }> {
   if ((await artifactSha256(root, release)) === sha) return { present: true };
   await mkdir(path.join(root, 'releases'), { recursive: true });
+  await removeLeftovers(root, Date.now());
   const name = `.upload-${release}-${randomBytes(6).toString('hex')}.tgz`;
   return { present: false, upload: path.join(root, 'releases', name) };
+}
+
+/** hidden names that only exist while an upload, an extract or a prune runs */
+const IN_FLIGHT = /^\.(upload-.*\.tgz|.+\.extract-[0-9a-f]{12}(\.old)?|.+\.pruned-\d+)$/;
+/** older than any upload or extract can take (the agent's own bound is 10 minutes) */
+export const LEFTOVER_AGE_MS = 60 * 60_000;
+
+/**
+ * What a dropped connection or a killed agent left in `releases/`: an upload,
+ * an extract or a prune that never finished. Removed once it is older than
+ * anything in flight can be, so a concurrent upload is never touched.
+ */
+export async function removeLeftovers(root: string, now: number): Promise<string[]> {
+  const dir = path.join(root, 'releases');
+  const removed: string[] = [];
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!IN_FLIGHT.test(name)) continue;
+    const full = path.join(dir, name);
+    const info = await lstat(full).catch(() => undefined);
+    if (!info || now - info.mtimeMs < LEFTOVER_AGE_MS) continue;
+    await rm(full, { recursive: true, force: true }).catch(() => undefined);
+    removed.push(name);
+  }
+  return removed;
 }
 
 async function fileSha256(file: string): Promise<string> {
@@ -73,7 +98,10 @@ export async function installArtifact(
     // (both settle before anything is judged: the finally must not remove tmp under tar)
     const [hashed, extracted] = await Promise.allSettled([
       fileSha256(upload),
-      exec(['tar', '-xzf', upload, '-C', tmp, '--no-same-owner'], { timeoutMs: 10 * 60_000 }),
+      // owned by the agent's user, with its umask applied
+      exec(['tar', '-xzf', upload, '-C', tmp, '--no-same-owner', '--no-same-permissions'], {
+        timeoutMs: 10 * 60_000,
+      }),
     ]);
     if (hashed.status === 'rejected')
       throw new OperationError(`artifact upload ${upload} is missing: ${String(hashed.reason)}`);
@@ -87,7 +115,18 @@ export async function installArtifact(
       throw new OperationError(
         `artifact of release ${release} does not extract (tar exit ${r.code}: ${firstLine(r.stderr)}); nothing was installed`,
       );
-    await writeFile(path.join(tmp, ARTIFACT_SHA_FILE), `${sha}\n`, { mode: 0o644 });
+    // writable by its owner: a read-only directory in the build (a vendored module
+    // cache) would make the release impossible to replace or prune (-R follows no link)
+    const writable = await exec(['chmod', '-R', 'u+w', '--', tmp], { timeoutMs: 5 * 60_000 });
+    if (writable.code !== 0)
+      throw new OperationError(
+        `artifact of release ${release}: chmod u+w failed (${firstLine(writable.stderr)}); nothing was installed`,
+      );
+    // the tarball may hold an entry of that name (a symlink out of releases/, say):
+    // removed, then created afresh (O_EXCL never follows a link)
+    const shaFile = path.join(tmp, ARTIFACT_SHA_FILE);
+    await rm(shaFile, { recursive: true, force: true });
+    await writeFile(shaFile, `${sha}\n`, { mode: 0o644, flag: 'wx' });
     await replaceRelease(root, release, tmp);
     return { release, sha256: sha };
   } finally {

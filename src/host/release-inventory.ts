@@ -1,7 +1,7 @@
 import { lstat, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { releaseDir } from './layout.js';
-import { artifactSha256 } from './artifact.js';
+import { artifactSha256, removeLeftovers } from './artifact.js';
 import { composeSha256 } from './release-files.js';
 import { listReleases, readLiveRelease, readPreviousRelease } from './releases.js';
 
@@ -40,7 +40,13 @@ export async function releaseInventory(root: string, now: number): Promise<Relea
   const entries: ReleaseEntry[] = [];
   for (const id of await listReleases(root)) {
     const dir = releaseDir(root, id);
-    const createdMs = (await stat(dir)).mtimeMs;
+    // removed since it was listed (a prune elsewhere): not a release any more
+    const info = await stat(dir).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (!info) continue;
+    const createdMs = info.mtimeMs;
     entries.push({
       id,
       createdMs: Math.round(createdMs),
@@ -85,6 +91,8 @@ export async function pruneReleases(
     await rename(releaseDir(root, id), gone);
     await rm(gone, { recursive: true, force: true });
   }
+  // and what an interrupted upload, extract or prune left behind
+  await removeLeftovers(root, now);
   const kept = inventory.releases.map((r) => r.id).filter((id) => !removed.includes(id));
   return { removed, kept };
 }

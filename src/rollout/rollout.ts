@@ -128,7 +128,13 @@ async function walk(
     return a;
   };
   const ship = artifact
-    ? artifactShipper(deps.log, artifact, plan.release, deps.config.rollout.uploadConcurrency)
+    ? artifactShipper(
+        deps.log,
+        artifact,
+        plan.release,
+        deps.config.rollout.uploadConcurrency,
+        deps.signal,
+      )
     : undefined;
   const prepare = (wave: readonly HostConfig[]) =>
     Promise.allSettled(

@@ -55,13 +55,21 @@ export function artifactShipper(
   artifact: LocalArtifact,
   release: string,
   concurrency: number,
+  signal?: AbortSignal,
 ): (host: HostConfig, agent: HostAgent) => Promise<ShipResult> {
   const slot = limiter(concurrency);
   return (host, agent) => {
     if (!agent.shipArtifact)
       throw new OperationError(`${host.name}: this agent cannot receive an artifact`);
     const ship = agent.shipArtifact.bind(agent);
-    return slot(() => ship(release, artifact, progressReporter(log, host.name, release)));
+    return slot(() => {
+      // interrupted (Ctrl-C): an upload still waiting for its turn never starts
+      if (signal?.aborted)
+        return Promise.reject(
+          new OperationError(`${host.name}: interrupted before the artifact was uploaded`),
+        );
+      return ship(release, artifact, progressReporter(log, host.name, release));
+    });
   };
 }
 

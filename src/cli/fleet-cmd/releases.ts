@@ -1,6 +1,11 @@
 import { BlockedError } from '../../errors.js';
 import { mapLimit } from '../../fleet/map-limit.js';
-import { partialReleases, renderReleases, type HostReleases } from '../releases-report.js';
+import {
+  mixedReleases,
+  partialReleases,
+  renderReleases,
+  type HostReleases,
+} from '../releases-report.js';
 import { open, messageOf, type FleetFlags } from './open.js';
 
 /** `deploy releases`: what each host has under releases/, current and previous. */
@@ -17,7 +22,11 @@ export async function runReleases(flags: FleetFlags): Promise<void> {
     });
     out.text(renderReleases(rows));
     const unreachable = rows.filter((r) => 'error' in r).map((r) => r.host);
-    out.result(unreachable.length === 0, { hosts: rows, partial: partialReleases(rows) });
+    out.result(unreachable.length === 0, {
+      hosts: rows,
+      partial: partialReleases(rows),
+      mixed: mixedReleases(rows),
+    });
     if (unreachable.length) throw new BlockedError(`unreachable: ${unreachable.join(', ')}`);
   } finally {
     await fleet.close();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  mixedReleases,
   partialReleases,
   renderReleases,
   type HostReleases,
@@ -45,5 +46,37 @@ describe('deploy releases', () => {
     expect(lines[3]).toMatch(/^ {2}r1 .*\(not on web-2\)$/);
     expect(lines[1]).not.toContain('not on');
     expect(lines.at(-1)).toBe('web-3: unreachable: connect ECONNREFUSED');
+  });
+});
+
+describe('deploy releases and different builds under one id', () => {
+  const built = (host: string, sha: string): HostReleases => ({
+    host,
+    inventory: {
+      current: 'r4',
+      previous: null,
+      releases: [entry('r4', { artifactSha256: sha })],
+    },
+  });
+
+  it('flags a release id whose hosts hold different artifacts', () => {
+    const rows = [built('web-1', 'a'.repeat(64)), built('web-2', 'b'.repeat(64))];
+    expect(mixedReleases(rows)).toEqual([
+      {
+        release: 'r4',
+        builds: [
+          { sha256: 'a'.repeat(64), hosts: ['web-1'] },
+          { sha256: 'b'.repeat(64), hosts: ['web-2'] },
+        ],
+      },
+    ]);
+    expect(renderReleases(rows)).toContain('r4');
+    expect(renderReleases(rows)).toContain('(a different build on other hosts)');
+  });
+
+  it('says nothing when every host has the same build', () => {
+    const rows = [built('web-1', 'a'.repeat(64)), built('web-2', 'a'.repeat(64))];
+    expect(mixedReleases(rows)).toEqual([]);
+    expect(renderReleases(rows)).not.toContain('different build');
   });
 });

@@ -1,10 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, symlink, truncate, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  stat,
+  symlink,
+  truncate,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { artifactState, installArtifact } from '../../../src/host/artifact.js';
+import {
+  LEFTOVER_AGE_MS,
+  artifactState,
+  installArtifact,
+  removeLeftovers,
+} from '../../../src/host/artifact.js';
 import { createHostExec } from '../../../src/host/exec.js';
 import { sha256 } from '../../../src/host/release-files.js';
 
@@ -32,6 +49,60 @@ async function upload(release: string): Promise<{ file: string; sha: string }> {
 
 const hidden = async () =>
   (await readdir(path.join(root, 'releases'))).filter((n) => n.startsWith('.'));
+
+describe('installArtifact with a hostile or awkward tarball', () => {
+  it('never writes its sha256 through a symlink the tarball carries under that name', async () => {
+    const outside = path.join(root, 'outside.txt');
+    await writeFile(outside, 'precious\n');
+    await symlink(outside, path.join(build, '.artifact-sha256'));
+    const { file, sha } = await upload('r2');
+    await installArtifact(root, 'r2', sha, file, exec);
+    expect(await readFile(outside, 'utf8')).toBe('precious\n');
+    const recorded = path.join(root, 'releases/r2/.artifact-sha256');
+    expect((await lstat(recorded)).isFile()).toBe(true);
+    expect(await readFile(recorded, 'utf8')).toBe(`${sha}\n`);
+  });
+
+  it('leaves a read-only directory of the build writable by its owner, so it can be pruned', async () => {
+    await mkdir(path.join(build, 'vendor'));
+    await writeFile(path.join(build, 'vendor', 'lib.js'), 'x');
+    await chmod(path.join(build, 'vendor'), 0o555);
+    const { file, sha } = await upload('r2');
+    await installArtifact(root, 'r2', sha, file, exec);
+    expect((await stat(path.join(root, 'releases/r2/vendor'))).mode & 0o200).toBe(0o200);
+  });
+});
+
+describe('leftovers in releases/', () => {
+  it('removes uploads, extracts and prunes older than anything in flight, and nothing else', async () => {
+    const dir = path.join(root, 'releases');
+    await mkdir(path.join(dir, 'r1'), { recursive: true });
+    const names = [
+      '.upload-r2-0123456789ab.tgz',
+      '.r2.extract-0123456789ab',
+      '.r1.pruned-4242',
+      '.keep-me',
+    ];
+    for (const n of names) await writeFile(path.join(dir, n), 'x');
+    await writeFile(path.join(dir, '.upload-r3-abcdefabcdef.tgz'), 'fresh');
+    const old = new Date(Date.now() - LEFTOVER_AGE_MS - 60_000);
+    for (const n of [...names, 'r1']) await utimes(path.join(dir, n), old, old);
+    const removed = await removeLeftovers(root, Date.now());
+    expect(removed.sort()).toEqual(names.slice(0, 3).sort());
+    expect((await readdir(dir)).sort()).toEqual(['.keep-me', '.upload-r3-abcdefabcdef.tgz', 'r1']);
+  });
+
+  it('are cleaned when the next upload is handed out', async () => {
+    const dir = path.join(root, 'releases');
+    await mkdir(dir, { recursive: true });
+    const stale = path.join(dir, '.upload-r1-0123456789ab.tgz');
+    await writeFile(stale, 'x'.repeat(1000));
+    const old = new Date(Date.now() - LEFTOVER_AGE_MS - 60_000);
+    await utimes(stale, old, old);
+    await artifactState(root, 'r2', 'f'.repeat(64));
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
 
 describe('installArtifact', () => {
   it('extracts into releases/<id>/ and records the sha256, which then skips the upload', async () => {

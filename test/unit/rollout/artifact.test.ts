@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { sha256 } from '../../../src/host/release-files.js';
 import { artifactPath, readArtifact } from '../../../src/rollout/artifact.js';
-import { limiter } from '../../../src/rollout/ship.js';
+import { artifactShipper, limiter } from '../../../src/rollout/ship.js';
+import { silentLog } from '../../../src/log.js';
+import type { HostAgent } from '../../../src/agent-client/host-agent.js';
+import type { HostConfig } from '../../../src/config/types.js';
 
 const tmp = () => mkdtemp(path.join(tmpdir(), 'handoff-read-artifact-'));
 
@@ -75,5 +78,33 @@ describe('limiter', () => {
     }
     await Promise.all(jobs);
     expect(started).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+describe('artifactShipper', () => {
+  it('interrupted, starts no upload that was still waiting for its turn', async () => {
+    const controller = new AbortController();
+    const started: string[] = [];
+    let finish: () => void = () => undefined;
+    const agent = (name: string): HostAgent =>
+      ({
+        host: name,
+        shipArtifact: () => {
+          started.push(name);
+          return new Promise((resolve) => {
+            finish = () => resolve({ uploaded: true, bytes: 1 });
+          });
+        },
+      }) as unknown as HostAgent;
+    const artifact = { path: '/x.tgz', sha256: 'a'.repeat(64), bytes: 1 };
+    const ship = artifactShipper(silentLog, artifact, 'r2', 1, controller.signal);
+    const host = (name: string) => ({ name }) as HostConfig;
+    const first = ship(host('web-1'), agent('web-1'));
+    const second = ship(host('web-2'), agent('web-2'));
+    controller.abort();
+    finish();
+    await expect(first).resolves.toEqual({ uploaded: true, bytes: 1 });
+    await expect(second).rejects.toThrow(/web-2: interrupted before the artifact was uploaded/);
+    expect(started).toEqual(['web-1']);
   });
 });
