@@ -7,6 +7,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          maxWorkers: 2,
+          // the unit files first, then the labs
+          sequence: { groupOrder: 0 },
           testTimeout: 20_000,
         },
       },
@@ -15,8 +18,12 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/e2e/global-setup.ts'],
-          // the lab binds fixed loopback addresses and mounts: one file at a time
-          fileParallelism: false,
+          // each file's lab has its own loopback subnet (127.0.N), work dir and mount
+          // namespaces, so two files run side by side: a lab mostly waits (health
+          // intervals, overlaps), and a test waits on conditions, never on speed
+          fileParallelism: true,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
           testTimeout: 360_000,
           hookTimeout: 180_000,
         },
