@@ -51,6 +51,30 @@ describe('capacity', () => {
     });
   });
 
+  it('with rollout.allow_downtime: true and hosts left serving, says ok', () => {
+    const model = timingModel(input({ hosts: 3, rollout: { allowDowntime: true } }));
+    expect(only(model, 'capacity')).toMatchObject({
+      ok: true,
+      message: '3 hosts − batch 1 = 2 serving, rollout.allow_downtime: true: ok',
+    });
+  });
+
+  it('advises two hosts a batch of one, not what it tells a single host', () => {
+    const model = timingModel(input({ hosts: 2, rollout: { batch: { kind: 'count', count: 2 } } }));
+    expect(only(model, 'capacity')?.message).toBe(
+      '2 hosts − batch 2 = 0 serving < min_healthy 1: the capacity guard would block the first batch; set rollout.batch: 1, or add hosts',
+    );
+  });
+
+  it('names both keys when both must change', () => {
+    const model = timingModel(
+      input({ hosts: 3, rollout: { minHealthy: 3, batch: { kind: 'count', count: 3 } } }),
+    );
+    expect(only(model, 'capacity')?.message).toBe(
+      '3 hosts − batch 3 = 0 serving < min_healthy 3: the capacity guard would block the first batch; set rollout.min_healthy: 2 and rollout.batch: 1, or add hosts',
+    );
+  });
+
   it('advises a batch that leaves min_healthy serving when the batch is the problem', () => {
     const model = timingModel(input({ hosts: 3, rollout: { batch: { kind: 'count', count: 3 } } }));
     expect(only(model, 'capacity')?.message).toBe(
