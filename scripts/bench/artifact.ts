@@ -4,7 +4,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { healthBundlePath } from '../build.js';
-import { labFiles, type Lab } from '../lab/index.js';
+import { sshClientOptions, type Lab } from '../lab/index.js';
 import { SERVICE_FILES, servicesDir } from '../lab/services.js';
 import type { RolloutResult, StepName } from '../../src/rollout/types.js';
 import { startBenchFleet, type BenchFleet } from './fleet.js';
@@ -43,25 +43,13 @@ async function buildArtifact(name: string, megabytes: number): Promise<string> {
  * on this machine, where the hosts share the orchestrator's cores).
  */
 async function scpTo(lab: Lab, file: string, atOnce: boolean): Promise<number> {
-  const files = labFiles(lab.layout.workDir);
   const started = performance.now();
   const one = async (h: Lab['hosts'][number]): Promise<void> => {
     const r = await execa(
       'scp',
       [
         '-q',
-        '-F',
-        '/dev/null',
-        '-i',
-        files.clientKey,
-        '-o',
-        'IdentitiesOnly=yes',
-        '-o',
-        `UserKnownHostsFile=${files.knownHosts}`,
-        '-o',
-        'StrictHostKeyChecking=yes',
-        '-o',
-        'BatchMode=yes',
+        ...sshClientOptions(lab.layout.workDir),
         '-P',
         String(h.sshPort),
         file,

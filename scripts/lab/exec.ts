@@ -45,15 +45,10 @@ export function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-/** argv of the OpenSSH client logging in to a lab host as root, strictly checking its key. */
-export function sshArgv(
-  workDir: string,
-  host: Pick<LabHost, 'address' | 'sshPort'>,
-  argv: readonly string[],
-): string[] {
+/** OpenSSH client options (ssh, scp) for a lab host: the lab's key only, its host keys strictly. */
+export function sshClientOptions(workDir: string): string[] {
   const files = labFiles(workDir);
   return [
-    'ssh',
     '-F',
     '/dev/null',
     '-i',
@@ -66,6 +61,18 @@ export function sshArgv(
     'StrictHostKeyChecking=yes',
     '-o',
     'BatchMode=yes',
+  ];
+}
+
+/** argv of the OpenSSH client logging in to a lab host as root, strictly checking its key. */
+export function sshArgv(
+  workDir: string,
+  host: Pick<LabHost, 'address' | 'sshPort'>,
+  argv: readonly string[],
+): string[] {
+  return [
+    'ssh',
+    ...sshClientOptions(workDir),
     '-o',
     'ConnectTimeout=5',
     '-p',

@@ -16,7 +16,7 @@ export { labConfig } from './config.js';
 export type { LabConfigOptions } from './config.js';
 export { startLoad, formatReport } from './load.js';
 export type { Load, LoadOptions, LoadReport } from './load.js';
-export { inHost, nsenterArgv, sshArgv, sshExec, shellQuote } from './exec.js';
+export { inHost, nsenterArgv, sshArgv, sshClientOptions, sshExec, shellQuote } from './exec.js';
 export type { ExecOptions, ExecResult } from './exec.js';
 export { haproxyConfig, haproxyCommand, showStat, serverStatus } from './haproxy.js';
 export type { StatRow } from './haproxy.js';

@@ -1,10 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OperationError, UsageError } from '../errors.js';
 import type { HostExec } from './exec.js';
 import { releaseDir } from './layout.js';
+import { fileSha256 } from './release-files.js';
 import { readLiveRelease } from './releases.js';
 
 /** Beside the release's files: the sha256 of the artifact it was extracted from. */
@@ -68,12 +68,6 @@ export async function removeLeftovers(root: string, now: number): Promise<string
   return removed;
 }
 
-async function fileSha256(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
 /**
  * The uploaded file becomes `releases/<id>/`: its sha256 checked against what
  * the orchestrator read, extracted by the system tar into a hidden directory,
@@ -106,7 +100,7 @@ export async function installArtifact(
     if (hashed.status === 'rejected')
       throw new OperationError(`artifact upload ${upload} is missing: ${String(hashed.reason)}`);
     if (extracted.status === 'rejected') throw extracted.reason;
-    const [onHost, r] = [hashed.value, extracted.value];
+    const [onHost, r] = [hashed.value.sha256, extracted.value];
     if (onHost !== sha)
       throw new OperationError(
         `artifact of release ${release} arrived with sha256 ${onHost}, sent as ${sha}; nothing was installed`,

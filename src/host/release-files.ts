@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OperationError, UsageError } from '../errors.js';
@@ -15,6 +16,17 @@ export interface ReleaseFile {
   readonly name: string;
   readonly content: string;
   readonly sha256: string;
+}
+
+/** A file's sha256 and size, streamed: an artifact of many MB is never held in memory. */
+export async function fileSha256(file: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of createReadStream(file)) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), bytes };
 }
 
 export function sha256(content: string | Buffer): string {

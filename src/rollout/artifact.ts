@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { access, constants, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LocalArtifact } from '../agent-client/host-agent.js';
 import type { Config } from '../config/types.js';
 import { UsageError } from '../errors.js';
+import { fileSha256 } from '../host/release-files.js';
 import { packDirectory } from './pack-dir.js';
 
 export const ARTIFACT_EXTENSIONS = ['.tar.gz', '.tgz'] as const;
@@ -31,16 +30,6 @@ export interface ReadArtifact extends LocalArtifact {
   cleanup(): Promise<void>;
 }
 
-async function hashFile(file: string): Promise<{ sha256: string; bytes: number }> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  for await (const chunk of createReadStream(file)) {
-    hash.update(chunk as Buffer);
-    bytes += (chunk as Buffer).length;
-  }
-  return { sha256: hash.digest('hex'), bytes };
-}
-
 /**
  * The artifact as every host will get it, read once before any host is
  * touched: a `.tar.gz` / `.tgz` as it is, a directory packed with tar
@@ -63,7 +52,7 @@ export async function readArtifact(file: string, flag = '--artifact'): Promise<R
     try {
       const packed = path.join(dir, 'release.tgz');
       await packDirectory(file, packed, flag);
-      return { path: packed, ...(await hashFile(packed)), cleanup };
+      return { path: packed, ...(await fileSha256(packed)), cleanup };
     } catch (error) {
       await cleanup();
       throw error;
@@ -72,5 +61,5 @@ export async function readArtifact(file: string, flag = '--artifact'): Promise<R
   if (!info.isFile()) throw bad('neither a file nor a directory');
   if (!ARTIFACT_EXTENSIONS.some((ext) => file.endsWith(ext)))
     throw bad('expected a .tar.gz or .tgz file, or a directory');
-  return { path: file, ...(await hashFile(file)), cleanup: () => Promise.resolve() };
+  return { path: file, ...(await fileSha256(file)), cleanup: () => Promise.resolve() };
 }
