@@ -1,4 +1,4 @@
-import { formatMs } from '../rollout/recorder.js';
+import { formatMs } from '../timing/duration.js';
 import type { Plan } from '../rollout/plan.js';
 import type {
   FleetRollbackResult,

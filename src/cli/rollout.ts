@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/read.js';
+import { loadConfig } from '../config/load.js';
 import { toHostJson } from '../config/serialize.js';
 import { sha256 } from '../host/release-files.js';
 import { loadHooks } from '../hooks/hooks.js';

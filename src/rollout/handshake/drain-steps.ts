@@ -1,5 +1,5 @@
 import { OperationError } from '../../errors.js';
-import { formatMs } from '../recorder.js';
+import { formatMs } from '../../timing/duration.js';
 import { awaitRotation, describeState, type RotationWait } from '../rotation.js';
 import type { HostContext, HostStep, StepVerdict } from './step.js';
 import { balancerWord } from './balancer-word.js';

@@ -1,7 +1,8 @@
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { HostConfig } from '../../config/types.js';
 import { hostActions } from '../host-actions.js';
-import { formatMs, StepRecorder } from '../recorder.js';
+import { formatMs } from '../../timing/duration.js';
+import { StepRecorder } from '../recorder.js';
 import { describeState, rotationBounds, type Bounds } from '../rotation.js';
 import type { RolloutDeps } from '../types.js';
 import {
