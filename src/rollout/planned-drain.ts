@@ -3,7 +3,8 @@ import type { HostAgent } from '../agent-client/host-agent.js';
 import { OperationError } from '../errors.js';
 import { hostActions } from './host-actions.js';
 import { formatMs, StepRecorder } from './recorder.js';
-import { awaitRotation, describeState, rotationBounds } from './rotation.js';
+import { settingsOfEach } from '../balancer/set.js';
+import { awaitRotation, boundsOfBalancers, describeState } from './rotation.js';
 import type { RolloutDeps } from './types.js';
 
 export interface PlannedDrainOptions {
@@ -58,7 +59,7 @@ export async function plannedDrain(
   });
   if (!options.wait) return done(false);
 
-  const bounds = rotationBounds(await balancer.settings(), config.drain);
+  const bounds = boundsOfBalancers(await settingsOfEach(balancer), config.drain);
   const bound = options.drain ? bounds.awaitOut : bounds.awaitIn;
   const wait = await rec.step(
     options.drain ? 'await-out' : 'await-in',

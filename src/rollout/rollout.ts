@@ -1,5 +1,4 @@
 import type { TargetState } from '../balancer/balancer.js';
-import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import { readReleaseFiles } from './release-files.js';
 import { readReleaseEnv } from './release-env.js';
 import type { EnvVars } from '../host/release-env.js';
@@ -7,7 +6,6 @@ import type { HostConfig } from '../config/types.js';
 import { BlockedError, UsageError } from '../errors.js';
 import { RELEASE_ID } from '../release-id.js';
 import { deployHost } from './host-deploy.js';
-import { rotationBounds } from './rotation.js';
 import { drainLease } from './host-actions.js';
 import { planRollout, selectHosts, type Plan } from './plan.js';
 import { preflight, targets, waveCapacity, type Preflight } from './preflight.js';
@@ -92,7 +90,7 @@ async function walk(
     );
   }
   const startedAt = deps.clock.now();
-  const bounds = rotationBounds(pre.settings, deps.config.drain);
+  const bounds = pre.bounds;
   if (options.dryRun) {
     for (const agent of pre.agents.values()) agent.close?.();
     return {
@@ -287,7 +285,7 @@ async function endedOn(
 async function guardCapacity(
   deps: RolloutDeps,
   wave: readonly HostConfig[],
-  failOpen: FailOpenMinimum | undefined,
+  failOpen: Preflight['failOpen'],
 ): Promise<string | undefined> {
   const before = `capacity guard before ${wave.map((h) => h.name).join(', ')}`;
   let states: ReadonlyMap<string, TargetState>;
