@@ -1,8 +1,8 @@
-import type { KeyPath } from './document.js';
+import type { KeyPath, RuleProblem } from './where.js';
 import { healthCheckKeys } from './balancer-schema.js';
 import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
 import { defaultName } from './normalize-balancer.js';
-import { duplicates, list, record, type Rule, type RuleProblem } from './rule-read.js';
+import { duplicates, list, record, type Rule } from './rule-read.js';
 
 /**
  * The rules of `balancer:` / `balancers:` that one entry's schema cannot see:

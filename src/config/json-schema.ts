@@ -34,7 +34,7 @@ export function configJsonSchema(): Record<string, unknown> {
   });
   const { $schema, ...rest } = schema;
   // `balancer` (one) or `balancers` (a list): exactly one of the two (rules.ts)
-  const required = ((rest.required ?? [])).filter((k) => k !== 'balancer');
+  const required = (rest.required ?? []).filter((k) => k !== 'balancer');
   return {
     $schema,
     $id: SCHEMA_ID,

@@ -1,11 +1,6 @@
-import type { KeyPath } from './document.js';
+import type { RuleProblem } from './where.js';
 
 /** How the rules read the raw document: defensively, a value of the wrong type is the schema's problem. */
-
-export interface RuleProblem {
-  readonly path: KeyPath;
-  readonly message: string;
-}
 
 export type Rule = (doc: Readonly<Record<string, unknown>>) => RuleProblem[];
 

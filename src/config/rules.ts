@@ -1,5 +1,6 @@
 import { balancerRules } from './balancer-rules.js';
-import { duplicates, isRecord, list, record, type Rule, type RuleProblem } from './rule-read.js';
+import { duplicates, isRecord, list, record, type Rule } from './rule-read.js';
+import type { RuleProblem } from './where.js';
 import { envRules } from './env-rules.js';
 
 /**
@@ -9,7 +10,7 @@ import { envRules } from './env-rules.js';
  * gets both lines in one run.
  */
 
-export type { RuleProblem } from './rule-read.js';
+export type { RuleProblem } from './where.js';
 
 export function checkRules(data: unknown): RuleProblem[] {
   if (!isRecord(data)) return [];

@@ -3,7 +3,7 @@ import type { Balancer } from '../../../src/balancer/balancer.js';
 import { BalancerSet } from '../../../src/balancer/set.js';
 import type { HealthCheckSettings } from '../../../src/config/types.js';
 import { BlockedError, OperationError } from '../../../src/errors.js';
-import { plannedDrain } from '../../../src/rollout/planned-drain.js';
+import { plannedDrain } from '../../../src/rollout/handshake/planned-drain.js';
 import { rollout } from '../../../src/rollout/rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
