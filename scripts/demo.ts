@@ -5,6 +5,8 @@
 // every host. Everything is torn down on exit, on failure and on Ctrl-C.
 // `npm run demo -- --runtime compose`: the same with real containers (Podman,
 // docs/lab.md); `--subnet` and `--work-dir` keep it apart from another lab.
+// `npm run demo -- --balancers 2`: an HAProxy pair with different check timings in
+// front of the same hosts, load through both frontends (docs/balancers.md).
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -47,6 +49,7 @@ function demoArgs() {
       // or LAB_BALANCER=alb: deploy.yml says kind alb, and the CLI reaches the lab's
       // ELBv2 endpoint through the SDK's standard endpoint override
       balancer: { type: 'string' },
+      balancers: { type: 'string', default: '1' },
       subnet: { type: 'string' },
       'work-dir': { type: 'string' },
     },
@@ -57,9 +60,14 @@ function demoArgs() {
   const balancer = values.balancer ?? process.env.LAB_BALANCER ?? 'haproxy';
   if (balancer !== 'haproxy' && balancer !== 'alb')
     throw new Error(`--balancer ${balancer}: use haproxy or alb`);
+  if (values.balancers !== '1' && values.balancers !== '2')
+    throw new Error(`--balancers ${values.balancers}: use 1 or 2 (an HAProxy pair)`);
+  if (values.balancers === '2' && balancer !== 'haproxy')
+    throw new Error('--balancers 2 is an HAProxy pair: leave out --balancer alb');
   return {
     runtime,
     balancer,
+    ...(values.balancers === '2' ? { pair: true } : {}),
     ...(values.subnet ? { subnet: values.subnet } : {}),
     ...(values['work-dir'] ? { workDir: values['work-dir'] } : {}),
   } as const;
@@ -91,6 +99,7 @@ async function main(): Promise<number> {
   const what = [
     args.balancer === 'alb' ? ", behind the lab's ELBv2 endpoint" : '',
     args.runtime === 'compose' ? ', services in Podman containers' : '',
+    'pair' in args ? ', and a second HAProxy with slower checks (a pair)' : '',
   ].join('');
   say(`starting the lab: ${HOSTS} hosts with real sshd behind a real HAProxy${what}`);
   const lab = await startLab({ hosts: HOSTS, ...args, report: (l) => console.log(`  ${l}`) });
@@ -114,25 +123,35 @@ async function main(): Promise<number> {
     await stage(lab, 'r2');
     const env = (h: (typeof lab.hosts)[number]) => composeEnv(lab.layout, h);
     const watchdogs = startWatchdogs(lab.hosts, args.runtime === 'compose' ? { env } : {});
-    const load = startLoad({ url: lab.url, concurrency: 8, maxDurationMs: 600_000 });
+    // a pair: load through each frontend, as the clients of both would send it
+    const loads = lab.haproxies.slice(0, lab.layout.pair ? 2 : 1).map((h) => ({
+      name: h.name,
+      load: startLoad({ url: h.url, concurrency: 8, maxDurationMs: 600_000 }),
+    }));
     const code = await deploy(bundle, configPath, deployEnv, ['rollout', '--release', 'r2']);
-    const report = await load.stop();
+    const reports = await Promise.all(
+      loads.map(async (l) => ({ name: l.name, report: await l.load.stop() })),
+    );
     const restarts = (await watchdogs.stop()).flatMap((out) =>
       out.split('\n').filter((l) => /restart/.test(l)),
     );
 
     say('result');
-    console.log(
-      `  requests sent: ${report.total}   failed (non-2xx or socket errors): ${report.failed}`,
-    );
-    console.log(`  ${formatReport(report)}`);
+    for (const { name, report } of reports) {
+      const through = reports.length > 1 ? `through ${name}: ` : '';
+      console.log(
+        `  ${through}requests sent: ${report.total}   failed (non-2xx or socket errors): ${report.failed}`,
+      );
+      console.log(`  ${formatReport(report)}`);
+    }
+    const failed = reports.reduce((n, r) => n + r.report.failed, 0);
     console.log(`  watchdog restarts during the rollout: ${restarts.length}`);
     console.log(
-      code === 0 && report.failed === 0
+      code === 0 && failed === 0
         ? '\n  zero requests reached nowhere.'
         : '\n  the rollout did not go as it should: see above.',
     );
-    return code === 0 && report.failed === 0 ? 0 : 1;
+    return code === 0 && failed === 0 ? 0 : 1;
   } finally {
     say('tearing the lab down');
     await lab.stop();

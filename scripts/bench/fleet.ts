@@ -36,6 +36,8 @@ export interface BenchFleetOptions {
   readonly config?: LabConfigOptions;
   /** default haproxy; alb puts the lab's ELBv2 endpoint in front of it */
   readonly balancer?: LabBalancer;
+  /** a second HAProxy with slower checks in front of the same hosts (an HAProxy pair) */
+  readonly pair?: boolean;
   /** --batch of the first rollout: a fresh fleet has no capacity to guard */
   readonly firstBatch?: string;
   readonly report?: (line: string) => void;
@@ -56,6 +58,7 @@ export async function startBenchFleet(options: BenchFleetOptions): Promise<Bench
     subnet: options.subnet,
     workDir: options.workDir,
     ...(options.balancer ? { balancer: options.balancer } : {}),
+    ...(options.pair ? { pair: true } : {}),
     report,
   });
   const configPath = path.join(lab.layout.workDir, 'deploy.yml');

@@ -25,9 +25,39 @@ export function resultOf(stdout: string): RolloutResult {
   return line as unknown as RolloutResult;
 }
 
+/** One load per frontend (an HAProxy pair has two), counted together. */
+function loadAll(lab: Lab): { stop(): Promise<LoadReport> } {
+  const urls = lab.layout.pair ? lab.haproxies.map((h) => h.url) : [lab.url];
+  const loads = urls.map((url) => startLoad({ url, ...LOAD }));
+  return {
+    stop: async () => {
+      const reports = await Promise.all(loads.map((l) => l.stop()));
+      return reports.reduce(addReports);
+    },
+  };
+}
+
+function addReports(a: LoadReport, b: LoadReport): LoadReport {
+  const add = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>) => {
+    const out: Record<string, number> = { ...x };
+    for (const [k, v] of Object.entries(y)) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  return {
+    total: a.total + b.total,
+    ok: a.ok + b.ok,
+    failed: a.failed + b.failed,
+    statuses: add(a.statuses, b.statuses),
+    errors: add(a.errors, b.errors),
+    releases: add(a.releases, b.releases),
+    hosts: add(a.hosts, b.hosts),
+    durationMs: Math.max(a.durationMs, b.durationMs),
+  };
+}
+
 /** The lab's own stop/start of the app on every host in turn, with nothing told to the balancer. */
 async function naiveRollout(lab: Lab, release: string): Promise<LoadReport> {
-  const load = startLoad({ url: lab.url, ...LOAD });
+  const load = loadAll(lab);
   const { paths, selfName, appPort } = lab.layout;
   const env = `export RELEASE=${release} STATE_DIR=${paths.state} BIND=${selfName} PORT=${appPort}`;
   for (const h of lab.hosts) {
@@ -51,13 +81,15 @@ const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
  */
 export async function benchRollout(report: (line: string) => void): Promise<Row[]> {
   const haproxy = await benchRolloutThrough('haproxy', '127.0.33', report);
+  // an HAProxy pair with different check timings, load through both frontends
+  const pair = await benchRolloutThrough('haproxy-pair', '127.0.91', report);
   const alb = await benchRolloutThrough('alb', '127.0.32', report);
-  return [...haproxy, ...alb];
+  return [...haproxy, ...pair, ...alb];
 }
 
 /** The same figures with deploy.yml naming HAProxy itself, or the ELBv2 endpoint in front of it. */
 async function benchRolloutThrough(
-  balancer: LabBalancer,
+  balancer: LabBalancer | 'haproxy-pair',
   subnet: string,
   report: (line: string) => void,
 ): Promise<Row[]> {
@@ -66,13 +98,13 @@ async function benchRolloutThrough(
     hosts: 3,
     subnet,
     workDir: `/tmp/handoff-bench-rollout-${balancer}`,
-    balancer,
+    ...(balancer === 'haproxy-pair' ? { balancer: 'haproxy', pair: true } : { balancer }),
     report: (line) => report(`  ${line}`),
   });
   try {
     const { lab } = fleet;
     await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, 'r2')));
-    const load = startLoad({ url: lab.url, ...LOAD });
+    const load = loadAll(lab);
     const hostCpuBefore = await fleet.hostCpuMs();
     const run = await fleet.deploy(['rollout', '--release', 'r2', '--json'], { rss: true });
     const hostCpu = (await fleet.hostCpuMs()) - hostCpuBefore;

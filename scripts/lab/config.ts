@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import { composeFiles } from './compose.js';
+import { haproxyInstances } from './haproxy.js';
 import { labFiles, type LabLayout } from './layout.js';
 import { serviceEnv } from './services.js';
 
@@ -64,6 +65,30 @@ function commands(
   };
 }
 
+/**
+ * A pair's `balancers:`: each HAProxy by its socket, with its own check
+ * settings. drain.method deregister needs a deregistration delay, which no
+ * haproxy config file states: then the settings are written here, where it
+ * can be; otherwise each reads its own config file, as a real pair would.
+ */
+function pairBalancers(layout: LabLayout, options: LabConfigOptions) {
+  return haproxyInstances(layout).map((h) => ({
+    name: h.name,
+    kind: 'haproxy',
+    socket: h.files.socket,
+    backend: layout.backend,
+    ...(options.drainMethod === 'deregister'
+      ? {
+          interval: s(h.timings.interval),
+          timeout: s(h.timings.checkTimeout),
+          unhealthy_threshold: h.timings.fall,
+          healthy_threshold: h.timings.rise,
+          deregistration_delay: '5s',
+        }
+      : { config: h.files.config }),
+  }));
+}
+
 /** deploy.yml for the lab: service `lab` on the lab's hosts, behind the lab's HAProxy. */
 export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): string {
   const files = labFiles(layout.workDir);
@@ -86,16 +111,20 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
       target: options.targets?.[h.name] ?? (layout.balancer === 'alb' ? h.address : h.name),
       ...(h.sshPort !== sshPort ? { ssh_port: h.sshPort } : {}),
     })),
-    balancer: {
-      ...(layout.balancer === 'alb'
-        ? // the region comes from the SDK's chain (AWS_REGION in lab.deployEnv())
-          { kind: 'alb', target_group_arn: options.targetGroupArn ?? '' }
-        : { kind: 'haproxy', socket: files.haproxySocket, backend: layout.backend }),
-      interval: s(options.checks?.interval ?? t.interval),
-      timeout: s(t.checkTimeout),
-      unhealthy_threshold: options.checks?.fall ?? t.fall,
-      healthy_threshold: options.checks?.rise ?? t.rise,
-    },
+    ...(layout.pair
+      ? { balancers: pairBalancers(layout, options) }
+      : {
+          balancer: {
+            ...(layout.balancer === 'alb'
+              ? // the region comes from the SDK's chain (AWS_REGION in lab.deployEnv())
+                { kind: 'alb', target_group_arn: options.targetGroupArn ?? '' }
+              : { kind: 'haproxy', socket: files.haproxySocket, backend: layout.backend }),
+            interval: s(options.checks?.interval ?? t.interval),
+            timeout: s(t.checkTimeout),
+            unhealthy_threshold: options.checks?.fall ?? t.fall,
+            healthy_threshold: options.checks?.rise ?? t.rise,
+          },
+        }),
     drain: {
       method: options.drainMethod ?? 'health',
       overlap: s(options.overlapMs ?? 2000),

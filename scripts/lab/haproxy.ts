@@ -4,8 +4,40 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { execa } from 'execa';
-import { labFiles, type LabLayout } from './layout.js';
+import { haproxyFiles, labFiles, type LabLayout, type LabTimings } from './layout.js';
 import { isAlive, killGroupSync, until } from './procs.js';
+
+/** One HAProxy of the lab: the first (`lb-a`), or the second of a pair (`lb-b`). */
+export interface HaproxyInstance {
+  readonly name: 'lb-a' | 'lb-b';
+  readonly timings: LabTimings;
+  readonly frontend: { readonly address: string; readonly port: number };
+  readonly files: ReturnType<typeof haproxyFiles>;
+  /** a pair keeps its servers' states across a reload, as docs/balancers.md asks */
+  readonly keepState: boolean;
+}
+
+export function haproxyInstances(layout: LabLayout): HaproxyInstance[] {
+  const files = labFiles(layout.workDir);
+  const first: HaproxyInstance = {
+    name: 'lb-a',
+    timings: layout.timings,
+    frontend: layout.frontend,
+    files: { ...haproxyFiles(path.dirname(files.haproxyConfig)) },
+    keepState: layout.pair !== undefined,
+  };
+  if (!layout.pair) return [first];
+  return [
+    first,
+    {
+      name: 'lb-b',
+      timings: layout.pair.timings,
+      frontend: layout.pair.frontend,
+      files: files.haproxyB,
+      keepState: true,
+    },
+  ];
+}
 
 /**
  * Configured like an ALB in front of the fleet: an HTTP health check that wants
@@ -13,14 +45,18 @@ import { isAlive, killGroupSync, until } from './procs.js';
  * it would for a real client), and a client keep-alive shorter than the app's so
  * the balancer, never the app, closes an idle connection.
  */
-export function haproxyConfig(layout: LabLayout): string {
-  const t = layout.timings;
-  const socket = labFiles(layout.workDir).haproxySocket;
+export function haproxyConfig(
+  layout: LabLayout,
+  instance: HaproxyInstance = haproxyInstances(layout)[0]!,
+): string {
+  const t = instance.timings;
+  const { socket, serverState } = instance.files;
   return [
     'global',
     `  stats socket ${socket} mode 600 level admin`,
     '  stats timeout 30s',
     '  maxconn 4096',
+    ...(instance.keepState ? [`  server-state-file ${serverState}`] : []),
     '',
     'defaults',
     '  mode http',
@@ -30,9 +66,14 @@ export function haproxyConfig(layout: LabLayout): string {
     '  timeout server 30s',
     '  timeout http-keep-alive 10s',
     `  timeout check ${t.checkTimeout}ms`,
+    // a reload: the old process answers each idle keep-alive client once more, with
+    // Connection: close, instead of cutting it while a request is on its way
+    ...(instance.keepState
+      ? ['  load-server-state-from-file global', '  option idle-close-on-response']
+      : []),
     '',
     `frontend fe_${layout.service}`,
-    `  bind ${layout.frontend.address}:${layout.frontend.port}`,
+    `  bind ${instance.frontend.address}:${instance.frontend.port}`,
     `  default_backend ${layout.backend}`,
     '',
     `backend ${layout.backend}`,
@@ -87,14 +128,44 @@ export async function serverStatus(
 export async function startHaproxy(
   layout: LabLayout,
   onStarted: (pid: number) => void,
+  instance: HaproxyInstance = haproxyInstances(layout)[0]!,
 ): Promise<number> {
-  const files = labFiles(layout.workDir);
-  await mkdir(path.dirname(files.haproxyConfig), { recursive: true });
-  await writeFile(files.haproxyConfig, haproxyConfig(layout));
-  await rm(files.haproxySocket, { force: true });
-  await execa('haproxy', ['-c', '-q', '-f', files.haproxyConfig], { timeout: 10_000 });
-  const fd = openSync(files.haproxyLog, 'w');
-  const child = spawn('haproxy', ['-db', '-f', files.haproxyConfig], {
+  const { files } = instance;
+  await mkdir(path.dirname(files.config), { recursive: true });
+  await writeFile(files.config, haproxyConfig(layout, instance));
+  await rm(files.socket, { force: true });
+  await rm(files.serverState, { force: true });
+  await execa('haproxy', ['-c', '-q', '-f', files.config], { timeout: 10_000 });
+  return spawnHaproxy(files, [], onStarted);
+}
+
+/**
+ * A reload as a config-management run does it: the servers' states saved to
+ * the server-state file, then a new process that takes over the sockets and
+ * tells the old one (-sf) to finish its connections and go. Resolves with the
+ * new process's pid once it answers the admin socket.
+ */
+export async function reloadHaproxy(
+  instance: HaproxyInstance,
+  oldPid: number,
+  onStarted: (pid: number) => void,
+): Promise<number> {
+  const { files } = instance;
+  if (instance.keepState) {
+    const states = await haproxyCommand(files.socket, 'show servers state');
+    await writeFile(files.serverState, states);
+  }
+  return spawnHaproxy(files, ['-sf', String(oldPid)], onStarted, oldPid);
+}
+
+async function spawnHaproxy(
+  files: HaproxyInstance['files'],
+  extra: readonly string[],
+  onStarted: (pid: number) => void,
+  replaces?: number,
+): Promise<number> {
+  const fd = openSync(files.log, replaces === undefined ? 'w' : 'a');
+  const child = spawn('haproxy', ['-db', '-f', files.config, ...extra], {
     detached: true,
     stdio: ['ignore', fd, fd],
   });
@@ -103,18 +174,19 @@ export async function startHaproxy(
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not start haproxy');
   onStarted(pid);
+  // up when the process answering the socket is this one (a reload: not the old one)
   const up = await until(
     async () =>
       !isAlive(pid) ||
-      (await haproxyCommand(files.haproxySocket, 'show info', 500).catch(() => '')).includes(
-        'Name: HAProxy',
+      (await haproxyCommand(files.socket, 'show info', 500).catch(() => '')).includes(
+        `Pid: ${pid}\n`,
       ),
     10_000,
   );
   if (!up || !isAlive(pid)) {
     killGroupSync(pid);
-    const log = readFileSync(files.haproxyLog, 'utf8');
-    throw new Error(`haproxy did not come up; ${files.haproxyLog}:\n${log}`);
+    const log = readFileSync(files.log, 'utf8');
+    throw new Error(`haproxy did not come up; ${files.log}:\n${log}`);
   }
   return pid;
 }

@@ -1,7 +1,7 @@
 /** The lab: N hosts in their own mount namespaces behind a real HAProxy, for e2e tests. */
 export { startLab, cleanLeftovers } from './lab.js';
 export type { LabOptions } from './lab.js';
-export type { Lab } from './lab-api.js';
+export type { Lab, LabHaproxy } from './lab-api.js';
 export {
   labLayout,
   frontendUrl,
@@ -29,7 +29,7 @@ export {
   servicesDir,
 } from './services.js';
 export type { StageOptions } from './services.js';
-export { pidsInNamespace, mountNamespaceOf } from './procs.js';
+export { pidsInNamespace, mountNamespaceOf, until } from './procs.js';
 export { ensurePackages, missingPackages } from './packages.js';
 export { startWatchdogs } from './watchdogs.js';
 export type { Watchdogs } from './watchdogs.js';

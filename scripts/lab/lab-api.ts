@@ -2,7 +2,14 @@ import { podman, tagImage } from './compose.js';
 import { labConfig, type LabConfigOptions } from './config.js';
 import { LAB_REGION, type Elbv2Endpoint } from './elbv2/endpoint.js';
 import { inHost, sshExec, type ExecOptions, type ExecResult } from './exec.js';
-import { haproxyCommand, serverStatus, showStat, type StatRow } from './haproxy.js';
+import {
+  haproxyCommand,
+  haproxyInstances,
+  reloadHaproxy,
+  serverStatus,
+  showStat,
+  type StatRow,
+} from './haproxy.js';
 import type { LabHost } from './host.js';
 import { frontendUrl, labFiles, type LabLayout } from './layout.js';
 import { until } from './procs.js';
@@ -13,6 +20,18 @@ import {
   stopServicesDirectly,
   type StageOptions,
 } from './services.js';
+
+/** One of the lab's HAProxies, by the name the pair's deploy.yml gives it. */
+export interface LabHaproxy {
+  readonly name: string;
+  /** its frontend */
+  readonly url: string;
+  readonly socket: string;
+  serverStatus(server: string): Promise<string | undefined>;
+  haproxy(command: string): Promise<string>;
+  /** a reload as config management does it (haproxy.ts); resolves with the new pid */
+  reload(): Promise<number>;
+}
 
 export interface Lab {
   readonly layout: LabLayout;
@@ -42,6 +61,8 @@ export interface Lab {
     timeoutMs: number,
   ): Promise<number>;
   haproxy(command: string): Promise<string>;
+  /** every HAProxy in front of the hosts: lb-a, and lb-b of a pair */
+  readonly haproxies: readonly LabHaproxy[];
   /** with balancer alb: the ELBv2 endpoint deploy.yml's target group lives on */
   readonly elbv2?: Elbv2Endpoint;
   /**
@@ -70,6 +91,7 @@ export function labApi(
   hosts: readonly LabHost[],
   stop: () => Promise<void>,
   elbv2?: Elbv2Endpoint,
+  onHaproxy: (pid: number) => void = () => undefined,
 ): Lab {
   const files = labFiles(layout.workDir);
   const byName = (h: string | LabHost): LabHost => {
@@ -80,7 +102,21 @@ export function labApi(
     return found;
   };
   const socket = files.haproxySocket;
+  const haproxies = haproxyInstances(layout).map((instance): LabHaproxy => ({
+    name: instance.name,
+    url: `http://${instance.frontend.address}:${instance.frontend.port}/`,
+    socket: instance.files.socket,
+    serverStatus: (server) => serverStatus(instance.files.socket, layout.backend, server),
+    haproxy: (command) => haproxyCommand(instance.files.socket, command),
+    reload: async () => {
+      const info = await haproxyCommand(instance.files.socket, 'show info');
+      const pid = Number(/^Pid: (\d+)$/m.exec(info)?.[1]);
+      if (!Number.isInteger(pid)) throw new Error(`${instance.name}: no Pid in show info`);
+      return reloadHaproxy(instance, pid, onHaproxy);
+    },
+  }));
   return {
+    haproxies,
     layout,
     hosts,
     url: frontendUrl(layout),

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { startElbv2Endpoint, type Elbv2Endpoint } from './elbv2/endpoint.js';
 import { removeContainers, startEngines } from './compose.js';
-import { startHaproxy } from './haproxy.js';
+import { haproxyInstances, startHaproxy } from './haproxy.js';
 import { startHost, type LabHost } from './host.js';
 import { labApi, type Lab } from './lab-api.js';
 import { labFiles, labLayout, type LayoutOptions } from './layout.js';
@@ -43,13 +43,10 @@ export async function cleanLeftovers(workDir: string): Promise<string[]> {
     cleaned.push(h.name);
   }
   // a pid recorded by a crashed run may have been recycled: only kill a haproxy
-  if (
-    state.haproxyPid &&
-    isAlive(state.haproxyPid) &&
-    commandLineOf(state.haproxyPid).includes('haproxy')
-  ) {
-    await killGroup(state.haproxyPid);
-    cleaned.push('haproxy');
+  for (const pid of [state.haproxyPid, ...(state.haproxyPids ?? [])]) {
+    if (!pid || !isAlive(pid) || !commandLineOf(pid).includes('haproxy')) continue;
+    await killGroup(pid);
+    if (!cleaned.includes('haproxy')) cleaned.push('haproxy');
   }
   clearState(workDir);
   return cleaned;
@@ -57,7 +54,7 @@ export async function cleanLeftovers(workDir: string): Promise<string[]> {
 
 function cleanLeftoversSync(state: LabState): void {
   for (const h of state.hosts) killNamespaceSync(h.mountNamespace);
-  if (state.haproxyPid) killGroupSync(state.haproxyPid);
+  for (const pid of [state.haproxyPid, ...(state.haproxyPids ?? [])]) if (pid) killGroupSync(pid);
 }
 
 export async function startLab(options: LabOptions = {}): Promise<Lab> {
@@ -110,6 +107,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     await cleanLeftovers(layout.workDir);
   };
 
+  const remember = (pid: number): void => {
+    state.haproxyPids = [...(state.haproxyPids ?? []), pid];
+    writeState(layout.workDir, state);
+  };
   const hosts: LabHost[] = [];
   try {
     for (const plan of layout.hosts) {
@@ -125,11 +126,22 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       writeState(layout.workDir, state);
       await startEngines(layout, hosts, () => undefined, report);
     }
+    const [first, second] = haproxyInstances(layout);
     report(`starting haproxy on ${layout.frontend.address}:${layout.frontend.port}`);
-    await startHaproxy(layout, (pid) => {
-      state.haproxyPid = pid;
-      writeState(layout.workDir, state);
-    });
+    await startHaproxy(
+      layout,
+      (pid) => {
+        state.haproxyPid = pid;
+        writeState(layout.workDir, state);
+      },
+      first,
+    );
+    if (second) {
+      report(
+        `starting the pair's second haproxy on ${second.frontend.address}:${second.frontend.port}`,
+      );
+      await startHaproxy(layout, remember, second);
+    }
     if (layout.balancer === 'alb') {
       elbv2 = await startElbv2Endpoint(layout);
       report(`ELBv2 endpoint on ${elbv2.url} (target group ${elbv2.group.arn})`);
@@ -139,5 +151,5 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     throw e;
   }
 
-  return labApi(layout, hosts, stop, elbv2);
+  return labApi(layout, hosts, stop, elbv2, remember);
 }

@@ -16,6 +16,8 @@ export interface LabTimings {
 export const defaultTimings: LabTimings = { interval: 1000, fall: 2, rise: 2, checkTimeout: 500 };
 /** an ALB counts whole seconds and wants the check timeout below the interval */
 export const albTimings: LabTimings = { interval: 2000, fall: 2, rise: 2, checkTimeout: 1000 };
+/** the second HAProxy of a pair: slower, as a peer configured apart drifts (inter 3s fall 3) */
+export const pairTimings: LabTimings = { interval: 1500, fall: 3, rise: 2, checkTimeout: 500 };
 
 /** what the lab's deploy.yml names as its balancer: HAProxy itself, or the ELBv2 endpoint in front of it */
 export type LabBalancer = 'haproxy' | 'alb';
@@ -42,6 +44,14 @@ export interface LabLayout {
   readonly backend: string;
   readonly timings: LabTimings;
   readonly balancer: LabBalancer;
+  /**
+   * a second HAProxy (`lb-b`) in front of the same hosts, with checks of its own and
+   * its own frontend; both keep a server-state file across reloads (haproxy.ts)
+   */
+  readonly pair?: {
+    readonly timings: LabTimings;
+    readonly frontend: { readonly address: string; readonly port: number };
+  };
   /** command: the demo's start/stop/status commands; compose: real containers (compose.ts) */
   readonly runtime: LabRuntime;
   /** the directories each host gets a private tmpfs over */
@@ -72,6 +82,8 @@ export interface LayoutOptions {
   readonly timings?: Partial<LabTimings>;
   /** default haproxy */
   readonly balancer?: LabBalancer;
+  /** a second HAProxy with these timings (default pairTimings) on <subnet>.101 */
+  readonly pair?: boolean | Partial<LabTimings>;
   /**
    * host name → a directory put first on that host's PATH, ahead of the lab's
    * node: a test puts a `node` of its own there (an old one) whenever it likes
@@ -110,6 +122,14 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
     backend: `be_${service}`,
     timings: { ...(balancer === 'alb' ? albTimings : defaultTimings), ...options.timings },
     balancer,
+    ...(options.pair
+      ? {
+          pair: {
+            timings: { ...pairTimings, ...(options.pair === true ? {} : options.pair) },
+            frontend: { address: `${subnet}.101`, port: options.frontendPort ?? 8080 },
+          },
+        }
+      : {}),
     runtime: options.runtime ?? 'command',
     // parents, not just <svc>: proper-lockfile and temp+rename write siblings of these paths
     privateMounts: [
@@ -141,5 +161,22 @@ export const labFiles = (workDir: string) => ({
   haproxyConfig: path.join(workDir, 'haproxy', 'haproxy.cfg'),
   haproxySocket: path.join(workDir, 'haproxy', 'admin.sock'),
   haproxyLog: path.join(workDir, 'haproxy', 'haproxy.log'),
+  /** the second HAProxy of a pair: the same files under haproxy-b/ */
+  haproxyB: haproxyFiles(path.join(workDir, 'haproxy-b')),
   hostDir: (name: string) => path.join(workDir, 'hosts', name),
 });
+
+/** One HAProxy's files: config, admin socket, log, and the server-state file a reload reads. */
+export function haproxyFiles(dir: string) {
+  return {
+    config: path.join(dir, 'haproxy.cfg'),
+    socket: path.join(dir, 'admin.sock'),
+    log: path.join(dir, 'haproxy.log'),
+    serverState: path.join(dir, 'server-state'),
+  };
+}
+
+export function pairFrontendUrl(layout: LabLayout): string | undefined {
+  const f = layout.pair?.frontend;
+  return f ? `http://${f.address}:${f.port}/` : undefined;
+}

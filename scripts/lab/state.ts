@@ -9,6 +9,8 @@ export interface LabState {
   readonly ownerPid: number;
   hosts: { name: string; pid: number; mountNamespace: string }[];
   haproxyPid?: number;
+  /** a pair's second HAProxy, and every process a reload started */
+  haproxyPids?: number[];
   /** compose mode: each host's podman system service (inside its namespaces) */
   compose?: boolean;
 }

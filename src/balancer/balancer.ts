@@ -11,7 +11,15 @@ import type { FailOpenMinimum } from './fail-open.js';
 export interface TargetState {
   readonly target: string;
   readonly state:
-    'healthy' | 'unhealthy' | 'draining' | 'initial' | 'unused' | 'unavailable' | 'unknown';
+    | 'healthy'
+    | 'unhealthy'
+    | 'draining'
+    | 'initial'
+    | 'unused'
+    | 'unavailable'
+    | 'unknown'
+    /** several balancers, some with the target in rotation and some without (balancer/set.ts) */
+    | 'mixed';
   readonly inRotation: boolean | null;
   readonly reason?: string;
   /**
@@ -19,6 +27,8 @@ export interface TargetState {
    * its instance or address only on another port: no drain can work through it
    */
   readonly unregistered?: 'absent' | 'other-port';
+  /** several balancers (balancer/set.ts): each one's own state of the target, by its name */
+  readonly each?: ReadonlyMap<string, TargetState>;
 }
 
 export interface Balancer {

@@ -1,24 +1,39 @@
-import type { Config } from '../config/types.js';
+import type { BalancerEntry, Config } from '../config/types.js';
 import type { Balancer, BalancerDeps } from './balancer.js';
+import { BalancerSet } from './set.js';
 
 /**
- * The adapter for config.balancer.kind. Each is imported on demand: the
- * watchdog never talks to a balancer and must not pay for loading the AWS SDK.
+ * Every balancer of deploy.yml as one (a set of one when there is one), each
+ * knowing the hosts by its own targets. The adapters are imported on demand:
+ * the watchdog never talks to a balancer and must not pay for the AWS SDK.
  */
-export async function createBalancer(config: Config, deps: BalancerDeps): Promise<Balancer> {
-  const balancer = config.balancer;
-  switch (balancer.kind) {
+export async function createBalancer(config: Config, deps: BalancerDeps): Promise<BalancerSet> {
+  const members = await Promise.all(
+    config.balancers.map(async (entry) => ({
+      name: entry.name,
+      balancer: await createOne(entry, deps),
+      targets: new Map(
+        config.hosts.map((h) => [h.target, entry.targets[h.name] ?? h.target] as const),
+      ),
+    })),
+  );
+  return new BalancerSet(members);
+}
+
+/** The adapter of one entry's kind. */
+export async function createOne(entry: BalancerEntry, deps: BalancerDeps): Promise<Balancer> {
+  switch (entry.kind) {
     case 'alb': {
       const { createAlbBalancer } = await import('./alb.js');
-      return createAlbBalancer(balancer, deps);
+      return createAlbBalancer(entry, deps);
     }
     case 'haproxy': {
       const { HaproxyBalancer } = await import('./haproxy/adapter.js');
-      return new HaproxyBalancer(balancer);
+      return new HaproxyBalancer(entry, {}, deps);
     }
     case 'static': {
       const { StaticBalancer } = await import('./static.js');
-      return new StaticBalancer(balancer);
+      return new StaticBalancer(entry);
     }
   }
 }

@@ -1,10 +1,13 @@
-import type { Config, HealthCheckSettings } from '../config/types.js';
+import type { BalancerEntry, Config, HealthCheckSettings } from '../config/types.js';
 import type { BalancerDeps } from './balancer.js';
 import { ConfigError, OperationError, UsageError } from '../errors.js';
 import { diffSettings, formatValue, type SettingChange } from './infra-diff.js';
+import { nameError } from './set.js';
 
 export interface InfraResult {
-  readonly kind: Config['balancer']['kind'];
+  /** the balancer's name (balancers[].name) */
+  readonly name: string;
+  readonly kind: BalancerEntry['kind'];
   readonly changes: readonly SettingChange[];
   /** true when changes were made at the balancer */
   readonly applied: boolean;
@@ -13,15 +16,32 @@ export interface InfraResult {
 }
 
 /**
- * `deploy infra apply`: make the balancer's health-check settings match
- * deploy.yml. Reads run under --dry-run too; only changes are skipped.
+ * `deploy infra apply`: make every balancer's health-check settings match
+ * deploy.yml, one after the other, so a refusal names the one that refused
+ * and the ones before it stay applied. Reads run under --dry-run too; only
+ * changes are skipped.
  */
 export async function infraApply(
   config: Config,
   options: { dryRun: boolean },
   deps: BalancerDeps,
-): Promise<InfraResult> {
-  const { balancer } = config;
+): Promise<InfraResult[]> {
+  const results: InfraResult[] = [];
+  for (const entry of config.balancers) {
+    try {
+      results.push({ name: entry.name, ...(await applyOne(entry, options, deps)) });
+    } catch (error) {
+      throw config.balancers.length > 1 ? nameError(entry.name, error) : error;
+    }
+  }
+  return results;
+}
+
+async function applyOne(
+  balancer: BalancerEntry,
+  options: { dryRun: boolean },
+  deps: BalancerDeps,
+): Promise<Omit<InfraResult, 'name'>> {
   const desired = balancer.healthCheck;
   if (balancer.kind === 'static') {
     throw new UsageError('balancer.kind static has no API: there is nothing to apply');

@@ -1,11 +1,15 @@
-import type { Config, HealthCheckSettings } from '../config/types.js';
-import { InvariantError, UsageError } from '../errors.js';
+import type { Config } from '../config/types.js';
+import { InvariantError } from '../errors.js';
 import {
+  formatDuration,
+  modelsPerBalancer,
   renderInvariants,
   renderTimeline,
-  timingInputFromConfig,
-  timingModel,
+  slowestBounds,
+  slowestModel,
+  timingBaseFromConfig,
 } from '../timing/index.js';
+import { pairWarnings, settingsOfBalancers } from './check-balancers.js';
 import { stopProofMethods } from '../host/stop-proof.js';
 import {
   killedAtLastStop,
@@ -42,55 +46,39 @@ function renderStopProofs(lines: readonly StopProofLine[], stopTimeout: number):
   return [`stop proof: after stop, within ${stopTimeout / 1000}s`, ...rows].join('\n');
 }
 
-async function settingsFor(
-  config: Config,
-  live: boolean,
-  out: Output,
-): Promise<{ settings: HealthCheckSettings; source: string }> {
-  if (live && config.balancer.kind !== 'static') {
-    const [{ createBalancer }, { systemClock }] = await Promise.all([
-      import('../balancer/create.js'),
-      import('../clock.js'),
-    ]);
-    const balancer = await createBalancer(config, { clock: systemClock, log: out });
-    try {
-      return {
-        settings: await balancer.settings(),
-        source: `live from the ${config.balancer.kind} balancer`,
-      };
-    } finally {
-      await balancer.close();
-    }
-  }
-  if (live)
-    out.emit({
-      level: 'warn',
-      event: 'check.live-static',
-      message: `--live: balancer.kind static has no API, so there is nothing live to read; checked the settings in ${config.source}`,
-    });
-  if (!config.balancer.healthCheck) {
-    throw new UsageError(
-      `balancer.kind ${config.balancer.kind} has no health-check settings in ${config.source}: run 'deploy check --live', or add interval, timeout, unhealthy_threshold and healthy_threshold under balancer`,
-    );
-  }
-  return { settings: config.balancer.healthCheck, source: `from ${config.source}` };
-}
-
 /** Print the timeline and the invariants; throw InvariantError (exit 1) when one fails. */
 export async function runCheck(
   config: Config,
   out: Output,
   options: { live: boolean; strict: boolean; readLastStop?: ReadLastStop },
 ): Promise<void> {
-  const { settings, source } = await settingsFor(config, options.live, out);
-  const model = timingModel(timingInputFromConfig(config, settings));
-  const failing = model.invariants.filter(
-    (i) => !i.ok && (i.severity === 'error' || options.strict),
+  const each = await settingsOfBalancers(config, options.live, out);
+  const models = modelsPerBalancer(timingBaseFromConfig(config), each);
+  const slowest = slowestModel(models);
+  const model = slowest.model;
+  const several = models.length > 1;
+  const failing = models.flatMap((m) =>
+    m.model.invariants.filter((i) => !i.ok && (i.severity === 'error' || options.strict)),
   );
-  out.text(`health-check settings ${source}\n`);
+  const settings = each.find((e) => e.name === slowest.name) ?? each[0];
+  const bounds = slowestBounds(each, config.drain);
+  out.text(
+    several
+      ? `${each.map((e) => `${e.name}: health-check settings ${e.source}`).join('\n')}\ntimeline of the slowest, ${slowest.name}:\n`
+      : `health-check settings ${settings?.source ?? ''}\n`,
+  );
   out.text(renderTimeline(model.timeline));
-  out.text('');
-  out.text(renderInvariants(model.invariants));
+  if (several)
+    out.text(
+      `await-out bound ${formatDuration(bounds.awaitOut.ms)} set by ${bounds.awaitOut.by}; await-in bound ${formatDuration(bounds.awaitIn.ms)} set by ${bounds.awaitIn.by}`,
+    );
+  for (const m of models) {
+    out.text('');
+    if (several) out.text(`invariants on ${m.name}:`);
+    out.text(renderInvariants(m.model.invariants));
+  }
+  const warnings = options.live ? await pairWarnings(config, each) : [];
+  for (const message of warnings) out.emit({ level: 'warn', event: 'check.balancers', message });
   const proofs = stopProofs(config);
   out.text('');
   out.text(renderStopProofs(proofs, config.drain.stopTimeout));
@@ -103,7 +91,16 @@ export async function runCheck(
   out.result(failing.length === 0 && killed.length === 0, {
     timeline: model.timeline,
     invariants: model.invariants,
-    settings,
+    settings: settings?.settings,
+    balancers: models.map((m) => ({
+      name: m.name,
+      settings: each.find((e) => e.name === m.name)?.settings,
+      source: each.find((e) => e.name === m.name)?.source,
+      invariants: m.model.invariants,
+      slowest: m.name === slowest.name,
+    })),
+    bounds: { await_out: bounds.awaitOut, await_in: bounds.awaitIn },
+    ...(warnings.length > 0 ? { warnings } : {}),
     stop_proof: proofs,
     ...(lastStops ? { last_stops: lastStops } : {}),
   });

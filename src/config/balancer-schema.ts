@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { count, duration, durationOrZero, text } from './fields.js';
+import { count, duration, durationOrZero, hostName, text } from './fields.js';
 
 /**
  * The balancer block: one shape per kind, and the health-check settings written
@@ -31,6 +31,30 @@ function extras() {
   };
 }
 
+/**
+ * What every entry of `balancers:` may carry besides its kind's settings: a
+ * name for output, and the targets it knows the hosts by when they are not
+ * `hosts[].target` (another port in a second target group, another server
+ * name in a second backend).
+ */
+function entry() {
+  return {
+    name: hostName(
+      'a name for output and messages (default: the kind and its target group or socket)',
+    ).optional(),
+    targets: z
+      .record(
+        hostName('a host name from hosts'),
+        text("this balancer's name for the host: an instance id, IP or IP:port, a server name"),
+      )
+      .optional()
+      .meta({
+        description:
+          "host name → this balancer's target for it, ports included (default: hosts[].target)",
+      }),
+  };
+}
+
 function optionalHealthCheck() {
   const { interval, timeout, unhealthy_threshold, healthy_threshold } = healthCheck();
   return {
@@ -54,6 +78,7 @@ const alb = z.strictObject({
   ).optional(),
   ...optionalHealthCheck(),
   ...extras(),
+  ...entry(),
 });
 
 const haproxy = z.strictObject({
@@ -65,12 +90,14 @@ const haproxy = z.strictObject({
   ).optional(),
   ...optionalHealthCheck(),
   ...extras(),
+  ...entry(),
 });
 
 const staticKind = z.strictObject({
   kind: z.literal('static'),
   ...healthCheck(),
   ...extras(),
+  ...entry(),
 });
 
 export const balancerSchema = z
@@ -78,6 +105,14 @@ export const balancerSchema = z
     error: (issue) =>
       issue.code === 'invalid_union' ? 'must be one of alb, haproxy, static' : undefined,
   })
-  .meta({ description: 'the load balancer in front of the hosts' });
+  .meta({ description: 'a load balancer in front of the hosts' });
+
+export const balancersSchema = z
+  .array(balancerSchema)
+  .min(1, { error: 'needs at least one balancer' })
+  .meta({
+    description:
+      'every balancer in front of the hosts (an HAProxy pair, several target groups, a mix); a host is out of rotation only when every one says so',
+  });
 
 export type RawBalancer = z.output<typeof balancerSchema>;

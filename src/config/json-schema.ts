@@ -33,7 +33,15 @@ export function configJsonSchema(): Record<string, unknown> {
     },
   });
   const { $schema, ...rest } = schema;
-  return { $schema, $id: SCHEMA_ID, ...rest };
+  // `balancer` (one) or `balancers` (a list): exactly one of the two (rules.ts)
+  const required = (rest.required ?? []).filter((k) => k !== 'balancer');
+  return {
+    $schema,
+    $id: SCHEMA_ID,
+    ...rest,
+    required,
+    oneOf: [{ required: ['balancer'] }, { required: ['balancers'] }],
+  };
 }
 
 /**

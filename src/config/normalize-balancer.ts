@@ -1,5 +1,5 @@
 import type { RawBalancer } from './balancer-schema.js';
-import type { BalancerConfig, HealthCheckSettings } from './types.js';
+import type { BalancerConfig, BalancerEntry, HealthCheckSettings } from './types.js';
 
 /**
  * The balancer block → BalancerConfig. Its flat health-check keys become
@@ -60,4 +60,30 @@ function healthCheckSettings(raw: RawHealthCheck): HealthCheckSettings {
     ...(raw.slow_start !== undefined && { slowStart: raw.slow_start }),
     ...(raw.idle_timeout !== undefined && { idleTimeout: raw.idle_timeout }),
   };
+}
+
+/**
+ * `balancers:` (or `balancer:`, its one-element spelling) → one list. A name
+ * not given is the kind and what the balancer is reached by, so two HAProxies
+ * differ by their sockets and two target groups by their names.
+ */
+export function balancerEntries(
+  raw: { balancer?: RawBalancer | undefined; balancers?: readonly RawBalancer[] | undefined },
+  local: (p: string) => string,
+): BalancerEntry[] {
+  const list = raw.balancers ?? (raw.balancer ? [raw.balancer] : []);
+  return list.map((b) => ({
+    ...balancerConfig(b, local),
+    name: b.name ?? defaultName(b) ?? b.kind,
+    targets: { ...b.targets },
+  }));
+}
+
+/** The kind and how the balancer is reached; read from the raw document by the rules too. */
+export function defaultName(b: Readonly<Record<string, unknown>>): string | undefined {
+  // arn:…:targetgroup/<name>/<id>: the group's name is what the console shows
+  if (b.kind === 'alb' && typeof b.target_group_arn === 'string')
+    return `alb:${/:targetgroup\/([^/]+)/.exec(b.target_group_arn)?.[1] ?? b.target_group_arn}`;
+  if (b.kind === 'haproxy' && typeof b.socket === 'string') return `haproxy:${b.socket}`;
+  return b.kind === 'static' ? 'static' : undefined;
 }

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { balancerConfig } from './normalize-balancer.js';
+import { balancerEntries } from './normalize-balancer.js';
 import type { RawConfig } from './schema.js';
 import type { RawCheck, RawService } from './service-schema.js';
 import type { CheckConfig, CheckThresholds, Config, ServiceConfig } from './types.js';
@@ -43,7 +43,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       target: h.target ?? h.address,
       ...(h.ssh_port !== undefined && { sshPort: h.ssh_port }),
     })),
-    balancer: balancerConfig(raw.balancer, local),
+    balancers: balancerEntries(raw, local),
     drain: {
       method: drain.method,
       overlap: drain.overlap,

@@ -1,7 +1,7 @@
+import { balancerRules } from './balancer-rules.js';
+import { duplicates, isRecord, list, record, type Rule } from './rule-read.js';
 import type { RuleProblem } from './where.js';
-import { healthCheckKeys } from './balancer-schema.js';
 import { envRules } from './env-rules.js';
-import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
 
 /**
  * Rules between keys, which a schema of single values cannot see. They read the
@@ -11,8 +11,6 @@ import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
  */
 
 export type { RuleProblem } from './where.js';
-
-type Rule = (doc: Readonly<Record<string, unknown>>) => RuleProblem[];
 
 export function checkRules(data: unknown): RuleProblem[] {
   if (!isRecord(data)) return [];
@@ -25,35 +23,10 @@ const rules: readonly Rule[] = [
   (doc) => duplicates(list(doc.services), 'services', 'name', (s) => s.name, 'service name'),
   batchFitsFleet,
   commandsMatchRuntime,
-  healthCheckTogether,
-  deregisterNeedsAnApi,
-  haproxyNames,
+  ...balancerRules,
   lockNotShared,
   envRules,
 ];
-
-function duplicates(
-  items: unknown[],
-  where: string,
-  key: string,
-  valueOf: (item: Record<string, unknown>) => unknown,
-  what: string,
-): RuleProblem[] {
-  const seen = new Map<string, number>();
-  const problems: RuleProblem[] = [];
-  items.forEach((item, i) => {
-    const value = isRecord(item) ? valueOf(item) : undefined;
-    if (typeof value !== 'string') return;
-    const first = seen.get(value);
-    if (first === undefined) seen.set(value, i);
-    else
-      problems.push({
-        path: [where, i, key],
-        message: `duplicate ${what} ${JSON.stringify(value)} (also ${where}[${first}]); each must be unique`,
-      });
-  });
-  return problems;
-}
 
 function batchFitsFleet(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
   const batch = record(doc.rollout).batch;
@@ -89,56 +62,6 @@ function commandsMatchRuntime(doc: Readonly<Record<string, unknown>>): RuleProbl
   return problems;
 }
 
-function healthCheckTogether(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
-  const balancer = record(doc.balancer);
-  if (balancer.kind !== 'alb' && balancer.kind !== 'haproxy') return [];
-  const settings = [...healthCheckKeys, 'deregistration_delay', 'slow_start', 'idle_timeout'];
-  if (!settings.some((key) => balancer[key] !== undefined)) return [];
-  return healthCheckKeys
-    .filter((key) => balancer[key] === undefined)
-    .map((key) => ({
-      path: ['balancer', key],
-      message: `required with the other health-check settings (give interval, timeout, unhealthy_threshold and healthy_threshold together, or none)`,
-    }));
-}
-
-function deregisterNeedsAnApi(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
-  if (record(doc.drain).method !== 'deregister' || record(doc.balancer).kind !== 'static')
-    return [];
-  return [
-    {
-      path: ['drain', 'method'],
-      message: 'deregister needs a balancer with an API (alb or haproxy); use health with static',
-    },
-  ];
-}
-
-/**
- * HAProxy's runtime API reads `;` and a newline as the start of another
- * command, so the backend and server names are refused here, at load time,
- * not by the adapter half-way through a rollout.
- */
-function haproxyNames(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
-  const balancer = record(doc.balancer);
-  if (balancer.kind !== 'haproxy') return [];
-  const problems: RuleProblem[] = [];
-  const bad = (value: unknown): boolean => typeof value === 'string' && !HAPROXY_NAME.test(value);
-  if (bad(balancer.backend))
-    problems.push({
-      path: ['balancer', 'backend'],
-      message: `is not an haproxy backend name (${HAPROXY_NAME_RULE})`,
-    });
-  list(doc.hosts).forEach((host, i) => {
-    const { target, address } = record(host);
-    if (target !== undefined ? bad(target) : bad(address))
-      problems.push({
-        path: ['hosts', i, target !== undefined ? 'target' : 'address'],
-        message: `is not an haproxy server name (${HAPROXY_NAME_RULE})${target === undefined ? '; set target to the server name' : ''}`,
-      });
-  });
-  return problems;
-}
-
 /** directories every local user may write: a lock there can be planted or held by anyone */
 const sharedDirs = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/var/lock'];
 
@@ -151,16 +74,4 @@ function lockNotShared(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
       message: `must not be directly in a directory every user can write (${sharedDirs.join(', ')}); use a root-owned one such as /run/handoff/<service>.lock (the default)`,
     },
   ];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function record(value: unknown): Readonly<Record<string, unknown>> {
-  return isRecord(value) ? value : {};
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? (value as unknown[]) : [];
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { balancerSchema } from './balancer-schema.js';
+import { balancerSchema, balancersSchema } from './balancer-schema.js';
 import { cronPlan } from './cron-every.js';
 import {
   count,
@@ -195,7 +195,9 @@ export const configSchema = z
     service: serviceName('[a-z0-9-]; names the lock and state paths'),
     ssh,
     hosts: z.array(host).min(1, { error: 'needs at least one host' }),
-    balancer: balancerSchema,
+    // one of the two (rules.ts): `balancer:` is the one-element spelling of `balancers:`
+    balancer: balancerSchema.optional(),
+    balancers: balancersSchema.optional(),
     drain: drain.prefault({}),
     rollout: rollout.prefault({}),
     host: hostPaths.prefault({}),

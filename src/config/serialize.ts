@@ -3,6 +3,7 @@ import { sealHostConfig } from './sealed.js';
 import type { RawConfigInput } from './schema.js';
 import type {
   BalancerConfig,
+  BalancerEntry,
   CheckConfig,
   Config,
   HealthCheckSettings,
@@ -40,7 +41,7 @@ export function toDocument(config: Config): RawConfigInput {
       target: h.target,
       ...(h.sshPort !== undefined && { ssh_port: h.sshPort }),
     })),
-    balancer: balancer(config.balancer),
+    balancers: config.balancers.map(balancer),
     drain: {
       method: drain.method,
       overlap: d(drain.overlap),
@@ -84,7 +85,15 @@ export function toDocument(config: Config): RawConfigInput {
   };
 }
 
-function balancer(b: BalancerConfig): RawConfigInput['balancer'] {
+type RawEntry = NonNullable<RawConfigInput['balancers']>[number];
+
+function balancer(entry: BalancerEntry): RawEntry {
+  const { name, targets, ...b } = entry;
+  const given = Object.keys(targets).length > 0 ? { targets: { ...targets } } : {};
+  return { ...kindSettings(b), name, ...given };
+}
+
+function kindSettings(b: BalancerConfig): RawEntry {
   const settings = b.healthCheck ? healthCheck(b.healthCheck) : {};
   switch (b.kind) {
     case 'alb':

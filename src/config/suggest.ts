@@ -35,7 +35,8 @@ export function closest(word: string, candidates: readonly string[]): string | u
 
 function options(node: unknown): unknown[] {
   const alternatives = [field(node, 'oneOf'), field(node, 'anyOf')].filter(Array.isArray);
-  if (alternatives.length > 0) return alternatives.flat().flatMap(options);
+  // the node too: deploy.yml's root has properties beside its oneOf (balancer or balancers)
+  if (alternatives.length > 0) return [node, ...alternatives.flat().flatMap(options)];
   // chosen by a discriminator (json-schema.ts: `if` kind, `then` its keys): every branch
   const branches = field(node, 'allOf');
   if (!Array.isArray(branches)) return [node];

@@ -75,6 +75,14 @@ export interface StaticBalancerConfig extends BalancerBase {
 
 export type BalancerConfig = AlbBalancerConfig | HaproxyBalancerConfig | StaticBalancerConfig;
 
+/** One entry of `balancers:` (or the `balancer:` block): its kind's settings, a name, its targets. */
+export type BalancerEntry = BalancerConfig & {
+  /** given in deploy.yml, or made from the kind and its target group or socket */
+  readonly name: string;
+  /** host name → this balancer's target, for the hosts it knows by another than hosts[].target */
+  readonly targets: Readonly<Record<string, string>>;
+};
+
 export interface DrainConfig {
   readonly method: 'health' | 'deregister';
   readonly overlap: Duration;
@@ -200,7 +208,8 @@ export interface Config {
   readonly service: string;
   readonly ssh: SshConfig;
   readonly hosts: readonly HostConfig[];
-  readonly balancer: BalancerConfig;
+  /** every balancer in front of the hosts, at least one; `balancer:` is a list of one */
+  readonly balancers: readonly BalancerEntry[];
   readonly drain: DrainConfig;
   readonly rollout: RolloutConfig;
   readonly host: HostPaths;

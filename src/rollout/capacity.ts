@@ -1,5 +1,6 @@
 import type { TargetState } from '../balancer/balancer.js';
 import { describeMinimum, healthyNeeded, type FailOpenMinimum } from '../balancer/fail-open.js';
+import { stateAt } from '../balancer/set-states.js';
 
 export interface CapacityVerdict {
   readonly ok: boolean;
@@ -49,4 +50,43 @@ export function checkCapacity(
   }
   const message = `${othersHealthy} other target(s) in rotation, min_healthy ${minHealthy}${failOpen ? `, fail-open minimum ${needed}` : ''}`;
   return { ok: true, othersHealthy, costing, message };
+}
+
+/** One balancer the guard holds on: its name and, for an ALB, its group's fail-open minimum. */
+export interface GuardedBalancer {
+  readonly name: string;
+  readonly failOpen?: FailOpenMinimum;
+}
+
+/**
+ * The guard on every balancer: each must keep `minHealthy` other targets in
+ * rotation (and its own fail-open minimum), since a client of one balancer
+ * is served only by the targets that balancer routes to. The first balancer
+ * that would fall short is the verdict, named when there are several.
+ */
+export function checkCapacityOnEach(
+  wave: readonly string[],
+  allTargets: readonly string[],
+  states: ReadonlyMap<string, TargetState>,
+  minHealthy: number,
+  balancers: readonly GuardedBalancer[],
+): CapacityVerdict {
+  const several = balancers.length > 1;
+  const verdicts = balancers.map((b) => {
+    const own = new Map<string, TargetState>();
+    for (const [t, s] of states) {
+      const at = stateAt(s, b.name);
+      if (at) own.set(t, at);
+    }
+    const v = checkCapacity(wave, allTargets, own, minHealthy, b.failOpen);
+    return several ? { ...v, message: `${b.name}: ${v.message}` } : v;
+  });
+  const failed = verdicts.find((v) => !v.ok);
+  if (failed || verdicts.length === 1) return failed ?? (verdicts[0] as CapacityVerdict);
+  return {
+    ok: true,
+    othersHealthy: Math.min(...verdicts.map((v) => v.othersHealthy)),
+    costing: [...new Set(verdicts.flatMap((v) => v.costing))],
+    message: verdicts.map((v) => v.message).join('; '),
+  };
 }

@@ -1,24 +1,37 @@
 import type { TargetState } from '../balancer/balancer.js';
 import type { FailOpenMinimum } from '../balancer/fail-open.js';
+import { stateAt } from '../balancer/set-states.js';
+import { envelope, membersOf, nameError, settingsOfEach } from '../balancer/set.js';
 import type { HealthCheckSettings, HostConfig } from '../config/types.js';
 import { BlockedError, InvariantError, hostError } from '../errors.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import { hostNodeProblem } from '../agent-client/node-check.js';
 import type { HostStatus } from '../host/agent/types.js';
-import { timingInputFromConfig, timingModel, type TimingModel } from '../timing/index.js';
+import {
+  modelsPerBalancer,
+  slowestModel,
+  timingBaseFromConfig,
+  type BalancerModel,
+  type TimingModel,
+} from '../timing/index.js';
 import { invariantKey } from '../timing/invariant-keys.js';
-import { checkCapacity, type CapacityVerdict } from './capacity.js';
+import { checkCapacityOnEach, type CapacityVerdict } from './capacity.js';
 import type { Plan } from './plan.js';
+import { boundsOfBalancers, type Bounds } from './rotation.js';
 import type { RolloutDeps } from './types.js';
 
 export interface Preflight {
+  /** each the slowest of any balancer's: for what takes one set (the slow start) */
   readonly settings: HealthCheckSettings;
+  /** the slowest balancer's model (every balancer's invariants were checked) */
   readonly model: TimingModel;
+  /** the await bounds: each the largest of any balancer's */
+  readonly bounds: Bounds;
   readonly agents: ReadonlyMap<string, HostAgent>;
   readonly statuses: ReadonlyMap<string, HostStatus>;
   readonly states: ReadonlyMap<string, TargetState>;
-  /** ALB: the group's unhealthy-state routing minimum, which the capacity guard keeps */
-  readonly failOpen?: FailOpenMinimum;
+  /** ALB: each group's unhealthy-state routing minimum by balancer name, which the guard keeps */
+  readonly failOpen: ReadonlyMap<string, FailOpenMinimum>;
 }
 
 /**
@@ -32,28 +45,14 @@ export async function preflight(
   plan: Plan,
   { dryRun = false }: { dryRun?: boolean } = {},
 ): Promise<Preflight> {
-  const { config, balancer, log } = deps;
-  const settings = await balancer.settings();
-  const failOpen = await balancer.failOpenMinimum?.();
-  const model = timingModel({
-    ...timingInputFromConfig(config, settings),
-    hosts: config.hosts.length,
-  });
-  for (const inv of model.invariants.filter((i) => !i.ok)) {
-    log.emit({
-      level: inv.severity === 'error' ? 'error' : 'warn',
-      event: 'invariant',
-      message: `${inv.id}: ${inv.message}`,
-      fields: { id: inv.id, ...keyField(invariantKey(inv.id)) },
-    });
-  }
-  const broken = model.invariants.filter((i) => !i.ok && i.severity === 'error');
-  if (broken.length > 0) {
-    throw new InvariantError(
-      broken.map((i) => i.id),
-      `refusing to roll out: invariant ${broken.map((i) => i.id).join(', ')} broken against the balancer's settings (see 'deploy check --live')`,
-    );
-  }
+  const { config, balancer } = deps;
+  const each = await settingsOfEach(balancer);
+  const failOpen = await failOpenOfEach(deps);
+  const settings = envelope(each.map((b) => b.settings));
+  const models = modelsPerBalancer(timingBaseFromConfig(config), each);
+  checkInvariants(deps, models);
+  const model = slowestModel(models).model;
+  const bounds = boundsOfBalancers(each, config.drain);
 
   const hosts = plan.waves.flat();
   const agents = new Map<string, HostAgent>();
@@ -108,7 +107,48 @@ export async function preflight(
   checkPlanCapacity(deps, plan, states, failOpen);
   // a dry run makes no call that writes, even one that changes nothing
   if (!dryRun) await proveRegister(deps, states);
-  return { settings, model, agents, statuses, states, ...(failOpen ? { failOpen } : {}) };
+  return { settings, model, bounds, agents, statuses, states, failOpen };
+}
+
+async function failOpenOfEach(deps: RolloutDeps): Promise<Map<string, FailOpenMinimum>> {
+  const members = membersOf(deps.balancer);
+  const found = await Promise.all(
+    members.map(async (m) => {
+      const minimum = await m.balancer.failOpenMinimum?.().catch((error: unknown) => {
+        throw members.length > 1 ? nameError(m.name, error) : error;
+      });
+      return minimum ? [[m.name, minimum] as const] : [];
+    }),
+  );
+  return new Map(found.flat());
+}
+
+/** Every invariant on every balancer: the slowest one does not stand for the others. */
+function checkInvariants(deps: RolloutDeps, models: readonly BalancerModel[]): void {
+  const several = models.length > 1;
+  const on = (name: string) => (several ? ` on ${name}` : '');
+  const broken: string[] = [];
+  for (const { name, model } of models) {
+    for (const inv of model.invariants.filter((i) => !i.ok)) {
+      deps.log.emit({
+        level: inv.severity === 'error' ? 'error' : 'warn',
+        event: 'invariant',
+        message: `${inv.id}${on(name)}: ${inv.message}`,
+        fields: {
+          id: inv.id,
+          ...keyField(invariantKey(inv.id)),
+          ...(several ? { balancer: name } : {}),
+        },
+      });
+      if (inv.severity === 'error') broken.push(`${inv.id}${on(name)}`);
+    }
+  }
+  if (broken.length === 0) return;
+  const ids = [...new Set(broken.map((b) => b.split(' ')[0] ?? b))];
+  throw new InvariantError(
+    ids,
+    `refusing to roll out: invariant ${broken.join(', ')} broken against the balancer's settings (see 'deploy check --live')`,
+  );
 }
 
 /**
@@ -124,18 +164,28 @@ function checkRegistered(
   statuses: ReadonlyMap<string, HostStatus>,
 ): void {
   const deregisters = deps.config.drain.method === 'deregister';
-  const missing = hosts.filter((h) => {
-    const why = states.get(h.target)?.unregistered;
-    if (why === 'absent' && deregisters && statuses.get(h.name)?.draining) return false;
-    return why !== undefined;
+  const members = membersOf(deps.balancer);
+  const lines = members.flatMap((m) => {
+    const at = (h: HostConfig) => stateAt(states.get(h.target), m.name);
+    const missing = hosts.filter((h) => {
+      const why = at(h)?.unregistered;
+      if (why === 'absent' && deregisters && statuses.get(h.name)?.draining) return false;
+      return why !== undefined;
+    });
+    if (missing.length === 0) return [];
+    const named = missing.map(
+      (h) =>
+        `${h.name} (target ${m.targets.get(h.target) ?? h.target}: ${at(h)?.reason ?? 'not registered'})`,
+    );
+    const where = members.length > 1 ? `balancer ${m.name}'s` : "the balancer's";
+    return [`preflight: not registered in ${where} target group: ${named.join(', ')}`];
   });
-  if (missing.length === 0) return;
-  const named = missing.map(
-    (h) => `${h.name} (target ${h.target}: ${states.get(h.target)?.reason ?? 'not registered'})`,
-  );
-  throw new BlockedError(
-    `preflight: not registered in the balancer's target group: ${named.join(', ')}; register it there or correct hosts[].target; nothing was drained`,
-  );
+  if (lines.length === 0) return;
+  const fix =
+    members.length > 1
+      ? "register it there or correct hosts[].target or that balancer's targets"
+      : 'register it there or correct hosts[].target';
+  throw new BlockedError(`${lines.join('\n')}; ${fix}; nothing was drained`);
 }
 
 /**
@@ -162,7 +212,7 @@ function checkPlanCapacity(
   deps: RolloutDeps,
   plan: Plan,
   states: ReadonlyMap<string, TargetState>,
-  failOpen: FailOpenMinimum | undefined,
+  failOpen: ReadonlyMap<string, FailOpenMinimum>,
 ): void {
   for (const wave of plan.waves) {
     const verdict = waveCapacity(deps, wave, states, failOpen);
@@ -176,13 +226,25 @@ export function waveCapacity(
   deps: RolloutDeps,
   wave: readonly HostConfig[],
   states: ReadonlyMap<string, TargetState>,
-  failOpen: FailOpenMinimum | undefined,
+  failOpen: ReadonlyMap<string, FailOpenMinimum>,
 ): CapacityVerdict {
   const all = targets(deps.config.hosts);
   const { minHealthy, allowDowntime } = deps.config.rollout;
+  const names = membersOf(deps.balancer).map((m) => m.name);
   // rollout.allow_downtime: the operator accepted that nothing serves during a batch
-  if (allowDowntime) return checkCapacity(targets(wave), all, states, 0);
-  return checkCapacity(targets(wave), all, states, minHealthy, failOpen);
+  if (allowDowntime)
+    return checkCapacityOnEach(
+      targets(wave),
+      all,
+      states,
+      0,
+      names.map((name) => ({ name })),
+    );
+  const guarded = names.map((name) => {
+    const minimum = failOpen.get(name);
+    return minimum ? { name, failOpen: minimum } : { name };
+  });
+  return checkCapacityOnEach(targets(wave), all, states, minHealthy, guarded);
 }
 
 export function targets(hosts: readonly HostConfig[]): string[] {

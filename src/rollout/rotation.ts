@@ -1,7 +1,7 @@
 import type { Balancer, TargetState } from '../balancer/balancer.js';
 import type { Clock } from '../clock.js';
 import type { DrainConfig, HealthCheckSettings } from '../config/types.js';
-import { awaitInBound, awaitOutBound } from '../timing/index.js';
+import { awaitInWait, awaitOutWait, slowestBounds, type NamedSettings } from '../timing/index.js';
 import { pollUntil } from './poll.js';
 
 /** How long a rollout, `deploy drain` and `deploy undrain` wait for the balancer. */
@@ -13,10 +13,19 @@ export interface Bounds {
 
 export function rotationBounds(settings: HealthCheckSettings, drain: DrainConfig): Bounds {
   return {
-    // a check that started inside the bound may still be answering: allow its timeout
-    awaitOut: awaitOutBound(settings, drain) + settings.timeout,
-    awaitIn: awaitInBound(settings) + settings.timeout,
+    awaitOut: awaitOutWait(settings, drain),
+    awaitIn: awaitInWait(settings),
     interval: settings.interval,
+  };
+}
+
+/** Several balancers: each wait is the largest of theirs (a set of one: its own). */
+export function boundsOfBalancers(all: readonly NamedSettings[], drain: DrainConfig): Bounds {
+  const slowest = slowestBounds(all, drain);
+  return {
+    awaitOut: slowest.awaitOut.ms,
+    awaitIn: slowest.awaitIn.ms,
+    interval: slowest.interval,
   };
 }
 

@@ -4,7 +4,7 @@ import type { EnvVars } from '../host/release-env.js';
 import type { HostConfig } from '../config/types.js';
 import { BlockedError, UsageError } from '../errors.js';
 import { RELEASE_ID } from '../release-id.js';
-import { rotationBounds, type Bounds } from './rotation.js';
+import type { Bounds } from './rotation.js';
 import { drainLease } from './host-actions.js';
 import { planRollout, selectHosts, type Plan } from './plan.js';
 import { preflight, type Preflight } from './preflight.js';
@@ -90,7 +90,7 @@ async function walk(
       `preflight: release ${plan.release} is not on ${missing.join('; ')}; nothing was touched`,
     );
   }
-  const bounds = rotationBounds(pre.settings, deps.config.drain);
+  const bounds = pre.bounds;
   if (options.dryRun) {
     closeSessions(pre);
     return dryRunResult(deps, plan, pre, bounds);

@@ -1,12 +1,11 @@
 import type { TargetState } from '../balancer/balancer.js';
-import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostConfig } from '../config/types.js';
 import { messageOf } from '../errors.js';
 import { deployHost } from './handshake/deploy-host.js';
 import { drainLease } from './host-actions.js';
 import type { Plan } from './plan.js';
-import { targets, waveCapacity } from './preflight.js';
+import { targets, waveCapacity, type Preflight } from './preflight.js';
 import type { StepRecorder } from './recorder.js';
 import type { Bounds } from './rotation.js';
 import { awaitSlowStart, rampEnd } from './slow-start.js';
@@ -24,7 +23,7 @@ export interface WaveRun {
   /** `deploy rollback`: the release ran before, it may predate x-release */
   readonly returning: boolean;
   readonly slowStart: number;
-  readonly failOpen: FailOpenMinimum | undefined;
+  readonly failOpen: Preflight['failOpen'];
   readonly recorder: (host: HostConfig) => StepRecorder;
   readonly agentOf: (host: HostConfig) => HostAgent;
   /** publish the release on a wave's hosts (before their lock): a rejection per host that failed */
@@ -130,7 +129,7 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
 export async function guardCapacity(
   deps: RolloutDeps,
   wave: readonly HostConfig[],
-  failOpen: FailOpenMinimum | undefined,
+  failOpen: Preflight['failOpen'],
 ): Promise<string | undefined> {
   const before = `capacity guard before ${wave.map((h) => h.name).join(', ')}`;
   let states: ReadonlyMap<string, TargetState>;

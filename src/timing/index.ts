@@ -1,4 +1,4 @@
-export { timingModel, timingInputFromConfig } from './model.js';
+export { timingBaseFromConfig, timingModel, timingInputFromConfig } from './model.js';
 export { awaitInBound, awaitOutBound, batchSize } from './bounds.js';
 export { formatDuration } from './duration.js';
 export { renderInvariants, renderTimeline } from './render.js';
@@ -11,3 +11,14 @@ export type {
   TimingInput,
   TimingModel,
 } from './types.js';
+export {
+  awaitInWait,
+  awaitOutWait,
+  modelsPerBalancer,
+  slowestBounds,
+  slowestModel,
+  type BalancerModel,
+  type NamedBound,
+  type NamedSettings,
+  type SlowestBounds,
+} from './per-balancer.js';

@@ -14,8 +14,12 @@ export function timingModel(input: TimingInput): TimingModel {
 }
 
 export function timingInputFromConfig(config: Config, settings: HealthCheckSettings): TimingInput {
+  return { settings, ...timingBaseFromConfig(config) };
+}
+
+/** Everything but the balancer's settings: the part every balancer's model shares. */
+export function timingBaseFromConfig(config: Config): Omit<TimingInput, 'settings'> {
   return {
-    settings,
     drain: config.drain,
     rollout: config.rollout,
     watchdog: config.watchdog,

@@ -65,8 +65,13 @@ export async function verifyFleet(
     }
   });
   const unreachable = results.filter((r) => !r.reachable).map((r) => r.host);
+  // several balancers: a host one of them still has out is not verified either (mixed)
   const ok = results.every(
-    (r) => r.reachable && r.report?.ok === true && r.balancer?.inRotation !== false,
+    (r) =>
+      r.reachable &&
+      r.report?.ok === true &&
+      r.balancer?.inRotation !== false &&
+      r.balancer?.state !== 'mixed',
   );
   return { ok, unreachable, hosts: results };
 }

@@ -1,4 +1,9 @@
-import type { Config } from '../../src/config/types.js';
+import type { BalancerConfig, BalancerEntry, Config } from '../../src/config/types.js';
+
+/** `balancers:` of one entry, named by its kind, with no targets of its own. */
+export function oneBalancer(b: BalancerConfig, name: string = b.kind): BalancerEntry[] {
+  return [{ ...b, name, targets: {} }];
+}
 
 /** A normalized Config built by hand, for unit tests that must not depend on the loader. */
 export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
@@ -11,11 +16,7 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
       address: `127.0.10.${i + 1}`,
       target: `web-${i + 1}`,
     })),
-    balancer: {
-      kind: 'haproxy',
-      socket: '/run/haproxy.sock',
-      backend: 'be_api',
-    },
+    balancers: oneBalancer({ kind: 'haproxy', socket: '/run/haproxy.sock', backend: 'be_api' }),
     drain: { method: 'health', overlap: 15_000, maxRequest: 30_000, stopTimeout: 60_000 },
     rollout: {
       batch: { kind: 'count', count: 1 },

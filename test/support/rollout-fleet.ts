@@ -32,3 +32,13 @@ export function fleet(
     );
   return { clock, hosts, balancer, controller, log, deps, host, actions };
 }
+
+/** The error a promise rejects with; a promise that resolves fails the test. */
+export async function refusal(promise: Promise<unknown>): Promise<Error> {
+  return promise.then(
+    () => {
+      throw new Error('expected a refusal');
+    },
+    (e: unknown) => e as Error,
+  );
+}

@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { HaproxyBalancerConfig, HealthCheckSettings } from '../../config/types.js';
 import { ConfigError, OperationError } from '../../errors.js';
-import type { Balancer, TargetState } from '../balancer.js';
+import type { Balancer, BalancerDeps, TargetState } from '../balancer.js';
 import { describeAddress, parseSocketAddress, type SocketAddress } from './address.js';
 import * as cmd from './commands.js';
 import { readBackendChecks } from './config-file.js';
 import { garbage, runCommand, type RuntimeApiOptions } from './runtime-api.js';
+import { parseShowInfo, ReloadWatch, type ProcessInfo } from './reload-watch.js';
 import { parseServersState } from './servers-state.js';
 import { combineSettings, type SettingsSource } from './settings.js';
 import { parseStatCsv } from './stat-csv.js';
@@ -18,17 +19,30 @@ const noBackend = /^(Can't find backend\.|No such proxy\.|No such backend\.)/;
 export class HaproxyBalancer implements Balancer {
   readonly kind = 'haproxy';
   private readonly address: SocketAddress;
+  /** the runtime states handoff set and has not taken back: what a reload forgets */
+  private readonly held = new Map<string, cmd.AdminState>();
+  private readonly reload: ReloadWatch;
 
   constructor(
     private readonly config: HaproxyBalancerConfig,
     private readonly options: RuntimeApiOptions = {},
+    private readonly deps?: BalancerDeps,
   ) {
     this.address = parseSocketAddress(config.socket);
     cmd.checkName(config.backend, 'balancer.backend');
+    this.reload = new ReloadWatch(
+      {
+        info: async () => parseShowInfo(await runCommand(this.address, cmd.showInfo(), options)),
+        reassert: (before, now) => this.reassert(before, now),
+        everyMs: options.reloadPollMs ?? 250,
+      },
+      deps,
+    );
   }
 
   async states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
     const { backend } = this.config;
+    await this.reload.check();
     // both asked at once; when both fail, the first command's failure is the one
     // reported, whichever answered first (under Node 24 it was not always the same)
     const [serversAnswer, statsAnswer] = await Promise.allSettled([
@@ -59,16 +73,36 @@ export class HaproxyBalancer implements Balancer {
     return combined.settings;
   }
 
-  deregister(target: string): Promise<void> {
-    return this.setState(target, 'drain');
+  async deregister(target: string): Promise<void> {
+    cmd.checkName(target, 'hosts[].target');
+    // the process that takes the drain is the one a later reload replaces
+    await this.reload.check();
+    await this.setState(target, 'drain');
+    this.held.set(target, 'drain');
+    this.reload.hold();
   }
 
-  register(target: string): Promise<void> {
-    return this.setState(target, 'ready');
+  async register(target: string): Promise<void> {
+    await this.setState(target, 'ready');
+    this.held.delete(target);
+    if (this.held.size === 0) this.reload.release();
   }
 
   close(): Promise<void> {
+    this.reload.release();
     return Promise.resolve();
+  }
+
+  private async reassert(before: ProcessInfo, now: ProcessInfo): Promise<void> {
+    const servers = [...this.held];
+    const what = servers.map(([server, state]) => `${server} ${state}`).join(', ');
+    this.deps?.log.emit({
+      level: 'warn',
+      event: 'balancer.reload',
+      message: `haproxy ${this.config.socket} reloaded (pid ${before.pid} → ${now.pid}, up ${now.uptimeSec}s)${what ? `: setting ${what} again; configure server-state-file and load-server-state-from-file so a reload keeps it (docs/balancers.md)` : ''}`,
+      fields: { socket: this.config.socket, pid_before: before.pid, pid: now.pid, held: what },
+    });
+    for (const [server, state] of servers) await this.setState(server, state);
   }
 
   private async setState(target: string, state: cmd.AdminState): Promise<void> {

@@ -28,6 +28,11 @@ export function showStat(backend: string): string {
   return `show stat ${checkName(backend, 'balancer.backend')} 4 -1`;
 }
 
+/** the answering process: its Pid and Uptime_sec tell a reload (reload-watch.ts) */
+export function showInfo(): string {
+  return 'show info';
+}
+
 export function showBackend(): string {
   return 'show backend';
 }

@@ -5,6 +5,8 @@ import { describeAddress, type SocketAddress } from './address.js';
 export interface RuntimeApiOptions {
   /** how long one command may take, connect to close */
   readonly timeoutMs?: number;
+  /** how often a held drain looks for a reload (reload-watch.ts); default 250 ms */
+  readonly reloadPollMs?: number;
 }
 
 const defaultTimeoutMs = 5_000;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { SettingChange } from '../../balancer/infra-diff.js';
+import type { InfraResult } from '../../balancer/infra.js';
 import type { RegisterCommand } from './register.js';
 
 /** `deploy infra apply [--dry-run]`: the balancer's health-check settings ← deploy.yml. */
@@ -24,23 +25,34 @@ export const registerInfra: RegisterCommand = (program: Command) => {
       const config = await loadConfig(options.config, { log: output });
       const dryRun = options.dryRun ?? false;
       const { systemClock } = await import('../../clock.js');
-      const result = await infraApply(config, { dryRun }, { clock: systemClock, log: output });
+      const results = await infraApply(config, { dryRun }, { clock: systemClock, log: output });
       const line = (c: SettingChange): string =>
         `  ${c.setting}: ${formatValue(c.setting, c.current)} -> ${formatValue(c.setting, c.desired)}${c.action === 'manual' ? '  (not changed by handoff)' : ''}`;
-      if (result.changes.length === 0) {
-        output.text(`${result.kind}: the health-check settings already match ${config.source}`);
-      } else {
+      // one balancer is named by its kind, as before; several by their names
+      const label = (r: InfraResult): string => (results.length > 1 ? r.name : r.kind);
+      for (const result of results) {
+        if (result.changes.length === 0) {
+          output.text(`${label(result)}: the health-check settings already match ${config.source}`);
+          continue;
+        }
         const verb = result.applied ? 'changed' : dryRun ? 'would change' : 'differs';
-        output.text([`${result.kind}: ${verb}:`, ...result.changes.map(line)].join('\n'));
+        output.text([`${label(result)}: ${verb}:`, ...result.changes.map(line)].join('\n'));
         if (result.snippet) output.text(`haproxy backend lines:\n${result.snippet}`);
       }
-      output.result(true, {
-        kind: result.kind,
-        dryRun,
-        applied: result.applied,
+      const json = (r: InfraResult) => ({
+        name: r.name,
+        kind: r.kind,
+        applied: r.applied,
         // a setting is named as deploy.yml names it
-        changes: result.changes.map((c) => ({ ...c, setting: snakeKey(c.setting) })),
-        ...(result.snippet ? { snippet: result.snippet } : {}),
+        changes: r.changes.map((c) => ({ ...c, setting: snakeKey(c.setting) })),
+        ...(r.snippet ? { snippet: r.snippet } : {}),
+      });
+      const [first] = results;
+      output.result(true, {
+        // the first balancer's keys at the top, as with one balancer
+        ...(first ? json(first) : {}),
+        dryRun,
+        balancers: results.map(json),
       });
     });
 };

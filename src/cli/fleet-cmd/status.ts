@@ -35,7 +35,9 @@ export async function runStatus(flags: FleetFlags): Promise<void> {
       const drain = s.draining
         ? `DRAINED by ${s.draining.by} until ${s.draining.until}`
         : 'not drained';
-      const target = `${r.target.state}${r.target.inRotation === null ? '' : r.target.inRotation ? ' (in rotation)' : ' (out of rotation)'}`;
+      // several balancers: each one's view by its name
+      const views = r.target.balancers ? ` [${r.target.reason ?? ''}]` : '';
+      const target = `${r.target.state}${r.target.inRotation === null ? '' : r.target.inRotation ? ' (in rotation)' : ' (out of rotation)'}${views}`;
       out.text(
         `${r.host}: release ${s.release ?? '-'}${composeSummary(s.compose)} (previous ${s.previous ?? '-'}), ${lock}, ${drain}, balancer ${target}; watchdog ${watchdogSummary(s.watchdog)}${killedSummary(s.lastStop)}`,
       );

@@ -36,8 +36,12 @@ export async function runVerify(flags: FleetFlags & { local?: boolean }): Promis
         (h.report?.services ?? []).filter((s) => !s.ok).map((s) => `${h.host}/${s.name}`),
       );
       const out_ = result.hosts
-        .filter((h) => h.balancer?.inRotation === false)
-        .map((h) => `${h.host} out of rotation`);
+        .filter((h) => h.balancer?.inRotation === false || h.balancer?.state === 'mixed')
+        .map((h) =>
+          h.balancer?.state === 'mixed'
+            ? `${h.host} out of rotation on some balancers (${h.balancer.reason ?? ''})`
+            : `${h.host} out of rotation`,
+        );
       throw new OperationError(`verify failed: ${[...bad, ...out_].join(', ')}`);
     }
   } finally {

@@ -52,6 +52,14 @@ export interface RuntimeSettings {
   readonly secretNames: readonly string[];
 }
 
+/** the slowest balancer that has its settings in deploy.yml: a drain is seen by all after it */
+function detectTime(config: Config): { detectTime?: number } {
+  const bounds = config.balancers.flatMap((b) =>
+    b.healthCheck ? [detectionBound(b.healthCheck)] : [],
+  );
+  return bounds.length > 0 ? { detectTime: Math.max(...bounds) } : {};
+}
+
 export function runtimeSettings(config: Config): RuntimeSettings {
   return {
     project: config.service,
@@ -60,9 +68,7 @@ export function runtimeSettings(config: Config): RuntimeSettings {
     stopTimeout: config.drain.stopTimeout,
     // any kind, when deploy.yml holds the settings (static always; alb and haproxy for
     // `deploy infra apply`): the host cannot ask a live balancer itself
-    ...(config.balancer.healthCheck && {
-      detectTime: detectionBound(config.balancer.healthCheck),
-    }),
+    ...detectTime(config),
     runtime: config.runtime,
     services: config.services,
     secretNames: config.env.secret,

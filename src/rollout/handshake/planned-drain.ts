@@ -3,7 +3,8 @@ import type { HostConfig } from '../../config/types.js';
 import { hostActions } from '../host-actions.js';
 import { formatMs } from '../../timing/duration.js';
 import { StepRecorder } from '../recorder.js';
-import { describeState, rotationBounds, type Bounds } from '../rotation.js';
+import { settingsOfEach } from '../../balancer/set.js';
+import { boundsOfBalancers, describeState, type Bounds } from '../rotation.js';
 import type { RolloutDeps } from '../types.js';
 import {
   awaitStep,
@@ -78,7 +79,9 @@ export async function plannedDrain(
 ): Promise<PlannedDrainResult> {
   const { clock, config, balancer } = deps;
   const started = clock.now();
-  const bounds = options.wait ? rotationBounds(await balancer.settings(), config.drain) : undefined;
+  const bounds = options.wait
+    ? boundsOfBalancers(await settingsOfEach(balancer), config.drain)
+    : undefined;
   const controller = new AbortController();
   const ctx: HostContext = {
     run: {

@@ -12,7 +12,7 @@ import { planAlbInfra } from '../../../src/balancer/alb-infra.js';
 import { infraApply } from '../../../src/balancer/infra.js';
 import type { HealthCheckSettings } from '../../../src/config/types.js';
 import { BlockedError, ConfigError } from '../../../src/errors.js';
-import { testConfig } from '../../support/config.js';
+import { oneBalancer, testConfig } from '../../support/config.js';
 import { FakeClock } from '../../support/fake-clock.js';
 import { MemoryLog } from '../../../src/log.js';
 
@@ -39,12 +39,12 @@ const desired: HealthCheckSettings = {
 
 function albConfig(healthCheck: HealthCheckSettings | undefined = desired) {
   return testConfig({
-    balancer: {
+    balancers: oneBalancer({
       kind: 'alb',
       targetGroupArn: arn,
       region: 'eu-west-1',
       ...(healthCheck ? { healthCheck } : {}),
-    },
+    }),
   });
 }
 
@@ -122,8 +122,8 @@ describe('the ALB infra plan', () => {
 
 describe('deploy infra apply on an ALB', () => {
   it('modifies the target group and its attributes to match deploy.yml', async () => {
-    const result = await infraApply(albConfig(), { dryRun: false }, deps);
-    expect(result).toMatchObject({ kind: 'alb', applied: true });
+    const [result] = await infraApply(albConfig(), { dryRun: false }, deps);
+    expect(result).toMatchObject({ name: 'alb', kind: 'alb', applied: true });
     expect(elb.commandCalls(ModifyTargetGroupCommand).map((c) => c.args[0].input)).toEqual([
       {
         TargetGroupArn: arn,
@@ -143,21 +143,21 @@ describe('deploy infra apply on an ALB', () => {
   });
 
   it('in a dry run reads the settings and changes nothing', async () => {
-    const result = await infraApply(albConfig(), { dryRun: true }, deps);
-    expect(result.applied).toBe(false);
-    expect(result.changes).toHaveLength(4);
+    const [result] = await infraApply(albConfig(), { dryRun: true }, deps);
+    expect(result?.applied).toBe(false);
+    expect(result?.changes).toHaveLength(4);
     expect(elb.commandCalls(DescribeTargetGroupsCommand)).toHaveLength(1);
     expect(elb.commandCalls(ModifyTargetGroupCommand)).toHaveLength(0);
     expect(elb.commandCalls(ModifyTargetGroupAttributesCommand)).toHaveLength(0);
   });
 
   it('makes no call when everything already matches', async () => {
-    const result = await infraApply(
+    const [result] = await infraApply(
       albConfig({ ...live, deregistrationDelay: 300_000 }),
       { dryRun: false },
       deps,
     );
-    expect(result).toEqual({ kind: 'alb', changes: [], applied: false });
+    expect(result).toEqual({ name: 'alb', kind: 'alb', changes: [], applied: false });
     expect(elb.commandCalls(ModifyTargetGroupCommand)).toHaveLength(0);
   });
 

@@ -1,5 +1,4 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,48 +6,9 @@ import { parseSocketAddress } from '../../../src/balancer/haproxy/address.js';
 import { HaproxyBalancer } from '../../../src/balancer/haproxy/adapter.js';
 import { connectError } from '../../../src/balancer/haproxy/runtime-api.js';
 import { BlockedError, ConfigError, OperationError } from '../../../src/errors.js';
+import { fakeSocket, type FakeSocket } from '../../support/fake-haproxy-socket.js';
 import { freePort } from '../../support/haproxy.js';
 import * as fixture from './fixtures/haproxy-2.6.js';
-
-/** A stand-in for haproxy's socket: answers each command from a script, records what it got. */
-interface FakeSocket {
-  readonly path: string;
-  readonly received: string[];
-  answers: Record<string, string | null>;
-  close(): Promise<void>;
-}
-
-async function fakeSocket(dir: string): Promise<FakeSocket> {
-  const fake = {
-    path: path.join(dir, 'admin.sock'),
-    received: [] as string[],
-    answers: {} as Record<string, string | null>,
-  };
-  // half-open: a socket that never answers must stay open after our FIN
-  const open = new Set<net.Socket>();
-  const server = net.createServer({ allowHalfOpen: true }, (conn) => {
-    open.add(conn);
-    conn.on('close', () => open.delete(conn));
-    let input = '';
-    conn.on('data', (d: Buffer) => {
-      input += d.toString();
-      if (!input.endsWith('\n')) return;
-      const command = input.trim();
-      fake.received.push(command);
-      const answer = fake.answers[command];
-      if (answer === null) return; // never answers
-      conn.end(answer ?? 'Unknown command.\n');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(fake.path, resolve));
-  return Object.assign(fake, {
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const conn of open) conn.destroy();
-        server.close(() => resolve());
-      }),
-  });
-}
 
 describe('the haproxy runtime API client', () => {
   let dir: string;
@@ -73,7 +33,12 @@ describe('the haproxy runtime API client', () => {
       'show stat be_app 4 -1': fixture.statSteady,
     };
     const states = await balancer.states(['web-1', 'web-3']);
-    expect(fake.received.sort()).toEqual(['show servers state be_app', 'show stat be_app 4 -1']);
+    // show info first: its pid tells a reload between two polls (reload-watch.ts)
+    expect(fake.received.sort()).toEqual([
+      'show info',
+      'show servers state be_app',
+      'show stat be_app 4 -1',
+    ]);
     expect([...states.values()].map((s) => [s.target, s.inRotation])).toEqual([
       ['web-1', true],
       ['web-3', false],
@@ -88,6 +53,7 @@ describe('the haproxy runtime API client', () => {
     await balancer.deregister('web-1');
     await balancer.register('web-1');
     expect(fake.received).toEqual([
+      'show info',
       'set server be_app/web-1 state drain',
       'set server be_app/web-1 state ready',
     ]);

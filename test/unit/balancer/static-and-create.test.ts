@@ -4,7 +4,7 @@ import { infraApply } from '../../../src/balancer/infra.js';
 import { StaticBalancer } from '../../../src/balancer/static.js';
 import type { StaticBalancerConfig } from '../../../src/config/types.js';
 import { OperationError, UsageError } from '../../../src/errors.js';
-import { testConfig } from '../../support/config.js';
+import { oneBalancer, testConfig } from '../../support/config.js';
 import { FakeClock } from '../../support/fake-clock.js';
 import { MemoryLog } from '../../../src/log.js';
 
@@ -39,7 +39,7 @@ describe('the static balancer', () => {
 
   it('has nothing for deploy infra apply to change', async () => {
     await expect(
-      infraApply(testConfig({ balancer: staticConfig }), { dryRun: true }, deps),
+      infraApply(testConfig({ balancers: oneBalancer(staticConfig) }), { dryRun: true }, deps),
     ).rejects.toBeInstanceOf(UsageError);
   });
 });
@@ -47,14 +47,14 @@ describe('the static balancer', () => {
 describe('createBalancer', () => {
   it('picks the adapter of balancer.kind', async () => {
     const alb = testConfig({
-      balancer: {
+      balancers: oneBalancer({
         kind: 'alb',
         targetGroupArn: 'arn:aws:elasticloadbalancing:x',
         region: 'eu-west-1',
-      },
+      }),
     });
     const kinds = await Promise.all(
-      [testConfig({ balancer: staticConfig }), testConfig(), alb].map(async (c) => {
+      [testConfig({ balancers: oneBalancer(staticConfig) }), testConfig(), alb].map(async (c) => {
         const balancer = await createBalancer(c, deps);
         await balancer.close();
         return balancer.kind;

@@ -32,6 +32,7 @@ describe('deploy schema', () => {
       'ssh',
       'hosts',
       'balancer',
+      'balancers',
       'drain',
       'rollout',
       'host',
@@ -41,7 +42,11 @@ describe('deploy schema', () => {
       'watchdog',
       'hooks',
     ]);
-    expect(schema.required).toEqual(['service', 'ssh', 'hosts', 'balancer', 'runtime', 'services']);
+    expect(schema.required).toEqual(['service', 'ssh', 'hosts', 'runtime', 'services']);
+    // one of the two spellings, never both
+    expect(schema).toMatchObject({
+      oneOf: [{ required: ['balancer'] }, { required: ['balancers'] }],
+    });
     expect(schema.additionalProperties).toBe(false);
     expect(stdout).toContain('"unhealthy_threshold"');
     expect(stdout).toContain('"keep_alive_timeout"');
@@ -55,10 +60,19 @@ describe('deploy init', () => {
     expect(exitCode).toBe(0);
     expect(stdout).toContain(`wrote ${file}`);
     const config = await loadConfig(file, { env: {} });
-    expect(config.balancer).toEqual({
-      kind: 'static',
-      healthCheck: { interval: 5_000, timeout: 2_000, unhealthyThreshold: 2, healthyThreshold: 2 },
-    });
+    expect(config.balancers).toEqual([
+      {
+        kind: 'static',
+        name: 'static',
+        targets: {},
+        healthCheck: {
+          interval: 5_000,
+          timeout: 2_000,
+          unhealthyThreshold: 2,
+          healthyThreshold: 2,
+        },
+      },
+    ]);
     expect(config.runtime).toEqual({ kind: 'command' });
     expect(config.hosts).toHaveLength(2);
     expect(config.drain).toEqual({

@@ -15,16 +15,20 @@ describe('loading deploy.yml', () => {
   it('loads the shipped example into durations in milliseconds', async () => {
     const config = await loadConfig(example, { env: {} });
     expect(config.hosts.map((h) => h.name)).toEqual(['web-1', 'web-2', 'web-3']);
-    expect(config.balancer).toEqual({
-      kind: 'static',
-      healthCheck: {
-        interval: 5_000,
-        timeout: 2_000,
-        unhealthyThreshold: 2,
-        healthyThreshold: 2,
-        idleTimeout: 60_000,
+    expect(config.balancers).toEqual([
+      {
+        kind: 'static',
+        name: 'static',
+        targets: {},
+        healthCheck: {
+          interval: 5_000,
+          timeout: 2_000,
+          unhealthyThreshold: 2,
+          healthyThreshold: 2,
+          idleTimeout: 60_000,
+        },
       },
-    });
+    ]);
     expect(config.services[0]).toMatchObject({ name: 'gateway', keepAliveTimeout: 65_000 });
     expect(config.services[1]?.check).toEqual({
       kind: 'heartbeat',
@@ -62,7 +66,7 @@ describe('loading deploy.yml', () => {
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.hosts)).toBe(true);
     expect(Object.isFrozen(config.hosts[0])).toBe(true);
-    expect(Object.isFrozen(config.balancer.healthCheck)).toBe(true);
+    expect(Object.isFrozen(config.balancers[0]?.healthCheck)).toBe(true);
     expect(Object.isFrozen(config.services[0]?.check)).toBe(true);
   });
 

@@ -14,7 +14,7 @@ const example = path.resolve(
 
 /** the invariants that fail, warnings included: a file people copy must pass `deploy check --strict` */
 function broken(config: Config): string[] {
-  const settings = config.balancer.healthCheck;
+  const settings = config.balancers[0]?.healthCheck;
   if (!settings) throw new Error('the file declares no health-check settings');
   const { invariants } = timingModel(timingInputFromConfig(config, settings));
   return invariants.filter((i) => !i.ok).map((i) => i.message);

@@ -8,7 +8,7 @@ import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
 import { FakeAlbBalancer } from '../../support/fake-alb.js';
 import { settings } from '../../support/fake-fleet.js';
-import { fleet } from '../../support/rollout-fleet.js';
+import { fleet, refusal } from '../../support/rollout-fleet.js';
 
 const options: RolloutOptions = { release: 'r2', dryRun: false, rollback: true };
 
@@ -27,15 +27,6 @@ function albFleet(
 
 const drained = (f: ReturnType<typeof albFleet>) =>
   [1, 2, 3].filter((n) => f.host(n).calls.includes('drain'));
-
-async function refusal(promise: Promise<unknown>): Promise<Error> {
-  return promise.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (e: unknown) => e as Error,
-  );
-}
 
 describe('a rollout through an ALB', () => {
   it('refuses in preflight to drain a group into its fail-open minimum, and drains nothing', async () => {

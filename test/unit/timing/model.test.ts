@@ -18,7 +18,7 @@ const config: Config = {
     { name: 'web-2', address: '10.0.1.12', target: 'i-2' },
     { name: 'web-3', address: '10.0.1.13', target: 'i-3' },
   ],
-  balancer: { kind: 'static', healthCheck: settings },
+  balancers: [{ kind: 'static', healthCheck: settings, name: 'static', targets: {} }],
   drain: base.drain,
   rollout: base.rollout,
   hooks: { timeout: 300_000 },

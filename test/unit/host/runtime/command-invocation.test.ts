@@ -3,7 +3,7 @@ import type { ServiceConfig } from '../../../../src/config/types.js';
 import { ConfigError, UsageError } from '../../../../src/errors.js';
 import { commandInvocation, findService } from '../../../../src/host/runtime/command-invocation.js';
 import { runtimeSettings, type RuntimeSettings } from '../../../../src/host/runtime/runtime.js';
-import { testConfig } from '../../../support/config.js';
+import { oneBalancer, testConfig } from '../../../support/config.js';
 
 const web: ServiceConfig = {
   name: 'web',
@@ -111,7 +111,7 @@ describe('a command runtime invocation', () => {
   it('knows the detection time from the settings deploy.yml holds, for any balancer kind', () => {
     const base = testConfig();
     const withSettings = testConfig({
-      balancer: {
+      balancers: oneBalancer({
         kind: 'haproxy',
         socket: '/run/haproxy.sock',
         backend: 'be_api',
@@ -121,9 +121,39 @@ describe('a command runtime invocation', () => {
           unhealthyThreshold: 3,
           healthyThreshold: 2,
         },
-      },
+      }),
     });
     expect(runtimeSettings(withSettings).detectTime).toBe(15_000);
+    // a pair: the drain is seen by both only after the slower one's detection
+    const pair = testConfig({
+      balancers: [
+        ...oneBalancer(
+          {
+            kind: 'static',
+            healthCheck: {
+              interval: 1_000,
+              timeout: 500,
+              unhealthyThreshold: 2,
+              healthyThreshold: 2,
+            },
+          },
+          'lb-a',
+        ),
+        ...oneBalancer(
+          {
+            kind: 'static',
+            healthCheck: {
+              interval: 3_000,
+              timeout: 500,
+              unhealthyThreshold: 3,
+              healthyThreshold: 2,
+            },
+          },
+          'lb-b',
+        ),
+      ],
+    });
+    expect(runtimeSettings(pair).detectTime).toBe(9_000);
     expect(runtimeSettings(base).detectTime).toBeUndefined();
   });
 });

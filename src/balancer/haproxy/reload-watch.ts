@@ -1,0 +1,87 @@
+import type { BalancerDeps } from '../balancer.js';
+
+/** What `show info` says of the process answering the socket. */
+export interface ProcessInfo {
+  readonly pid: number;
+  readonly uptimeSec: number;
+}
+
+export function parseShowInfo(text: string): ProcessInfo | undefined {
+  const field = (name: string): number | undefined => {
+    const m = new RegExp(`^${name}:\\s*(\\d+)\\s*$`, 'm').exec(text);
+    return m?.[1] === undefined ? undefined : Number(m[1]);
+  };
+  const pid = field('Pid');
+  const uptimeSec = field('Uptime_sec');
+  return pid === undefined || uptimeSec === undefined ? undefined : { pid, uptimeSec };
+}
+
+/** A new process (reload, restart) answers: another pid, or an uptime that went back. */
+export function reloaded(before: ProcessInfo, now: ProcessInfo): boolean {
+  return before.pid !== now.pid || now.uptimeSec < before.uptimeSec;
+}
+
+export interface ReloadWatchOptions {
+  readonly info: () => Promise<ProcessInfo | undefined>;
+  /** put back every runtime state handoff set; called once per reload seen */
+  readonly reassert: (before: ProcessInfo, now: ProcessInfo) => Promise<void>;
+  /** how often to look while a state is held (between a deregister and its register) */
+  readonly everyMs: number;
+}
+
+/**
+ * HAProxy forgets `set server … state` on a reload unless it loads a
+ * server-state file, and the drained server is back in rotation mid-stop.
+ * While handoff holds a state, this looks at the process every `everyMs`
+ * (and on every call of check()), and puts the states back the moment
+ * another process answers.
+ */
+export class ReloadWatch {
+  private last: ProcessInfo | undefined;
+  private loop: AbortController | undefined;
+  private looking: Promise<void> | undefined;
+
+  constructor(
+    private readonly options: ReloadWatchOptions,
+    private readonly deps: BalancerDeps | undefined,
+  ) {}
+
+  /** one look at a time: the background watch and a poll must not both put a state back */
+  check(): Promise<void> {
+    this.looking ??= this.look().finally(() => (this.looking = undefined));
+    return this.looking;
+  }
+
+  private async look(): Promise<void> {
+    const now = await this.options.info().catch(() => undefined);
+    if (!now) return;
+    const before = this.last;
+    if (before && reloaded(before, now)) await this.options.reassert(before, now);
+    // only once the states are back: a reassert that failed is tried again at the next look
+    this.last = now;
+  }
+
+  /** while something is held: look in the background (needs the run's clock) */
+  hold(): void {
+    if (this.loop || !this.deps) return;
+    const loop = new AbortController();
+    this.loop = loop;
+    const { clock } = this.deps;
+    void (async () => {
+      while (!loop.signal.aborted) {
+        // a socket that does not answer now may answer the next look
+        await this.check().catch(() => undefined);
+        try {
+          await clock.sleep(this.options.everyMs, loop.signal);
+        } catch {
+          // aborted: the loop ends
+        }
+      }
+    })();
+  }
+
+  release(): void {
+    this.loop?.abort();
+    this.loop = undefined;
+  }
+}

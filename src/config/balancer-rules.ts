@@ -1,0 +1,160 @@
+import type { KeyPath, RuleProblem } from './where.js';
+import { healthCheckKeys } from './balancer-schema.js';
+import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
+import { defaultName } from './normalize-balancer.js';
+import { duplicates, list, record, type Rule } from './rule-read.js';
+
+/**
+ * The rules of `balancer:` / `balancers:` that one entry's schema cannot see:
+ * which block is given, names and targets across entries and hosts. Each
+ * entry is read where it is written, so a problem points at its own line.
+ */
+
+type Doc = Readonly<Record<string, unknown>>;
+
+interface Entry {
+  readonly path: KeyPath;
+  readonly b: Doc;
+}
+
+function entries(doc: Doc): Entry[] {
+  if (doc.balancers !== undefined)
+    return list(doc.balancers).map((b, i) => ({ path: ['balancers', i], b: record(b) }));
+  return doc.balancer === undefined ? [] : [{ path: ['balancer'], b: record(doc.balancer) }];
+}
+
+function oneBlock(doc: Doc): RuleProblem[] {
+  if (doc.balancer !== undefined && doc.balancers !== undefined)
+    return [
+      {
+        path: ['balancers'],
+        message: 'give balancer (one) or balancers (a list), not both; move balancer into the list',
+      },
+    ];
+  if (doc.balancer === undefined && doc.balancers === undefined)
+    return [{ path: ['balancers'], message: 'required: the balancer(s) in front of the hosts' }];
+  return [];
+}
+
+function uniqueNames(doc: Doc): RuleProblem[] {
+  const all = entries(doc);
+  if (all.length < 2) return [];
+  return duplicates(
+    all.map((e) => ({ ...e.b, name: e.b.name ?? defaultName(e.b) })),
+    'balancers',
+    'name',
+    (b) => b.name,
+    'balancer name',
+  ).map((p) => ({ ...p, message: `${p.message}: set name on one of them` }));
+}
+
+function healthCheckTogether({ path, b }: Entry): RuleProblem[] {
+  if (b.kind !== 'alb' && b.kind !== 'haproxy') return [];
+  const settings = [...healthCheckKeys, 'deregistration_delay', 'slow_start', 'idle_timeout'];
+  if (!settings.some((key) => b[key] !== undefined)) return [];
+  return healthCheckKeys
+    .filter((key) => b[key] === undefined)
+    .map((key) => ({
+      path: [...path, key],
+      message: `required with the other health-check settings (give interval, timeout, unhealthy_threshold and healthy_threshold together, or none)`,
+    }));
+}
+
+/** A static balancer cannot say a host is out: beside live ones, its drain would go unconfirmed. */
+function staticAlone(doc: Doc): RuleProblem[] {
+  const all = entries(doc);
+  if (all.length < 2 || all.every((e) => e.b.kind === 'static')) return [];
+  return all
+    .filter((e) => e.b.kind === 'static')
+    .map((e) => ({
+      path: [...e.path, 'kind'],
+      message:
+        'static cannot be listed beside balancers with an API (nothing could confirm its drain); list only alb and haproxy entries, or only static ones',
+    }));
+}
+
+function deregisterNeedsAnApi(doc: Doc): RuleProblem[] {
+  if (record(doc.drain).method !== 'deregister') return [];
+  if (!entries(doc).some((e) => e.b.kind === 'static')) return [];
+  return [
+    {
+      path: ['drain', 'method'],
+      message: 'deregister needs a balancer with an API (alb or haproxy); use health with static',
+    },
+  ];
+}
+
+/**
+ * Each key of `targets` names a host of deploy.yml, and within one balancer
+ * no two hosts share a target: a drain of one would take the other out too.
+ */
+function targetsOfHosts(doc: Doc, { path, b }: Entry): RuleProblem[] {
+  const hosts = list(doc.hosts).map(record);
+  const names = new Set(hosts.map((h) => h.name).filter((n) => typeof n === 'string'));
+  const mapped = record(b.targets);
+  const problems: RuleProblem[] = Object.keys(mapped)
+    .filter((name) => !names.has(name))
+    .map((name) => ({
+      path: [...path, 'targets', name],
+      message: `names no host of deploy.yml (hosts: ${[...names].join(', ')}); use a hosts[].name`,
+    }));
+  if (Object.keys(mapped).length === 0) return problems;
+  const seen = new Map<string, string>();
+  for (const h of hosts) {
+    if (typeof h.name !== 'string') continue;
+    const target = mapped[h.name] ?? h.target ?? h.address;
+    if (typeof target !== 'string') continue;
+    const other = seen.get(target);
+    if (other !== undefined)
+      problems.push({
+        path: [...path, 'targets', mapped[h.name] !== undefined ? h.name : other],
+        message: `${h.name} and ${other} would both be target ${JSON.stringify(target)} of this balancer; each host needs its own`,
+      });
+    else seen.set(target, h.name);
+  }
+  return problems;
+}
+
+/**
+ * HAProxy's runtime API reads `;` and a newline as the start of another
+ * command, so the backend and server names are refused here, at load time,
+ * not by the adapter half-way through a rollout.
+ */
+function haproxyNames(doc: Doc, { path, b }: Entry): RuleProblem[] {
+  if (b.kind !== 'haproxy') return [];
+  const problems: RuleProblem[] = [];
+  const bad = (value: unknown): boolean => typeof value === 'string' && !HAPROXY_NAME.test(value);
+  if (bad(b.backend))
+    problems.push({
+      path: [...path, 'backend'],
+      message: `is not an haproxy backend name (${HAPROXY_NAME_RULE})`,
+    });
+  const mapped = record(b.targets);
+  list(doc.hosts).forEach((host, i) => {
+    const { target, address, name } = record(host);
+    if (typeof name === 'string' && mapped[name] !== undefined) {
+      if (bad(mapped[name]))
+        problems.push({
+          path: [...path, 'targets', name],
+          message: `is not an haproxy server name (${HAPROXY_NAME_RULE})`,
+        });
+      return;
+    }
+    if (target !== undefined ? bad(target) : bad(address))
+      problems.push({
+        path: ['hosts', i, target !== undefined ? 'target' : 'address'],
+        message: `is not an haproxy server name (${HAPROXY_NAME_RULE})${target === undefined ? '; set target to the server name' : ''}`,
+      });
+  });
+  return problems;
+}
+
+export const balancerRules: readonly Rule[] = [
+  oneBlock,
+  uniqueNames,
+  staticAlone,
+  deregisterNeedsAnApi,
+  (doc) => entries(doc).flatMap(healthCheckTogether),
+  (doc) => entries(doc).flatMap((e) => targetsOfHosts(doc, e)),
+  (doc) => entries(doc).flatMap((e) => haproxyNames(doc, e)),
+];
