@@ -4,7 +4,7 @@ import { BalancerSet } from '../../../src/balancer/set.js';
 import type { HealthCheckSettings } from '../../../src/config/types.js';
 import { BlockedError, OperationError } from '../../../src/errors.js';
 import { plannedDrain } from '../../../src/rollout/handshake/planned-drain.js';
-import { rollout } from '../../../src/rollout/rollout.js';
+import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
 import { FakeAlbBalancer } from '../../support/fake-alb.js';
