@@ -1,6 +1,7 @@
 import type { KeyPath } from './document.js';
 import { healthCheckKeys } from './balancer-schema.js';
 import { envRules } from './env-rules.js';
+import { hostPathRules, sharedDirs } from './host-paths.js';
 import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
 
 /**
@@ -32,6 +33,7 @@ const rules: readonly Rule[] = [
   deregisterNeedsAnApi,
   haproxyNames,
   lockNotShared,
+  hostPathRules,
   envRules,
 ];
 
@@ -141,9 +143,6 @@ function haproxyNames(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
   });
   return problems;
 }
-
-/** directories every local user may write: a lock there can be planted or held by anyone */
-const sharedDirs = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/var/lock'];
 
 function lockNotShared(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
   const lock = record(doc.host).lock;

@@ -9,8 +9,6 @@ export interface SetupFile {
   readonly content: string | Buffer;
   readonly mode: number;
   readonly what: string;
-  /** with ssh.sudo, who owns it (default root); without, whoever ssh.user is */
-  readonly owner?: 'root' | 'user';
 }
 
 export function agentPath(config: Config): string {
