@@ -3,7 +3,7 @@ import { OperationError } from '../errors.js';
 import type { Transport } from '../remote/transport.js';
 import { remoteState, stateOf, staleFiles } from './remote-state.js';
 import { rootSteps, stagedHostConfig } from './root-steps.js';
-import { cronPath, type SetupFile } from './setup-files.js';
+import { cronPath, cronPathLine, type SetupFile } from './setup-files.js';
 import { privileged, stepFailed } from './sudo.js';
 
 /**
@@ -20,11 +20,13 @@ export async function setupWithSudo(
   host: string,
   files: readonly SetupFile[],
   hostConfigPath: string,
+  /** the node this host's SSH session found: the cron entry's PATH names it */
+  node?: string,
 ): Promise<SetupFile[]> {
   const cron = files.find((f) => f.path === cronPath(config));
   if (cron && (await remoteState(t, [cron.path])).get(cron.path) !== stateOf(cron))
     throw new OperationError(
-      `the watchdog's cron entry ${cron.path} on ${host} is missing or not what deploy.yml says, and only root may write it: as root, install the output of 'deploy setup --print-cron' there, mode 0644 (docs/ssh.md)`,
+      `the watchdog's cron entry ${cron.path} on ${host} is missing or not what deploy.yml says, and only root may write it: as root, install the output of 'deploy setup --print-cron${cronPathLine(node) === cronPathLine() ? '' : ` --node ${node}`}' there, mode 0644 (docs/ssh.md)`,
     );
   const [mkdir, chown, rename] = rootSteps(config, hostConfigPath);
   for (const argv of [mkdir, chown]) {

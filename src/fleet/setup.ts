@@ -48,6 +48,7 @@ export async function setupHost(
     mode: 0o644,
     what: `agent library ${lib.name}`,
   }));
+  const node = await hostNode(transport);
   const files: SetupFile[] = [
     ...libs,
     { path: agentPath(config), content: input.agentBundle, mode: 0o755, what: 'agent' },
@@ -60,14 +61,14 @@ export async function setupHost(
     },
     {
       path: cronPath(config),
-      content: cronEntry(config, input.hostConfigPath),
+      content: cronEntry(config, input.hostConfigPath, node),
       mode: 0o644,
       what: 'watchdog cron entry',
     },
   ];
   try {
     const stale = config.ssh.sudo
-      ? await setupWithSudo(transport, config, host.name, files, input.hostConfigPath)
+      ? await setupWithSudo(transport, config, host.name, files, input.hostConfigPath, node)
       : await setupAsUser(transport, config, files);
     const changed = stale.map((f) => f.what);
     const hello = await agent.hello();
@@ -123,3 +124,12 @@ async function setupAsUser(
 }
 
 export const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
+
+/** the node ssh.user's SSH session runs (the agent's), or undefined when it cannot say */
+async function hostNode(transport: Transport): Promise<string | undefined> {
+  const r = await transport
+    .exec(['node', '-p', 'process.execPath'], { timeoutMs: 15_000 })
+    .catch(() => undefined);
+  const found = r?.code === 0 ? r.stdout.trim() : '';
+  return found === '' ? undefined : found;
+}

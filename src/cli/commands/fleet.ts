@@ -34,11 +34,17 @@ export const registerFleet: RegisterCommand = (program: Command) => {
       '--print-cron',
       "print the watchdog's cron entry (with ssh.sudo root installs it), and contact no host",
     )
-    .action(async (flags: Flags & { printSudoers?: boolean; printCron?: boolean }) => {
-      const setup = await import('../fleet-cmd/setup.js');
-      if (flags.printSudoers || flags.printCron) await setup.printRootFiles(flags);
-      else await setup.runSetup(flags);
-    });
+    .option(
+      '--node <path>',
+      "with --print-cron: the host's node, whose directory leads the PATH line",
+    )
+    .action(
+      async (flags: Flags & { printSudoers?: boolean; printCron?: boolean; node?: string }) => {
+        const setup = await import('../fleet-cmd/setup.js');
+        if (flags.printSudoers || flags.printCron) await setup.printRootFiles(flags);
+        else await setup.runSetup(flags);
+      },
+    );
 
   common(
     program.command('verify').description('check every service on every host, and the balancer'),

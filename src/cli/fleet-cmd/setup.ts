@@ -1,7 +1,7 @@
 import { oldNodes } from '../../agent-client/node-check.js';
 import { BlockedError, UsageError } from '../../errors.js';
 import { sudoersFile } from '../../fleet/root-steps.js';
-import { cronEntry } from '../../fleet/setup-files.js';
+import { cronEntry, isCronNode } from '../../fleet/setup-files.js';
 import { mapLimit } from '../../fleet/map-limit.js';
 import { setupHost } from '../../fleet/setup.js';
 import { readAgentBundle } from '../agent-bundle.js';
@@ -14,7 +14,11 @@ import { open, hostError, type FleetFlags } from './open.js';
  * Built from deploy.yml alone: no host is contacted.
  */
 export async function printRootFiles(
-  flags: Pick<FleetFlags, 'config'> & { printSudoers?: boolean; printCron?: boolean },
+  flags: Pick<FleetFlags, 'config'> & {
+    printSudoers?: boolean;
+    printCron?: boolean;
+    node?: string;
+  },
 ): Promise<void> {
   const plain = await plainConfig(flags.config);
   if (flags.printSudoers && flags.printCron)
@@ -23,9 +27,13 @@ export async function printRootFiles(
     throw new UsageError(
       '--print-sudoers: ssh.sudo is off in deploy.yml, so setup runs nothing through sudo; set ssh.sudo: true first',
     );
+  if (flags.node !== undefined && !isCronNode(flags.node))
+    throw new UsageError(
+      `--node ${JSON.stringify(flags.node)}: expected the absolute path of a node binary (…/bin/node, letters, digits and . _ @ + - /)`,
+    );
   const text = flags.printSudoers
     ? sudoersFile(plain, hostConfigPath(plain))
-    : cronEntry(plain, hostConfigPath(plain));
+    : cronEntry(plain, hostConfigPath(plain), flags.node);
   createOutput({ json: false }).raw(text.trimEnd());
 }
 

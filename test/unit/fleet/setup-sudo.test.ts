@@ -16,12 +16,16 @@ class SudoHost implements Transport {
   readonly host = 'web-1';
   readonly files = new Map<string, { content: string | Uint8Array; mode: number }>();
   readonly commands: string[][] = [];
-  constructor(private readonly nopasswd: boolean) {}
+  constructor(
+    private readonly nopasswd: boolean,
+    readonly node = '/usr/bin/node',
+  ) {}
 
   exec(argv: readonly string[]): Promise<ExecResult> {
     this.commands.push([...argv]);
     const ok = (stdout = ''): Promise<ExecResult> =>
       Promise.resolve({ code: 0, stdout, stderr: '' });
+    if (argv.join(' ') === 'node -p process.execPath') return ok(`${this.node}\n`);
     const paths = argv.slice(argv.indexOf('--') + 1).filter((p) => this.files.has(p));
     if (argv[0] === 'sha256sum')
       return ok(
@@ -105,6 +109,19 @@ describe('deploy setup with ssh.sudo', () => {
       );
       expect(host.commands.some((c) => c[0] === 'sudo' || c[0] === 'put')).toBe(false);
     }
+  });
+
+  it("names the host's node in what root must print when it is not on cron's PATH", async () => {
+    const host = withRootsCron(new SudoHost(true, '/opt/node24/bin/node'));
+    const r = await setupHost(config.hosts[0]!, host, setupAgent, input);
+    expect(r.error).toContain(
+      "install the output of 'deploy setup --print-cron --node /opt/node24/bin/node' there",
+    );
+    host.files.set(cron, {
+      content: cronEntry(config, input.hostConfigPath, '/opt/node24/bin/node'),
+      mode: 0o644,
+    });
+    expect(await setupHost(config.hosts[0]!, host, setupAgent, input)).toMatchObject({ ok: true });
   });
 
   it('without a rule fails the host with one line saying what to install', async () => {
