@@ -9,11 +9,13 @@ import { execa } from 'execa';
  * never be someone's account. Its password field is `*` (no password, not
  * locked: sshd without PAM refuses a locked account even with a key); the
  * lab's one authorized_keys file lets it in with the lab's client key.
- * `nopasswd` writes or removes its rule in /etc/sudoers.d.
+ * `nopasswd` writes or removes its rule in /etc/sudoers.d: `true` allows it
+ * everything, a string is the rule file itself (what `deploy setup
+ * --print-sudoers` prints).
  */
 export async function ensureLabUser(
   name: `handoff-lab${string}`,
-  options: { nopasswd: boolean },
+  options: { nopasswd: boolean | string },
 ): Promise<void> {
   if (!/^handoff-lab[a-z0-9-]*$/.test(name)) throw new Error(`lab user ${name}: not a lab name`);
   const exists = await execa('id', ['-u', name], { reject: false });
@@ -27,7 +29,9 @@ export async function ensureLabUser(
     return;
   }
   if (!existsSync('/usr/bin/sudo')) throw new Error('sudo is not installed: apt-get install sudo');
-  await writeFile(rule, `${name} ALL=(root) NOPASSWD: ALL\n`, { mode: 0o440 });
+  const text =
+    typeof options.nopasswd === 'string' ? options.nopasswd : `${name} ALL=(root) NOPASSWD: ALL\n`;
+  await writeFile(rule, text, { mode: 0o440 });
   const check = await execa('visudo', ['-cf', rule], { reject: false });
   if (check.exitCode !== 0) throw new Error(`${rule}: ${check.stderr || check.stdout}`);
 }

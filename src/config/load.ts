@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { ConfigError, messageOf } from '../errors.js';
+import { secretMask } from '../safe-text.js';
 import { unsealHostConfig } from './sealed.js';
 import type { Config } from './types.js';
 import { withEnv, type LoadOptions } from './with-env.js';
@@ -20,9 +21,26 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
     throw new ConfigError([{ path: '', message: unreadable(file, error) }]);
   }
   const sealed = options.trustSeal ? unsealHostConfig(text, file) : undefined;
-  if (sealed) return withEnv(sealed, options);
+  if (sealed) return maskSecrets(withEnv(sealed, options));
   const { parseConfig } = await import('./parse.js');
-  return parseConfig(text, file, options);
+  return maskSecrets(parseConfig(text, file, options));
+}
+
+/**
+ * `env.secret`'s values in this process's environment join the mask
+ * (safe-text.ts) the moment a config names them, in every command: a
+ * pre-deploy hook prints before the rollout reads its secrets, and
+ * `deploy rollback` publishes nothing and never reads them at all, yet both
+ * print what a hook, a service or a host's stderr said. The process
+ * environment, whatever `env` the overrides came from: it is what a hook
+ * and the rollout inherit.
+ */
+function maskSecrets(config: Config): Config {
+  for (const name of config.env.secret) {
+    const value = process.env[name];
+    if (value !== undefined) secretMask.add(value);
+  }
+  return config;
 }
 
 function unreadable(file: string, error: unknown): string {

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { hostDefaults } from './host-paths.js';
 import { balancerEntries } from './normalize-balancer.js';
 import type { RawConfig } from './schema.js';
 import type { RawCheck, RawService } from './service-schema.js';
@@ -64,10 +65,10 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       uploadConcurrency: rollout.upload_concurrency,
     },
     host: {
-      root: raw.host.root ?? `/srv/handoff/${service}`,
-      lock: raw.host.lock ?? `/run/handoff/${service}.lock`,
-      state: raw.host.state ?? `/run/handoff/${service}`,
-      agent: raw.host.agent ?? '/opt/handoff',
+      root: raw.host.root ?? hostDefaults(service).root,
+      lock: raw.host.lock ?? hostDefaults(service).lock,
+      state: raw.host.state ?? hostDefaults(service).state,
+      agent: raw.host.agent ?? hostDefaults(service).agent,
     },
     runtime:
       raw.runtime.kind === 'compose'

@@ -2,6 +2,7 @@ import { balancerRules } from './balancer-rules.js';
 import { duplicates, isRecord, list, record, type Rule } from './rule-read.js';
 import type { RuleProblem } from './where.js';
 import { envRules } from './env-rules.js';
+import { hostPathRules, sharedDirs } from './host-paths.js';
 
 /**
  * Rules between keys, which a schema of single values cannot see. They read the
@@ -25,6 +26,7 @@ const rules: readonly Rule[] = [
   commandsMatchRuntime,
   ...balancerRules,
   lockNotShared,
+  hostPathRules,
   envRules,
 ];
 
@@ -62,8 +64,6 @@ function commandsMatchRuntime(doc: Readonly<Record<string, unknown>>): RuleProbl
   return problems;
 }
 
-/** directories every local user may write: a lock there can be planted or held by anyone */
-const sharedDirs = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/var/lock'];
 
 function lockNotShared(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
   const lock = record(doc.host).lock;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { cronPlan } from '../config/cron-every.js';
 import type { Config } from '../config/types.js';
 import { UsageError } from '../errors.js';
@@ -9,8 +10,6 @@ export interface SetupFile {
   readonly content: string | Buffer;
   readonly mode: number;
   readonly what: string;
-  /** with ssh.sudo, who owns it (default root); without, whoever ssh.user is */
-  readonly owner?: 'root' | 'user';
 }
 
 export function agentPath(config: Config): string {
@@ -32,7 +31,26 @@ export function cronSchedule(everyMs: number): { schedule: string; ticks: number
   return { schedule: plan.schedule, ticks: plan.ticks };
 }
 
-export function cronEntry(config: Config, hostConfig: string): string {
+/** cron's own PATH for the watchdog when setup has not found a node elsewhere */
+export const CRON_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
+/** a node path a cron PATH line can carry as it is */
+const NODE_PATH = /^\/[A-Za-z0-9._+@/-]+\/node$/;
+export const isCronNode = (node: string): boolean => NODE_PATH.test(node);
+
+/**
+ * The PATH line of the cron entry: the directory of the node that ssh.user's
+ * SSH session found (what setup checked, and what runs the agent over SSH)
+ * first, so the watchdog's `#!/usr/bin/env node` runs that same node and not
+ * another one cron's short PATH finds. Without one, or one already on it,
+ * cron's usual PATH.
+ */
+export function cronPathLine(node?: string): string {
+  const dir = node && isCronNode(node) ? path.posix.dirname(node) : undefined;
+  const dirs = dir && !CRON_PATH.includes(dir) ? [dir, ...CRON_PATH] : CRON_PATH;
+  return `PATH=${dirs.join(':')}`;
+}
+
+export function cronEntry(config: Config, hostConfig: string, node?: string): string {
   const { schedule, ticks } = cronSchedule(config.watchdog.every);
   const argv = [
     agentPath(config),
@@ -44,7 +62,7 @@ export function cronEntry(config: Config, hostConfig: string): string {
   const log = `${config.host.root}/watchdog.log`;
   return [
     `# handoff watchdog for ${cronField(config.service, 'service')}: installed by 'deploy setup'; edit deploy.yml, not this file`,
-    'PATH=/usr/local/bin:/usr/bin:/bin',
+    cronPathLine(node),
     `${schedule} ${cronField(config.ssh.user, 'ssh.user')} ${argv.map(cronWord).join(' ')} >> ${cronWord(log)} 2>&1`,
     '',
   ].join('\n');

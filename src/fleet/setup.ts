@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { toHostJson } from '../config/serialize.js';
 import type { Config, HostConfig } from '../config/types.js';
@@ -7,7 +6,8 @@ import type { AgentClient } from '../agent-client/client.js';
 import type { Log } from '../log.js';
 import type { Transport } from '../remote/transport.js';
 import { agentPath, cronEntry, cronPath, type SetupFile } from './setup-files.js';
-import { installArgv, ownedDirs, privileged, stepFailed } from './sudo.js';
+import { sha, staleFiles } from './remote-state.js';
+import { setupWithSudo } from './setup-sudo.js';
 
 export interface SetupInput {
   /**
@@ -30,36 +30,6 @@ export interface HostSetup {
   readonly error?: string;
 }
 
-const sha = (content: string | Buffer): string =>
-  createHash('sha256').update(content).digest('hex');
-
-/**
- * What each file on the host is now, as `<sha256> <mode>` keyed by path:
- * `sha256sum` and `stat` answer for the files that exist; the missing ones
- * simply get no line. The mode counts: a host config someone made
- * world-readable is written again with its own.
- */
-async function remoteState(t: Transport, paths: readonly string[]): Promise<Map<string, string>> {
-  const [sums, modes] = await Promise.all([
-    t.exec(['sha256sum', '--', ...paths]),
-    t.exec(['stat', '-c', '%a %n', '--', ...paths]),
-  ]);
-  const hashes = linesOf(sums.stdout, /^([0-9a-f]{64})\s+\*?(.+)$/);
-  const perms = linesOf(modes.stdout, /^([0-7]{3,4}) (.+)$/);
-  return new Map([...hashes].map(([path, hash]) => [path, `${hash} ${perms.get(path) ?? '?'}`]));
-}
-
-function linesOf(stdout: string, pattern: RegExp): Map<string, string> {
-  const found = new Map<string, string>();
-  for (const line of stdout.split('\n')) {
-    const m = pattern.exec(line.trim());
-    if (m?.[1] && m[2]) found.set(m[2], m[1]);
-  }
-  return found;
-}
-
-const stateOf = (f: SetupFile): string => `${sha(f.content)} ${f.mode.toString(8)}`;
-
 /**
  * The caller has checked the host's node first (agent-client/node-check.ts).
  * Idempotent: directories are created if missing, a file is written only when
@@ -78,6 +48,7 @@ export async function setupHost(
     mode: 0o644,
     what: `agent library ${lib.name}`,
   }));
+  const node = await hostNode(transport);
   const files: SetupFile[] = [
     ...libs,
     { path: agentPath(config), content: input.agentBundle, mode: 0o755, what: 'agent' },
@@ -87,42 +58,18 @@ export async function setupHost(
       content: toHostJson(config),
       mode: 0o600,
       what: 'host config',
-      owner: 'user',
     },
     {
       path: cronPath(config),
-      content: cronEntry(config, input.hostConfigPath),
+      content: cronEntry(config, input.hostConfigPath, node),
       mode: 0o644,
       what: 'watchdog cron entry',
     },
   ];
   try {
-    const dirs = [
-      path.dirname(agentPath(config)),
-      `${config.host.root}/releases`,
-      config.host.state,
-      ...files.map((f) => path.dirname(f.path)),
-    ];
-    // the lock's directory only root (or its user) may write: the agent refuses
-    // any other (host/lock-dir.ts); the lock file itself is created on first use
-    const steps = [
-      ['mkdir', '-p', '--', ...new Set(dirs)],
-      ['mkdir', '-p', '-m', '0755', '--', path.dirname(config.host.lock)],
-      // made as root: the agent, running as ssh.user, writes releases, state and the lock there
-      ...(config.ssh.sudo ? [['chown', `${config.ssh.user}:`, '--', ...ownedDirs(config)]] : []),
-    ];
-    for (const argv of steps) {
-      const mk = await transport.exec(privileged(config, argv));
-      if (mk.code !== 0)
-        throw stepFailed(config, host.name, 'cannot create the host directories', mk.stderr);
-    }
-    const now = await remoteState(
-      transport,
-      files.map((f) => f.path),
-    );
-    const stale = files.filter((f) => now.get(f.path) !== stateOf(f));
-    if (config.ssh.sudo) await installWithSudo(transport, config, host.name, stale);
-    else for (const f of stale) await transport.put(f.path, f.content, f.mode);
+    const stale = config.ssh.sudo
+      ? await setupWithSudo(transport, config, host.name, files, input.hostConfigPath, node)
+      : await setupAsUser(transport, config, files);
     const changed = stale.map((f) => f.what);
     const hello = await agent.hello();
     if (hello.sha256 !== sha(input.agentBundle))
@@ -146,35 +93,42 @@ export async function setupHost(
 }
 
 /**
- * `ssh.sudo`: each file is uploaded as ssh.user into a private temp directory,
- * then installed by root with its owner (root; the host config: ssh.user, whose
- * agent reads it) and mode, and renamed into place (fleet/sudo.ts).
+ * ssh.user is root or owns the paths: it makes the directories and writes
+ * every stale file itself.
  */
-async function installWithSudo(
-  t: Transport,
+async function setupAsUser(
+  transport: Transport,
   config: Config,
-  host: string,
   files: readonly SetupFile[],
-): Promise<void> {
-  if (files.length === 0) return;
-  const made = await t.exec(['mktemp', '-d', '/tmp/handoff-setup.XXXXXXXX']);
-  const dir = made.stdout.trim();
-  if (made.code !== 0 || !dir)
-    throw stepFailed(config, host, 'cannot make a temp directory', made.stderr);
-  try {
-    for (const [i, f] of files.entries()) {
-      const uploaded = `${dir}/${i}`;
-      await t.put(uploaded, f.content, 0o600);
-      for (const argv of installArgv(
-        config,
-        { path: f.path, mode: f.mode, owner: f.owner ?? 'root' },
-        uploaded,
-      )) {
-        const r = await t.exec(argv);
-        if (r.code !== 0) throw stepFailed(config, host, `cannot install the ${f.what}`, r.stderr);
-      }
-    }
-  } finally {
-    await t.exec(['rm', '-rf', '--', dir]).catch(() => undefined);
+): Promise<SetupFile[]> {
+  const dirs = [
+    path.dirname(agentPath(config)),
+    `${config.host.root}/releases`,
+    config.host.state,
+    ...files.map((f) => path.dirname(f.path)),
+  ];
+  // the lock's directory only root (or its user) may write: the agent refuses
+  // any other (host/lock-dir.ts); the lock file itself is created on first use
+  for (const argv of [
+    ['mkdir', '-p', '--', ...new Set(dirs)],
+    ['mkdir', '-p', '-m', '0755', '--', path.dirname(config.host.lock)],
+  ]) {
+    const mk = await transport.exec(argv);
+    if (mk.code !== 0)
+      throw new OperationError(`cannot create the host directories: ${firstLine(mk.stderr)}`);
   }
+  const stale = await staleFiles(transport, files);
+  for (const f of stale) await transport.put(f.path, f.content, f.mode);
+  return stale;
+}
+
+export const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
+
+/** the node ssh.user's SSH session runs (the agent's), or undefined when it cannot say */
+async function hostNode(transport: Transport): Promise<string | undefined> {
+  const r = await transport
+    .exec(['node', '-p', 'process.execPath'], { timeoutMs: 15_000 })
+    .catch(() => undefined);
+  const found = r?.code === 0 ? r.stdout.trim() : '';
+  return found === '' ? undefined : found;
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OperationError, UsageError } from '../errors.js';
 import type { HostExec } from './exec.js';
 import { releaseDir } from './layout.js';
-import { fileSha256 } from './release-files.js';
+import { strayEntry } from './artifact-entries.js';
+import { fileSha256, readOwnFile } from './release-files.js';
 import { readLiveRelease } from './releases.js';
 
 /** Beside the release's files: the sha256 of the artifact it was extracted from. */
@@ -20,11 +21,10 @@ export function checkSha256(sha: string): string {
 }
 
 export async function artifactSha256(root: string, release: string): Promise<string | null> {
-  const text = await readFile(
-    path.join(releaseDir(root, release), ARTIFACT_SHA_FILE),
-    'utf8',
-  ).catch(() => null);
-  return text?.trim() ?? null;
+  const bytes = await readOwnFile(path.join(releaseDir(root, release), ARTIFACT_SHA_FILE)).catch(
+    () => undefined,
+  );
+  return bytes?.toString('utf8').trim() ?? null;
 }
 
 /**
@@ -44,8 +44,12 @@ export async function artifactState(
   return { present: false, upload: path.join(root, 'releases', name) };
 }
 
-/** hidden names that only exist while an upload, an extract or a prune runs */
-const IN_FLIGHT = /^\.(upload-.*\.tgz|.+\.extract-[0-9a-f]{12}(\.old)?|.+\.pruned-\d+)$/;
+/** names handoff writes into a release itself: never taken from an artifact */
+export const RESERVED_NAMES = [ARTIFACT_SHA_FILE, '.env'] as const;
+
+/** hidden names that only exist while an upload, an extract, a publish or a prune runs */
+const IN_FLIGHT =
+  /^\.(upload-.*\.tgz|.+\.extract-[0-9a-f]{12}(\.old)?|.+\.pruned-\d+|.+\.tmp-\d+)$/;
 /** older than any upload or extract can take (the agent's own bound is 10 minutes) */
 export const LEFTOVER_AGE_MS = 60 * 60_000;
 
@@ -109,6 +113,15 @@ export async function installArtifact(
       throw new OperationError(
         `artifact of release ${release} does not extract (tar exit ${r.code}: ${firstLine(r.stderr)}); nothing was installed`,
       );
+    // the tarball may hold entries of handoff's own names (a symlink out of releases/,
+    // a FIFO as .env): removed, so publish writes its own afresh (O_EXCL follows no link)
+    for (const name of RESERVED_NAMES)
+      await rm(path.join(tmp, name), { recursive: true, force: true });
+    const stray = await strayEntry(tmp);
+    if (stray)
+      throw new OperationError(
+        `artifact of release ${release} holds ${stray}; an artifact may hold only regular files, directories and symlinks that stay inside the release; nothing was installed`,
+      );
     // writable by its owner: a read-only directory in the build (a vendored module
     // cache) would make the release impossible to replace or prune (-R follows no link)
     const writable = await exec(['chmod', '-R', 'u+w', '--', tmp], { timeoutMs: 5 * 60_000 });
@@ -116,11 +129,14 @@ export async function installArtifact(
       throw new OperationError(
         `artifact of release ${release}: chmod u+w failed (${firstLine(writable.stderr)}); nothing was installed`,
       );
-    // the tarball may hold an entry of that name (a symlink out of releases/, say):
-    // removed, then created afresh (O_EXCL never follows a link)
-    const shaFile = path.join(tmp, ARTIFACT_SHA_FILE);
-    await rm(shaFile, { recursive: true, force: true });
-    await writeFile(shaFile, `${sha}\n`, { mode: 0o644, flag: 'wx' });
+    await writeFile(path.join(tmp, ARTIFACT_SHA_FILE), `${sha}\n`, { mode: 0o644, flag: 'wx' });
+    // on disk before the rename: the rename may reach the journal before the data,
+    // and a power cut then leaves a release of empty files that looks whole
+    const synced = await exec(['sync', '-f', '--', tmp], { timeoutMs: 5 * 60_000 });
+    if (synced.code !== 0)
+      throw new OperationError(
+        `artifact of release ${release}: sync failed (${firstLine(synced.stderr)}); nothing was installed`,
+      );
     await replaceRelease(root, release, tmp);
     return { release, sha256: sha };
   } finally {

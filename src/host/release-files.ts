@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { OperationError, UsageError } from '../errors.js';
 import { ENV_NAME } from '../config/names.js';
@@ -27,6 +27,42 @@ export async function fileSha256(file: string): Promise<{ sha256: string; bytes:
     bytes += (chunk as Buffer).length;
   }
   return { sha256: hash.digest('hex'), bytes };
+}
+
+/** far above any compose file or .env: what a release file larger than this holds is not ours */
+const OWN_FILE_MAX = 4 * 1024 * 1024;
+
+/**
+ * One of handoff's own files in a release (`compose.yml`, `.env`, the
+ * recorded sha256), or undefined when there is none. An artifact may have put
+ * anything under such a name: a symlink is refused without being followed
+ * (`.env -> /dev/zero` once grew the agent to 536 MB), a FIFO is opened without
+ * waiting for a writer and refused (it hung a prune that held the host lock),
+ * and so is anything but a regular file of a sane size.
+ */
+export async function readOwnFile(file: string): Promise<Buffer | undefined> {
+  const handle = await open(
+    file,
+    constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+  ).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    if (error.code === 'ELOOP')
+      throw new OperationError(`${file} is a symlink, not a file handoff wrote; remove it`);
+    throw error;
+  });
+  if (!handle) return undefined;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile())
+      throw new OperationError(`${file} is not a regular file, not one handoff wrote; remove it`);
+    if (info.size > OWN_FILE_MAX)
+      throw new OperationError(
+        `${file} is ${info.size} bytes, not a file handoff wrote; remove it`,
+      );
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }
 
 export function sha256(content: string | Buffer): string {
@@ -86,7 +122,9 @@ export async function checkWritten(
   files: readonly ReleaseFile[],
 ): Promise<void> {
   for (const f of files) {
-    const onDisk = sha256(await readFile(path.join(releaseDir(root, release), f.name)));
+    const onDisk = sha256(
+      (await readOwnFile(path.join(releaseDir(root, release), f.name))) ?? Buffer.alloc(0),
+    );
     if (onDisk !== f.sha256)
       throw new OperationError(
         `publish: ${f.name} of release ${release} hashes to ${onDisk} on this host, not ${f.sha256}`,
@@ -96,5 +134,6 @@ export async function checkWritten(
 
 /** The sha256 of a published release's compose.yml, or null without one. */
 export async function composeSha256(root: string, release: string): Promise<string | null> {
-  return readFile(composeFilePath(root, release)).then(sha256, () => null);
+  const bytes = await readOwnFile(composeFilePath(root, release)).catch(() => undefined);
+  return bytes ? sha256(bytes) : null;
 }

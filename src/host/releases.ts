@@ -1,18 +1,9 @@
-import {
-  lstat,
-  mkdir,
-  readFile,
-  readdir,
-  readlink,
-  rename,
-  rm,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
+import { lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OperationError, UsageError } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
 import { currentLink, isMissing, releaseDir } from './layout.js';
+import { readOwnFile } from './release-files.js';
 
 const FILE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -103,8 +94,9 @@ async function readFiles(
   );
   if (!isDir) return undefined;
   const out: Record<string, string | undefined> = {};
+  // not a regular file of ours (an artifact's FIFO or link under that name): replaced
   for (const name of names)
-    out[name] = await readFile(path.join(dir, name), 'utf8').catch(() => undefined);
+    out[name] = (await readOwnFile(path.join(dir, name)).catch(() => undefined))?.toString('utf8');
   return out;
 }
 

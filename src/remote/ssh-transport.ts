@@ -39,14 +39,12 @@ export class SshTransport implements Transport {
   async exec(argv: readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
     options.signal?.throwIfAborted();
     const run = { host: this.host, argv, clock: this.clock, options };
-    return await this.openExec(argv, quoteArgv(argv, options.env), (channel) =>
-      execOnChannel(channel, run),
-    );
+    return await this.openExec(argv, quoteArgv(argv), (channel) => execOnChannel(channel, run));
   }
 
-  spawn(argv: readonly string[], options: Pick<ExecOptions, 'env'> = {}): RemoteProcess {
+  spawn(argv: readonly string[]): RemoteProcess {
     const { process, attach, fail } = pendingProcess();
-    this.openExec(argv, quoteArgv(argv, options.env), attach).catch(fail);
+    this.openExec(argv, quoteArgv(argv), attach).catch(fail);
     return process;
   }
 

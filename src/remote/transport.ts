@@ -11,7 +11,6 @@ export interface ExecOptions {
   readonly stdin?: string;
   /** hard limit; the command is killed and the call rejects after it */
   readonly timeoutMs?: number;
-  readonly env?: Readonly<Record<string, string>>;
   readonly signal?: AbortSignal;
 }
 
@@ -38,7 +37,7 @@ export interface Transport {
   /** the host name from deploy.yml, for messages */
   readonly host: string;
   exec(argv: readonly string[], options?: ExecOptions): Promise<ExecResult>;
-  spawn(argv: readonly string[], options?: Pick<ExecOptions, 'env'>): RemoteProcess;
+  spawn(argv: readonly string[]): RemoteProcess;
   /** write a file atomically: temp name in the same directory, then rename */
   put(path: string, content: string | Uint8Array, mode?: number): Promise<void>;
   /** copy a local file to `path` as it is (no rename: the caller names a temp path) */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { liveReleases, startFleet, type DeployRun, type Fleet } from './fleet-harness.js';
@@ -65,6 +66,30 @@ describe('a planted secret', () => {
       ]);
       expect(mode.stdout.trim()).toBe('600');
     }
+  });
+
+  it('is masked in a pre-deploy hook’s output and in deploy rollback, human and --json', async () => {
+    const hooks = path.join(path.dirname(fleet.configPath), '.handoff', 'hooks');
+    await mkdir(hooks, { recursive: true });
+    const hook = path.join(hooks, 'pre-deploy');
+    // the hook inherits the orchestrator's environment, the secret included
+    await writeFile(hook, `#!/bin/sh\necho "token is $${NAME}"\n`, { mode: 0o755 });
+    try {
+      const runs = [
+        await deploy(['rollout', '--release', 'r2']),
+        await deploy(['rollout', '--release', 'r2', '--json']),
+        await deploy(['rollback', '--json']),
+        await deploy(['rollout', '--release', 'r2']),
+      ];
+      for (const r of runs) {
+        expect(r.code, r.stderr).toBe(0);
+        expect(`${r.stdout}${r.stderr}`).toContain('token is ***');
+        expect(`${r.stdout}${r.stderr}`).not.toContain(SECRET);
+      }
+    } finally {
+      await rm(hook, { force: true });
+    }
+    expect(await liveReleases((a) => fleet.deploy(a))).toEqual(['r2', 'r2']);
   });
 
   it('missing from the environment stops the rollout with one line naming it, exit 2, no host touched', async () => {

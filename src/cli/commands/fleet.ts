@@ -26,7 +26,25 @@ export const registerFleet: RegisterCommand = (program: Command) => {
       ),
   )
     .option('--hosts <names>', 'only these hosts (comma separated)')
-    .action(async (flags: Flags) => (await import('../fleet-cmd/setup.js')).runSetup(flags));
+    .option(
+      '--print-sudoers',
+      'with ssh.sudo: print the sudoers file allowing exactly what setup runs as root, and contact no host',
+    )
+    .option(
+      '--print-cron',
+      "print the watchdog's cron entry (with ssh.sudo root installs it), and contact no host",
+    )
+    .option(
+      '--node <path>',
+      "with --print-cron: the host's node, whose directory leads the PATH line",
+    )
+    .action(
+      async (flags: Flags & { printSudoers?: boolean; printCron?: boolean; node?: string }) => {
+        const setup = await import('../fleet-cmd/setup.js');
+        if (flags.printSudoers || flags.printCron) await setup.printRootFiles(flags);
+        else await setup.runSetup(flags);
+      },
+    );
 
   common(
     program.command('verify').description('check every service on every host, and the balancer'),

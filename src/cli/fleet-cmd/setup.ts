@@ -1,10 +1,42 @@
 import { oldNodes } from '../../agent-client/node-check.js';
-import { BlockedError } from '../../errors.js';
+import { BlockedError, UsageError } from '../../errors.js';
+import { sudoersFile } from '../../fleet/root-steps.js';
+import { cronEntry, isCronNode } from '../../fleet/setup-files.js';
 import { mapLimit } from '../../fleet/map-limit.js';
 import { setupHost } from '../../fleet/setup.js';
 import { readAgentBundle } from '../agent-bundle.js';
+import { createOutput } from '../output.js';
 import { hostConfigPath, plainConfig } from '../connections.js';
 import { open, hostError, type FleetFlags } from './open.js';
+/**
+ * What root installs once under ssh.sudo: the sudoers file setup's root
+ * steps need, or the cron entry setup may not write (fleet/root-steps.ts).
+ * Built from deploy.yml alone: no host is contacted.
+ */
+export async function printRootFiles(
+  flags: Pick<FleetFlags, 'config'> & {
+    printSudoers?: boolean;
+    printCron?: boolean;
+    node?: string;
+  },
+): Promise<void> {
+  const plain = await plainConfig(flags.config);
+  if (flags.printSudoers && flags.printCron)
+    throw new UsageError('--print-sudoers and --print-cron: give one of them');
+  if (flags.printSudoers && !plain.ssh.sudo)
+    throw new UsageError(
+      '--print-sudoers: ssh.sudo is off in deploy.yml, so setup runs nothing through sudo; set ssh.sudo: true first',
+    );
+  if (flags.node !== undefined && !isCronNode(flags.node))
+    throw new UsageError(
+      `--node ${JSON.stringify(flags.node)}: expected the absolute path of a node binary (…/bin/node, letters, digits and . _ @ + - /)`,
+    );
+  const text = flags.printSudoers
+    ? sudoersFile(plain, hostConfigPath(plain))
+    : cronEntry(plain, hostConfigPath(plain), flags.node);
+  createOutput({ json: false }).raw(text.trimEnd());
+}
+
 export async function runSetup(flags: FleetFlags): Promise<void> {
   const { out, hosts, connections } = await open(flags, { checkAgent: false });
   try {

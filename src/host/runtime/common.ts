@@ -1,8 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { OperationError } from '../../errors.js';
 import { secretMask } from '../../safe-text.js';
 import { envFilePath, releaseDir } from '../layout.js';
 import { parseEnv } from '../release-env.js';
+import { readOwnFile } from '../release-files.js';
 import type { RuntimeSettings } from './runtime.js';
 
 export async function assertPublished(root: string, release: string): Promise<void> {
@@ -34,7 +35,9 @@ export async function readReleaseVars(
   settings: Pick<RuntimeSettings, 'root' | 'secretNames'>,
   release: string,
 ): Promise<Record<string, string>> {
-  const text = await readFile(envFilePath(settings.root, release), 'utf8').catch(() => '');
+  // read as handoff's own file: never through a link, never a FIFO (release-files.ts)
+  const bytes = await readOwnFile(envFilePath(settings.root, release)).catch(() => undefined);
+  const text = bytes?.toString('utf8') ?? '';
   const vars = parseEnv(text);
   for (const name of settings.secretNames) {
     const value = vars[name];

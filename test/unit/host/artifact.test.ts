@@ -6,6 +6,7 @@ import {
   mkdtemp,
   readFile,
   readdir,
+  rm,
   stat,
   symlink,
   truncate,
@@ -63,6 +64,92 @@ describe('installArtifact with a hostile or awkward tarball', () => {
     expect(await readFile(recorded, 'utf8')).toBe(`${sha}\n`);
   });
 
+  it('refuses a FIFO, a link out of the release and a dangling link with .., installing nothing', async () => {
+    const cases: [string, () => Promise<void>, string][] = [
+      [
+        'fifo',
+        () => execa('mkfifo', [path.join(build, 'pipe')]).then(() => undefined),
+        'pipe: a FIFO',
+      ],
+      [
+        'out',
+        () => symlink('/etc/passwd', path.join(build, 'passwd')),
+        'passwd: a symlink pointing outside the release',
+      ],
+      [
+        'chain',
+        async () => {
+          // a/up -> .. stays inside; x -> a/up/.. then lands in releases/
+          await mkdir(path.join(build, 'a'));
+          await symlink('..', path.join(build, 'a', 'up'));
+          await symlink('a/up/..', path.join(build, 'x'));
+        },
+        'x: a symlink pointing outside the release',
+      ],
+      [
+        'dangling',
+        () => symlink('../../r9/.env', path.join(build, 'later')),
+        'later: a dangling symlink',
+      ],
+    ];
+    for (const [release, plant, why] of cases) {
+      await execa('rm', ['-rf', build]);
+      await mkdir(build);
+      await plant();
+      const { file, sha } = await upload(release);
+      await expect(installArtifact(root, release, sha, file, exec)).rejects.toThrow(
+        `artifact of release ${release} holds ${why}`,
+      );
+      expect(await readdir(path.join(root, 'releases'))).toEqual([]);
+    }
+  });
+
+  it('keeps symlinks that stay inside, dangling ones without .. too', async () => {
+    await mkdir(path.join(build, 'lib'));
+    await symlink('lib', path.join(build, 'current-lib'));
+    await symlink('app.mjs', path.join(build, 'main.mjs'));
+    await symlink('dist/built.js', path.join(build, 'later.js'));
+    const { file, sha } = await upload('r2');
+    await installArtifact(root, 'r2', sha, file, exec);
+    expect(await readFile(path.join(root, 'releases/r2/main.mjs'), 'utf8')).toContain('r2');
+  });
+
+  it("drops the tarball's own .env, a FIFO or a link to /dev/zero: publish writes handoff's", async () => {
+    await mkdir(path.join(build, 'sub'));
+    for (const [release, plant] of [
+      ['r2', () => execa('mkfifo', [path.join(build, '.env')])],
+      ['r3', () => symlink('/dev/zero', path.join(build, '.env'))],
+    ] as const) {
+      await rm(path.join(build, '.env'), { force: true });
+      await plant();
+      const { file, sha } = await upload(release);
+      await installArtifact(root, release, sha, file, exec);
+      expect((await readdir(path.join(root, 'releases', release))).sort()).toEqual([
+        '.artifact-sha256',
+        'app.mjs',
+        'sub',
+      ]);
+    }
+  });
+
+  it('syncs the extracted files to disk before the rename makes them the release', async () => {
+    const seen: { argv: string[]; released: boolean }[] = [];
+    const recording: typeof exec = async (argv, options) => {
+      const released = await lstat(path.join(root, 'releases/r2')).then(
+        () => true,
+        () => false,
+      );
+      seen.push({ argv: [...argv], released });
+      return exec(argv, options);
+    };
+    const { file, sha } = await upload('r2');
+    await installArtifact(root, 'r2', sha, file, recording);
+    const sync = seen.find((s) => s.argv[0] === 'sync');
+    expect(sync?.argv.slice(0, 3)).toEqual(['sync', '-f', '--']);
+    expect(path.basename(sync?.argv[3] ?? '')).toMatch(/^\.r2\.extract-[0-9a-f]{12}$/);
+    expect(sync?.released).toBe(false);
+  });
+
   it('leaves a read-only directory of the build writable by its owner, so it can be pruned', async () => {
     await mkdir(path.join(build, 'vendor'));
     await writeFile(path.join(build, 'vendor', 'lib.js'), 'x');
@@ -81,6 +168,8 @@ describe('leftovers in releases/', () => {
       '.upload-r2-0123456789ab.tgz',
       '.r2.extract-0123456789ab',
       '.r1.pruned-4242',
+      // a publish killed before its rename: a copy of .env, secrets included
+      '.r3.tmp-31337',
       '.keep-me',
     ];
     for (const n of names) await writeFile(path.join(dir, n), 'x');
@@ -88,7 +177,7 @@ describe('leftovers in releases/', () => {
     const old = new Date(Date.now() - LEFTOVER_AGE_MS - 60_000);
     for (const n of [...names, 'r1']) await utimes(path.join(dir, n), old, old);
     const removed = await removeLeftovers(root, Date.now());
-    expect(removed.sort()).toEqual(names.slice(0, 3).sort());
+    expect(removed.sort()).toEqual(names.slice(0, 4).sort());
     expect((await readdir(dir)).sort()).toEqual(['.keep-me', '.upload-r3-abcdefabcdef.tgz', 'r1']);
   });
 

@@ -47,3 +47,47 @@ describe('the files sent with a release', () => {
     await expect(readReleaseFiles(compose(file))).rejects.toThrow(/is not UTF-8 text/);
   });
 });
+
+describe("the compose file's env_file files", () => {
+  it('ships each env_file beside the compose file with the release, once', async () => {
+    const file = path.join(dir, 'compose.prod.yml');
+    await writeFile(
+      file,
+      'services:\n  app:\n    env_file: app.env\n  worker:\n    env_file:\n      - app.env\n      - path: ./worker.env\n        required: false\n      - /etc/host-only.env\n      - path: optional.env\n        required: false\n',
+    );
+    await writeFile(path.join(dir, 'app.env'), 'A=1\n');
+    await writeFile(path.join(dir, 'worker.env'), 'W=2\n');
+    const files = await readReleaseFiles(compose(file));
+    expect(files.map((f) => [f.name, f.content])).toEqual([
+      ['compose.yml', expect.stringContaining('env_file')],
+      ['app.env', 'A=1\n'],
+      ['worker.env', 'W=2\n'],
+    ]);
+  });
+
+  it("refuses one that is not beside the compose file, or is handoff's own .env", async () => {
+    const file = path.join(dir, 'compose.yml');
+    await writeFile(file, 'services:\n  app:\n    env_file: [config/app.env, ../x.env, .env]\n');
+    const failure = await readReleaseFiles(compose(file)).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ConfigError);
+    expect((failure as ConfigError).message.split('\n')).toEqual([
+      expect.stringMatching(
+        /^runtime\.compose_file: services\.app\.env_file "config\/app\.env": must be a file beside the compose file/,
+      ),
+      expect.stringMatching(
+        /^runtime\.compose_file: services\.app\.env_file "\.\.\/x\.env": must be a file beside/,
+      ),
+      expect.stringMatching(
+        /^runtime\.compose_file: services\.app\.env_file "\.env": handoff writes \.env itself/,
+      ),
+    ]);
+  });
+
+  it('names a missing env_file as a config error before any host is touched', async () => {
+    const file = path.join(dir, 'compose.yml');
+    await writeFile(file, 'services:\n  app:\n    env_file: gone.env\n');
+    await expect(readReleaseFiles(compose(file))).rejects.toThrow(
+      /cannot read .*gone\.env \(ENOENT\)/,
+    );
+  });
+});

@@ -101,7 +101,13 @@ export async function publish(
       ...Object.fromEntries(files.map((f) => [f.name, f.content])),
       '.env': renderEnv(releaseEnv(config, release), env),
     },
-    { '.env': 0o600 },
+    // an env_file may hold secrets as .env does: its user only
+    {
+      ...Object.fromEntries(
+        files.filter((f) => f.name !== 'compose.yml').map((f) => [f.name, 0o600]),
+      ),
+      '.env': 0o600,
+    },
   );
   await checkWritten(config.host.root, release, files);
   await createRuntime(runtimeSettings(config), release).prepare(

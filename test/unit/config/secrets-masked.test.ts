@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/load.js';
+import { printable, secretMask } from '../../../src/safe-text.js';
+import { minimal, writeConfig } from './temp-config.js';
+
+/**
+ * The mask learns `env.secret`'s values when the config loads, not when a
+ * rollout reads them: a pre-deploy hook prints first, and `deploy rollback`
+ * never reads them.
+ */
+const NAME = 'TEST_MASKED_TOKEN';
+
+afterEach(() => {
+  delete process.env[NAME];
+});
+
+describe('secrets masked from the moment deploy.yml loads', () => {
+  it("masks an env.secret value of this process's environment once the config is loaded", async () => {
+    const value = `s3cr3t-${process.pid}-load`;
+    process.env[NAME] = value;
+    expect(printable(`token is ${value}`)).toBe(`token is ${value}`);
+    await loadConfig(await writeConfig(`${minimal}env:\n  secret: [${NAME}]\n`), { env: {} });
+    expect(printable(`token is ${value}`)).toBe('token is ***');
+    expect(secretMask.maskDeep({ line: `a ${value} b` })).toEqual({ line: 'a *** b' });
+  });
+
+  it('masks nothing for a name the environment does not set', async () => {
+    await loadConfig(await writeConfig(`${minimal}env:\n  secret: [${NAME}]\n`), { env: {} });
+    expect(printable('token is unset')).toBe('token is unset');
+  });
+});
