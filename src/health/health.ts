@@ -29,10 +29,12 @@ export function createHealth(options: HealthOptions = {}): Health {
   const watchdogs = new Watchdogs(options.watchdogs ?? {}, clock.now());
   let drainingFlag = false;
   let markedStarted = false;
-  // with no checks there is nothing to wait for, unless the service says it warms up
+  // with no checks there is nothing to wait for; this counts only with autoStart
   let passedOnce = (options.checks ?? []).length === 0;
-  const started = (): boolean =>
-    options.manualStart ? markedStarted : markedStarted || passedOnce;
+  // a service that warms up calls markStarted() when it has: ready before it would take
+  // traffic cold, the naive server's mistake; "first passing round" is asked for by name
+  const autoStart = options.autoStart ?? options.manualStart === false;
+  const started = (): boolean => markedStarted || (autoStart && passedOnce);
   const stops: (() => void)[] = [];
 
   const round = async (): Promise<void> => {
