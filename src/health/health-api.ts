@@ -31,6 +31,14 @@ export interface HealthOptions {
    * `markStarted()`
    */
   readonly autoStart?: boolean;
+  /**
+   * for a public listener: every answer says its status and nothing else — no
+   * `x-release`, no check names, codes or latencies, no stale loop names — and
+   * `x-handoff-verify: 1` gets the real readiness of a drained host only with
+   * the token handoff keeps in `<stateDir>/verify-token`. handoff's own checks
+   * send it, so verify, `expect_release` and the watchdog work as before
+   */
+  readonly statusOnly?: boolean;
   /** @deprecated waiting for `markStarted()` is the default now; `false` means `autoStart: true` */
   readonly manualStart?: boolean;
   readonly clock?: Clock;

@@ -66,7 +66,7 @@ server.listen(0, '127.0.0.1', async () => {
       inProject('service.ts'),
       `import { createHealth, gracefulShutdown, startWorkerMarks, type Health } from 'handoff/health';
 const health: Health = createHealth({ checks: [{ name: 'db', critical: true, timeoutMs: 500, run: (signal: AbortSignal) => !signal.aborted }], watchdogs: { jobs: 30_000 } });
-createHealth({ autoStart: true });
+createHealth({ autoStart: true, statusOnly: true });
 health.start({ intervalMs: 1000 });
 health.heartbeat('jobs');
 void gracefulShutdown;
