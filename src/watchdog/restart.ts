@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
+import { messageOf } from '../errors.js';
 import { appendAudit } from '../host/audit.js';
 import type { createRuntime } from '../host/runtime/create.js';
 import type { Log } from '../log.js';
@@ -47,7 +48,7 @@ export async function restartOne(r: Restart): Promise<boolean> {
       r.log.emit({
         level: 'error',
         event: 'watchdog.restart-failed',
-        message: `${r.service}: not restarting it: neither host.state nor audit.jsonl can record the restart (${errorText(error)}), and an unrecorded restart would repeat every tick`,
+        message: `${r.service}: not restarting it: neither host.state nor audit.jsonl can record the restart (${messageOf(error)}), and an unrecorded restart would repeat every tick`,
         fields: { service: r.service },
       });
       return false;
@@ -61,7 +62,7 @@ export async function restartOne(r: Restart): Promise<boolean> {
     r.log.emit({
       level: 'error',
       event: 'watchdog.restart-failed',
-      message: `${r.service}: restart failed: ${errorText(error)}`,
+      message: `${r.service}: restart failed: ${messageOf(error)}`,
       fields: { service: r.service },
     });
   }
@@ -74,8 +75,4 @@ export async function restartOne(r: Restart): Promise<boolean> {
     if (!r.unsaved) throw error;
   });
   return true;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
