@@ -11,6 +11,7 @@ if (mode === 'library') {
   const { createHealth } = await import(lib);
   const health = createHealth({
     release: 'bench',
+    autoStart: true,
     checks: [{ name: 'db', critical: true, timeoutMs: 500, run: () => void (calls += 1) }],
     maxLagMs: 500,
     watchdogs: { jobs: 30_000 },

@@ -4,6 +4,8 @@ import { DRAINING_HEADER, RELEASE_HEADER, VERIFIED_HEADER } from './headers.js';
 export interface AnswerFlags {
   readonly draining?: boolean;
   readonly verified?: boolean;
+  /** name the release in `x-release`; default true */
+  readonly release?: boolean;
 }
 
 export type Answer = (
@@ -29,7 +31,7 @@ export function answerWith(given: string | undefined): Answer {
     // the orchestrator tells "draining on purpose" from "broken" by this header (or the word)
     if (flags.draining) headers[DRAINING_HEADER] = '1';
     if (flags.verified) headers[VERIFIED_HEADER] = '1';
-    if (release) headers[RELEASE_HEADER] = release;
+    if (release && flags.release !== false) headers[RELEASE_HEADER] = release;
     res.writeHead(status, headers);
     res.end(`${JSON.stringify(body)}\n`);
   };

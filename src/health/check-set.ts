@@ -9,10 +9,15 @@ export interface CheckView {
   readonly critical: boolean;
   readonly latency_ms: number;
   readonly code: string;
+  /** runs abandoned at their deadline that have still not settled; left out when none */
+  readonly abandoned?: number;
 }
 
 export interface CheckSet {
-  /** runs every check once, concurrently; probes only ever read the result */
+  /**
+   * runs every check once, concurrently; probes only ever read the result. A
+   * call while a round runs joins it: a round lasts at most the longest deadline
+   */
   round(): Promise<void>;
   views(): readonly CheckView[];
   /** 'unknown' until a critical check has run once */
@@ -47,15 +52,20 @@ export function createCheckSet(
     last: undefined,
   }));
   const isCritical = (e: Entry): boolean => e.check.critical !== false;
+  let current: Promise<void> | undefined;
+  const runRound = async (): Promise<void> => {
+    await Promise.all(
+      entries.map(async (e) => {
+        const outcome = await e.runner.run();
+        e.last = outcome;
+        e.trigger = strategy.observe(e.trigger, outcome.ok).state;
+      }),
+    );
+  };
   return {
-    async round() {
-      await Promise.all(
-        entries.map(async (e) => {
-          const outcome = await e.runner.run();
-          e.last = outcome;
-          e.trigger = strategy.observe(e.trigger, outcome.ok).state;
-        }),
-      );
+    round() {
+      current ??= runRound().finally(() => (current = undefined));
+      return current;
     },
     views: () =>
       entries.map((e) => ({
@@ -64,6 +74,7 @@ export function createCheckSet(
         critical: isCritical(e),
         latency_ms: Math.round(e.last?.latencyMs ?? 0),
         code: e.last?.code ?? 'PENDING',
+        ...(e.runner.abandoned() > 0 && { abandoned: e.runner.abandoned() }),
       })),
     critical() {
       const healths = entries.filter(isCritical).map((e) => e.trigger.health);

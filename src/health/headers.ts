@@ -11,3 +11,7 @@ export const VERIFY_HEADER = 'x-handoff-verify';
 export const VERIFIED_HEADER = 'x-handoff-verified';
 /** the release the answering process runs */
 export const RELEASE_HEADER = 'x-release';
+/** with the verify header: the contents of `<host.state>/verify-token`, so a stranger cannot ask */
+export const VERIFY_TOKEN_HEADER = 'x-handoff-token';
+/** in host.state: written by handoff's first check, read by a `statusOnly` service */
+export const VERIFY_TOKEN_FILE = 'verify-token';

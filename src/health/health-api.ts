@@ -24,7 +24,22 @@ export interface HealthOptions {
   readonly drainCacheMs?: number;
   /** named in `x-release` on every answer; default the RELEASE environment variable */
   readonly release?: string;
-  /** startup waits for `markStarted()`, not the first passing round */
+  /**
+   * started (startup 200, ready past `starting`) at the first round in which
+   * every critical check passed, or at once without checks, instead of at
+   * `markStarted()`. Default false: a service is not started until it calls
+   * `markStarted()`
+   */
+  readonly autoStart?: boolean;
+  /**
+   * for a public listener: every answer says its status and nothing else — no
+   * `x-release`, no check names, codes or latencies, no stale loop names — and
+   * `x-handoff-verify: 1` gets the real readiness of a drained host only with
+   * the token handoff keeps in `<stateDir>/verify-token`. handoff's own checks
+   * send it, so verify, `expect_release` and the watchdog work as before
+   */
+  readonly statusOnly?: boolean;
+  /** @deprecated waiting for `markStarted()` is the default now; `false` means `autoStart: true` */
   readonly manualStart?: boolean;
   readonly clock?: Clock;
 }
@@ -37,7 +52,7 @@ export interface StartOptions {
 }
 
 export interface Health {
-  /** 503 `starting` until started, then 200 */
+  /** 503 `starting` until `markStarted()` (or with `autoStart`, the first passing round), then 200 */
   readonly startup: Handler;
   /** 503 naming the stale job loops, else 200; never because of a dependency */
   readonly live: Handler;
@@ -49,6 +64,10 @@ export interface Health {
   handles(req: IncomingMessage): boolean;
   /** background rounds of checks and lag samples; probes only read their results */
   start(options?: StartOptions): void;
+  /**
+   * the service has warmed up: startup answers 200 and ready may pass from now
+   * on. Until it is called ready answers 503 `starting`, unless `autoStart`
+   */
   markStarted(): void;
   heartbeat(name: string): void;
   setDraining(draining: boolean): void;

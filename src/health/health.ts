@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { systemClock } from '../clock.js';
-import { answerWith } from './answer.js';
+import { answerWith, type AnswerFlags } from './answer.js';
 import { createCheckSet } from './check-set.js';
 import { watchDrainMarker, type DrainWatch } from './drain-marker.js';
 import type { Handler, Health, HealthOptions } from './health-api.js';
-import { VERIFY_HEADER } from './headers.js';
 import { LagWindow, sampleLag } from './lag.js';
+import { trustWith } from './trust.js';
 import { readyStatus } from './verdict.js';
 import { Watchdogs } from './watchdogs.js';
 
@@ -25,14 +25,18 @@ export function createHealth(options: HealthOptions = {}): Health {
     ? watchDrainMarker(path.join(stateDir, 'draining'), { maxAgeMs: options.drainCacheMs ?? 250 })
     : undefined;
   const answer = answerWith(options.release ?? process.env.RELEASE);
+  const statusOnly = options.statusOnly === true;
+  const trusted = trustWith(statusOnly, stateDir, () => clock.now());
   const lag = new LagWindow(options.lagWindowMs ?? 10_000);
   const watchdogs = new Watchdogs(options.watchdogs ?? {}, clock.now());
   let drainingFlag = false;
   let markedStarted = false;
-  // with no checks there is nothing to wait for, unless the service says it warms up
+  // with no checks there is nothing to wait for; this counts only with autoStart
   let passedOnce = (options.checks ?? []).length === 0;
-  const started = (): boolean =>
-    options.manualStart ? markedStarted : markedStarted || passedOnce;
+  // a service that warms up calls markStarted() when it has: ready before it would take
+  // traffic cold, the naive server's mistake; "first passing round" is asked for by name
+  const autoStart = options.autoStart ?? options.manualStart === false;
+  const started = (): boolean => markedStarted || (autoStart && passedOnce);
   const stops: (() => void)[] = [];
 
   const round = async (): Promise<void> => {
@@ -44,6 +48,24 @@ export function createHealth(options: HealthOptions = {}): Health {
   const overloaded = (): boolean =>
     options.maxLagMs !== undefined && lag.max(clock.now()) > options.maxLagMs;
 
+  /** a public listener's answer is its status alone: no release, check names, codes, loops */
+  const respond = (
+    res: ServerResponse,
+    code: number,
+    body: { readonly status: string; readonly [detail: string]: unknown },
+    detail: boolean,
+    flags: AnswerFlags = {},
+  ): void =>
+    statusOnly && !detail
+      ? answer(res, code, { status: body.status }, { ...flags, release: false })
+      : answer(res, code, body, flags);
+  /** only requests that ask for it pay for the question (a verify, never a balancer probe) */
+  const withTrust = (req: IncomingMessage, then: (trust: boolean) => void, res: ServerResponse) => {
+    const trust = trusted(req);
+    if (typeof trust === 'boolean') then(trust);
+    else trust.then(then, () => answer(res, 500, { status: 'error' }, { release: !statusOnly }));
+  };
+
   const readiness = (res: ServerResponse, draining: boolean, verify: boolean): void => {
     const { status, code } = readyStatus({
       started: started(),
@@ -54,23 +76,31 @@ export function createHealth(options: HealthOptions = {}): Health {
       overloaded: overloaded(),
       degraded: checks.degraded(),
     });
-    answer(res, code, { status, checks: checks.views() }, { draining, verified: verify });
-  };
-  const ready: Handler = (req, res) => {
-    isDraining().then(
-      (draining) => readiness(res, draining, req.headers[VERIFY_HEADER] === '1'),
-      () => answer(res, 500, { status: 'error' }),
-    );
-  };
-  const live: Handler = (_req, res) => {
-    const stale = watchdogs.stale(clock.now());
-    answer(res, stale.length > 0 ? 503 : 200, {
-      status: stale.length > 0 ? 'stale' : 'alive',
-      stale,
+    respond(res, code, { status, checks: checks.views() }, verify, {
+      draining,
+      verified: verify,
     });
   };
-  const startup: Handler = (_req, res) =>
-    started() ? answer(res, 200, { status: 'started' }) : answer(res, 503, { status: 'starting' });
+  const ready: Handler = (req, res) => {
+    withTrust(
+      req,
+      (verify) =>
+        void isDraining().then(
+          (draining) => readiness(res, draining, verify),
+          () => answer(res, 500, { status: 'error' }, { release: !statusOnly }),
+        ),
+      res,
+    );
+  };
+  const live: Handler = (req, res) => {
+    const stale = watchdogs.stale(clock.now());
+    const body = { status: stale.length > 0 ? 'stale' : 'alive', stale };
+    withTrust(req, (trust) => respond(res, stale.length > 0 ? 503 : 200, body, trust), res);
+  };
+  const startup: Handler = (req, res) => {
+    const [code, status] = started() ? [200, 'started'] : [503, 'starting'];
+    withTrust(req, (trust) => respond(res, code, { status }, trust), res);
+  };
   const routes: Record<string, Handler> = {
     '/startup': startup,
     '/live': live,
@@ -85,7 +115,7 @@ export function createHealth(options: HealthOptions = {}): Health {
     handler: (req, res) => {
       const route = routes[pathOf(req)];
       if (route) route(req, res);
-      else answer(res, 404, { status: 'not-found' });
+      else answer(res, 404, { status: 'not-found' }, { release: !statusOnly });
     },
     handles: (req) => ROUTES.has(pathOf(req)),
     start(start = {}) {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { readMarks } from './read-marks.js';
+import { MAX_SLOTS, readMarks } from './read-marks.js';
 
 const USAGE = 'usage: node probe.cjs --dir DIR --max-age 30s [--expected N] [--grace 10s]';
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -39,6 +39,7 @@ export function runProbe(argv: readonly string[], now: number): { code: 0 | 1 | 
     maxAgeMs === undefined ||
     !Number.isSafeInteger(expected) ||
     expected < 0 ||
+    expected > MAX_SLOTS ||
     graceMs === undefined
   )
     return { code: 2, line: USAGE };

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { describeMarks } from './marks-line.js';
 
 /**
  * The one reader of heartbeat marks: the standalone probe (dist/probe.cjs)
@@ -14,6 +15,15 @@ export const slotMark = (slot: number): string => `worker-${slot}`;
 /** only what `slotMark` writes is a slot: a stray file, fresh or not, never stands in for one */
 const SLOT_MARK = /^worker-[1-9][0-9]{0,6}$/;
 export const isSlotMark = (name: string): boolean => SLOT_MARK.test(name);
+/**
+ * The most slots a reader counts. `expected` is written by the workers, in a
+ * directory mounted into containers: without a bound, `20000000` there would
+ * cost a watchdog tick (or the lock holder's verify) seconds of synchronous
+ * stats, gigabytes and a line of hundreds of megabytes.
+ */
+export const MAX_SLOTS = 1000;
+/** more than enough for any count up to MAX_SLOTS, and all that is ever read of the file */
+const EXPECTED_BYTES = 16;
 
 export interface MarksReport {
   readonly ok: boolean;
@@ -38,30 +48,49 @@ export interface ReadMarksOptions {
   readonly now: number;
 }
 
-function readExpected(dir: string): { count: number; writtenAt: number } | undefined {
+type Expected = { count: number; writtenAt: number } | { tooMany: string } | undefined;
+
+function readExpected(dir: string): Expected {
+  const file = path.join(dir, EXPECTED_FILE);
+  let fd: number | undefined;
   try {
-    const file = path.join(dir, EXPECTED_FILE);
-    const count = Number(readFileSync(file, 'utf8').trim());
+    fd = openSync(file, 'r');
+    const buffer = Buffer.alloc(EXPECTED_BYTES + 1);
+    const text = buffer.toString('latin1', 0, readSync(fd, buffer, 0, buffer.length, 0)).trim();
+    const count = Number(text);
+    if (text.length > EXPECTED_BYTES || count > MAX_SLOTS) return { tooMany: text.slice(0, 12) };
     if (!Number.isSafeInteger(count) || count < 1) return undefined;
     return { count, writtenAt: statSync(file).mtimeMs };
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
 export function readMarks(dir: string, options: ReadMarksOptions): MarksReport {
-  let names: Set<string>;
   try {
-    // only `worker-<n>`: dot files, *.tmp (a write in progress, or one a killed worker
-    // left) and any stray file are no slots, however fresh
-    names = new Set(readdirSync(dir).filter(isSlotMark));
+    // never a listing: the directory may hold any number of names
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     const line = `cannot read ${dir}: ${code}`;
     return failure('no-marks', options.expected ?? 0, line);
   }
   const written = readExpected(dir);
+  if (written && 'tooMany' in written)
+    return failure(
+      'bad-expected',
+      0,
+      `FAIL: ${path.join(dir, EXPECTED_FILE)} says ${JSON.stringify(written.tooMany)} slots: a reader counts at most ${MAX_SLOTS}; whatever wrote it is not a worker of this service`,
+    );
   const expected = Math.max(options.expected ?? 0, written?.count ?? 0);
+  if (expected > MAX_SLOTS)
+    return failure(
+      'bad-expected',
+      expected,
+      `FAIL: ${expected} slots expected: a reader counts at most ${MAX_SLOTS}`,
+    );
   // nobody said how many: "0 of 0" would pass a worker that never started
   if (expected === 0)
     return failure(
@@ -74,13 +103,17 @@ export function readMarks(dir: string, options: ReadMarksOptions): MarksReport {
   const missing: string[] = [];
   // slots 1..expected: a higher one is left over from a run with more slots
   for (let n = 1; n <= expected; n++) {
+    // only `worker-<n>`: dot files, *.tmp (a write in progress, or one a killed worker
+    // left) and any stray file are no slots, however fresh
     const name = slotMark(n);
-    const mtime = names.has(name) ? fileMtime(path.join(dir, name)) : undefined;
+    const mtime = fileMtime(path.join(dir, name));
     if (mtime === undefined) {
       missing.push(name);
       continue;
     }
-    const ageMs = Math.max(0, options.now - mtime);
+    // a mark from the future was written before the clock stepped back and not since:
+    // as old as it is far ahead, or a dead slot would read fresh until time caught up
+    const ageMs = Math.abs(options.now - mtime);
     if (ageMs <= options.maxAgeMs) fresh.push(name);
     else stale.push({ name, ageMs });
   }
@@ -97,7 +130,7 @@ export function readMarks(dir: string, options: ReadMarksOptions): MarksReport {
     fresh,
     stale,
     missing,
-    line: describe(ok, expected, fresh, stale, missing),
+    line: describeMarks(ok, expected, fresh, stale, missing),
   };
 }
 
@@ -108,26 +141,9 @@ function failure(code: string, expected: number, line: string): MarksReport {
 /** undefined: no such file (or removed meanwhile), or not a file */
 function fileMtime(file: string): number | undefined {
   try {
-    const s = statSync(file);
-    return s.isFile() ? s.mtimeMs : undefined;
+    const s = statSync(file, { throwIfNoEntry: false });
+    return s?.isFile() ? s.mtimeMs : undefined;
   } catch {
     return undefined;
   }
-}
-
-function describe(
-  ok: boolean,
-  expected: number,
-  fresh: readonly string[],
-  stale: MarksReport['stale'],
-  missing: readonly string[],
-): string {
-  const head = `${fresh.length} of ${expected} slots fresh`;
-  const parts = [
-    missing.length > 0 ? `missing ${missing.join(', ')}` : '',
-    stale.length > 0
-      ? `stale ${stale.map((s) => `${s.name} (${Math.round(s.ageMs / 1000)}s)`).join(', ')}`
-      : '',
-  ].filter(Boolean);
-  return `${ok ? 'ok' : 'FAIL'}: ${head}${parts.length > 0 ? `; ${parts.join('; ')}` : ''}`;
 }

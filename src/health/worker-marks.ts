@@ -3,7 +3,7 @@ import path from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { startHeartbeat, writeAtomically, type Heartbeat } from './heartbeat.js';
 import { resolveMarksDir } from './marks-dir.js';
-import { EXPECTED_FILE, slotMark } from './read-marks.js';
+import { EXPECTED_FILE, MAX_SLOTS, slotMark } from './read-marks.js';
 import { noteStart } from './restart-memory.js';
 
 /** what a worker slot says, once per transition; default: one line on stderr */
@@ -54,12 +54,13 @@ export function startWorkerMarks(options: WorkerMarksOptions): WorkerMarks {
   if (
     !Number.isSafeInteger(slots) ||
     slots < 1 ||
+    slots > MAX_SLOTS ||
     !Number.isSafeInteger(slot) ||
     slot < 1 ||
     slot > slots
   )
     throw new RangeError(
-      `startWorkerMarks: slot ${slot} of ${slots}: slots from 1 to slots, slots at least 1`,
+      `startWorkerMarks: slot ${slot} of ${slots}: slots from 1 to slots, slots from 1 to ${MAX_SLOTS}`,
     );
   const marks = resolveMarksDir(options);
   const clock = options.clock ?? systemClock;

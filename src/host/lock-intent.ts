@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic.js';
 import { removeFile } from './state-store.js';
@@ -28,9 +28,17 @@ export async function withdrawLockIntent(state: string): Promise<void> {
 
 /** true while a deploy is waiting for the lock */
 export async function lockWanted(state: string, now: number): Promise<boolean> {
+  const file = lockIntentPath(state);
   try {
-    const s = await stat(lockIntentPath(state));
-    return now - s.mtimeMs < FRESH;
+    const s = await stat(file);
+    if (s.mtimeMs > now) {
+      // written before the clock stepped back: left in the future it would stay "fresh"
+      // for as long as the step, and the watchdog would stand aside all that time; from
+      // now on it ages like one written now (a deploy that has gone stays gone)
+      const at = new Date(now);
+      await utimes(file, at, at).catch(() => undefined);
+    }
+    return now - Math.min(s.mtimeMs, now) < FRESH;
   } catch {
     return false;
   }

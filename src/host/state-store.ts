@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { OperationError, messageOf } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
@@ -38,6 +38,24 @@ export class StateStore {
 
   async write(name: string, value: unknown): Promise<void> {
     await writeFileAtomic(this.path(name), `${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /**
+   * Overwrite the existing document in place, compact: a document that fits the
+   * old one's blocks needs no new one, so this works on a full file system where
+   * `write` (a temp file) cannot. Not atomic — a crash mid-write tears it, and a
+   * reader then sees an invalid document — so it is only the fallback.
+   */
+  async overwrite(name: string, value: unknown): Promise<void> {
+    const bytes = Buffer.from(`${JSON.stringify(value)}\n`);
+    const handle = await open(this.path(name), 'r+');
+    try {
+      await handle.write(bytes, 0, bytes.length, 0);
+      await handle.truncate(bytes.length);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
   }
 
   /** true when there was something to remove */

@@ -53,7 +53,11 @@ export function decide(
       restarts: [],
       gaveUp: false,
     };
-    const restarts = before.restarts.filter((t) => now - t < config.restartWindow);
+    // a restart from the future (the clock stepped back) happened now at the latest: kept
+    // ahead it would read as "just restarted" on every tick, and nothing would ever count
+    const restarts = before.restarts
+      .map((t) => Math.min(t, now))
+      .filter((t) => now - t < config.restartWindow);
     const sinceRestart = restarts.length > 0 ? now - (restarts.at(-1) ?? 0) : Infinity;
     if (!v.ok && sinceRestart < config.startPeriod) {
       services[v.service] = { ...before, restarts };

@@ -1,9 +1,6 @@
-import { mkdir } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
-import { LockHeldError, OperationError, messageOf } from '../errors.js';
-import { appendAudit } from '../host/audit.js';
+import { LockHeldError } from '../errors.js';
 import { runCheck } from '../host/checks/run.js';
 import { isExpired, readDrainMarker } from '../host/drain-marker.js';
 import type { HostExec } from '../host/exec.js';
@@ -12,16 +9,20 @@ import { acquireHostLock } from '../host/lock.js';
 import { lockWanted } from '../host/lock-intent.js';
 import { createRuntime } from '../host/runtime/create.js';
 import { runtimeSettings } from '../host/runtime/runtime.js';
-import { StateStore } from '../host/state-store.js';
 import { schmittTrigger } from '../hysteresis/index.js';
 import type { Log } from '../log.js';
 import { decide } from './decide.js';
-import { forgetStreaks, freshState, watchdogStateSchema, type WatchdogState } from './state.js';
+import { restartOne } from './restart.js';
+import { auditedRestarts, withRestarts } from './restart-record.js';
+import { forgetStreaks, type WatchdogState } from './state.js';
+import { loadState, openStore, saveOrThrow, saveState, type CounterStore } from './state-file.js';
 
 export interface TickOptions {
   readonly clock: Clock;
   readonly log: Log;
   readonly exec?: HostExec;
+  /** where the counters live; default host.state */
+  readonly store?: CounterStore;
 }
 
 export type TickOutcome = 'checked' | 'skipped-lock' | 'skipped-drain' | 'no-release';
@@ -31,8 +32,6 @@ export interface TickResult {
   readonly restarted: readonly string[];
 }
 
-const STATE_FILE = 'watchdog.json';
-
 /**
  * One watchdog tick, a fresh process every time. The lock comes first: while a
  * deploy holds it the watchdog does nothing at all. A drain marker means a
@@ -41,9 +40,9 @@ const STATE_FILE = 'watchdog.json';
  */
 export async function tick(config: Config, options: TickOptions): Promise<TickResult> {
   const { clock, log } = options;
-  const store = await openStore(config.host.state);
+  const store = options.store ?? (await openStore(config.host.state));
   let state = await loadState(store, log);
-  const save = (next: WatchdogState) => saveState(store, next);
+  const save = (next: WatchdogState) => saveOrThrow(store, next);
 
   if (await lockWanted(config.host.state, clock.now())) {
     // a deploy is waiting for the lock: do not take it from under it (and write
@@ -114,7 +113,18 @@ export async function tick(config: Config, options: TickOptions): Promise<TickRe
         return { service: s.name, ok: r.ok, code: r.code, thresholds: s.check };
       }),
     );
-    const decision = decide(state, results, schmittTrigger, config.watchdog, clock.now());
+    const now = clock.now();
+    let decision = decide(state, results, schmittTrigger, config.watchdog, now);
+    if (decision.restart.length > 0) {
+      // counters lost to a full host.state are in audit.jsonl: a restart they forgot
+      // still counts (start_period, max_restarts), or every tick would restart again
+      const since = now - config.watchdog.restartWindow;
+      const known = withRestarts(
+        state,
+        await auditedRestarts(config.host.root, decision.restart, since, now),
+      );
+      if (known !== state) decision = decide(known, results, schmittTrigger, config.watchdog, now);
+    }
     for (const e of decision.events)
       log.emit({
         level: e.level,
@@ -123,86 +133,16 @@ export async function tick(config: Config, options: TickOptions): Promise<TickRe
         fields: { service: e.service },
       });
     // counters first: a restart that hangs or kills us must not be repeated from stale counts
-    await save({ ...decision.state, expiredMarker: undefined });
+    const failed = await saveState(store, { ...decision.state, expiredMarker: undefined });
+    const unsaved = failed !== undefined && !failed.inPlace;
+    const restart = { config, runtime, clock, log, signal: lock.signal, release, at: now };
+    const restarted: string[] = [];
     for (const service of decision.restart)
-      await restart(config, runtime, service, clock, log, lock.signal, release);
-    return { outcome: 'checked', restarted: decision.restart };
+      if (await restartOne({ ...restart, service, unsaved })) restarted.push(service);
+    // the tick says what it could not save only now: a full disk must not stop a restart
+    if (failed) throw failed.error;
+    return { outcome: 'checked', restarted };
   } finally {
     await lock.release();
-  }
-}
-
-async function restart(
-  config: Config,
-  runtime: ReturnType<typeof createRuntime>,
-  service: string,
-  clock: Clock,
-  log: Log,
-  signal: AbortSignal,
-  release: string,
-): Promise<void> {
-  const start = clock.now();
-  let result: 'ok' | 'failed' = 'ok';
-  try {
-    await runtime.restart(service, { signal });
-  } catch (error) {
-    result = 'failed';
-    log.emit({
-      level: 'error',
-      event: 'watchdog.restart-failed',
-      message: `${service}: restart failed: ${messageOf(error)}`,
-      fields: { service },
-    });
-  }
-  await appendAudit(config.host.root, {
-    release,
-    step: `watchdog.restart ${service}`,
-    start: new Date(start).toISOString(),
-    duration_ms: clock.now() - start,
-    result,
-    who: `watchdog@${hostname()}`,
-  });
-}
-
-async function openStore(dir: string): Promise<StateStore> {
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (error) {
-    throw new OperationError(
-      `host.state ${dir} cannot be created (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); is the file system read-only?`,
-    );
-  }
-  return new StateStore(dir);
-}
-
-async function loadState(store: StateStore, log: Log): Promise<WatchdogState> {
-  const read = await store.read(STATE_FILE, watchdogStateSchema);
-  if (read.problem)
-    log.emit({
-      level: 'warn',
-      event: 'watchdog.state',
-      message: `${read.problem}; starting with fresh counters`,
-    });
-  if (!read.value) {
-    if (!read.problem)
-      log.emit({
-        level: 'info',
-        event: 'watchdog.started',
-        message: 'watchdog started: no counters yet',
-      });
-    return freshState();
-  }
-  return read.value;
-}
-
-async function saveState(store: StateStore, state: WatchdogState): Promise<void> {
-  try {
-    await store.write(STATE_FILE, state);
-  } catch (error) {
-    const cause = (error as { cause?: unknown }).cause ?? error;
-    const code = (cause as NodeJS.ErrnoException).code ?? 'write failed';
-    throw new OperationError(
-      `cannot write ${store.path(STATE_FILE)} (${code}); is host.state on a read-only file system?`,
-    );
   }
 }

@@ -46,6 +46,7 @@ describe('handoff/health from a project that installs the packed tarball', () =>
 import { createHealth } from 'handoff/health';
 const health = createHealth({ release: 'r9', checks: [{ name: 'db', run: () => true }] });
 await health.round();
+health.markStarted();
 const server = http.createServer((req, res) => health.handles(req) ? health.handler(req, res) : res.end('app'));
 server.listen(0, '127.0.0.1', async () => {
   const res = await fetch('http://127.0.0.1:' + server.address().port + '/ready');
@@ -64,7 +65,8 @@ server.listen(0, '127.0.0.1', async () => {
     await writeFile(
       inProject('service.ts'),
       `import { createHealth, gracefulShutdown, startWorkerMarks, type Health } from 'handoff/health';
-const health: Health = createHealth({ checks: [{ name: 'db', critical: true, timeoutMs: 500, run: () => true }], watchdogs: { jobs: 30_000 } });
+const health: Health = createHealth({ checks: [{ name: 'db', critical: true, timeoutMs: 500, run: (signal: AbortSignal) => !signal.aborted }], watchdogs: { jobs: 30_000 } });
+createHealth({ autoStart: true, statusOnly: true });
 health.start({ intervalMs: 1000 });
 health.heartbeat('jobs');
 void gracefulShutdown;

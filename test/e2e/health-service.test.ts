@@ -123,6 +123,19 @@ describe('a real service using the health library, over HTTP', () => {
     await waitFor(async () => (await ready()).status === 'ok');
   });
 
+  it('critical dependency black-holed, its client with no timeout that ignores the signal: ok again successThreshold rounds after it answers', async () => {
+    await startService({ DB_CLIENT: 'bare' });
+    await get(`${url}/control/warm`);
+    await waitFor(async () => (await ready()).status === 'ok');
+    db.mode = 'hang';
+    await waitFor(async () => (await ready()).status === 'failing');
+    // the calls made while it hung never settle: counted, and no later round waits for them
+    expect(check(await ready(), 'db')).toMatchObject({ code: 'TIMEOUT' });
+    expect((check(await ready(), 'db') as { abandoned?: number }).abandoned).toBeGreaterThan(0);
+    db.mode = 'ok';
+    await waitFor(async () => (await ready()).status === 'ok');
+  });
+
   it('event loop blocked 600 ms: 503 overloaded, then 200 once the window has passed', async () => {
     await startService();
     await get(`${url}/control/warm`);

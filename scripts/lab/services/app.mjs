@@ -31,6 +31,8 @@ const startedAt = Date.now();
 const health = createHealth({
   stateDir,
   release,
+  // nothing to warm: started by the first round that passes (warm-up is a check here)
+  autoStart: true,
   // the lab's rollouts verify within seconds: one round decides
   failureThreshold: 1,
   successThreshold: 1,

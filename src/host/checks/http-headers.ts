@@ -13,6 +13,7 @@ export {
   RELEASE_HEADER,
   VERIFIED_HEADER,
   VERIFY_HEADER,
+  VERIFY_TOKEN_HEADER,
 } from '../../health/headers.js';
 
 /** What the answer says about the release it runs. */

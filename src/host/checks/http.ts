@@ -8,9 +8,11 @@ import {
   releaseMismatch,
   VERIFIED_HEADER,
   VERIFY_HEADER,
+  VERIFY_TOKEN_HEADER,
   type ReleaseClaim,
 } from './http-headers.js';
 import { errorCode, errorDetail, type CheckDeps, type CheckResult } from './result.js';
+import { verifyToken } from './verify-token.js';
 
 type HttpCheck = Extract<CheckConfig, { kind: 'http' }>;
 
@@ -48,7 +50,9 @@ export async function httpCheck(check: HttpCheck, deps: CheckDeps): Promise<Chec
   } catch {
     return { ok: false, code: 'bad-url', latency_ms: 0, detail: 'the check URL does not parse' };
   }
-  const outcome = await probe(url, check.timeout, deps.signal);
+  // never in a detail or a log line: a stranger holding it sees what verify sees
+  const token = await verifyToken(deps.state);
+  const outcome = await probe(url, check.timeout, deps.signal, token);
   const latency_ms = Math.max(0, deps.clock.now() - started);
   if (outcome.kind === 'timeout') {
     return {
@@ -99,7 +103,12 @@ function judge(
   };
 }
 
-function probe(url: URL, timeoutMs: number, signal: AbortSignal | undefined): Promise<Outcome> {
+function probe(
+  url: URL,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  token: string | undefined,
+): Promise<Outcome> {
   return new Promise((resolve) => {
     let settled = false;
     let answered: Outcome | undefined;
@@ -118,7 +127,12 @@ function probe(url: URL, timeoutMs: number, signal: AbortSignal | undefined): Pr
       req = request(url, {
         method: 'GET',
         agent: false,
-        headers: { connection: 'close', 'user-agent': 'handoff-check', [VERIFY_HEADER]: '1' },
+        headers: {
+          connection: 'close',
+          'user-agent': 'handoff-check',
+          [VERIFY_HEADER]: '1',
+          ...(token !== undefined && { [VERIFY_TOKEN_HEADER]: token }),
+        },
         ...(signal ? { signal } : {}),
       });
     } catch (error) {

@@ -8,14 +8,20 @@ import http from 'node:http';
 
 const { createHealth, gracefulShutdown } = await import(process.env.HEALTH_LIB);
 
-/** one round trip to a stand-in; the error carries a "connection string", as real ones do */
-function ping(port, name) {
+/**
+ * One round trip to a stand-in; the error carries a "connection string", as real ones do.
+ * Like a real client it ends the call when the check's signal aborts and has a timeout of
+ * its own; DB_CLIENT=bare is a client with neither, whose call to a black hole never settles.
+ */
+function ping(port, name, signal, bare = false) {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
-    // the driver's own timeout: without it a hung call would stay in flight for good
-    socket.setTimeout(1000, () =>
-      socket.destroy(Object.assign(new Error(`${name} timeout`), { code: 'ETIMEDOUT' })),
-    );
+    if (!bare) {
+      socket.setTimeout(1000, () =>
+        socket.destroy(Object.assign(new Error(`${name} timeout`), { code: 'ETIMEDOUT' })),
+      );
+      signal.addEventListener('abort', () => socket.destroy(signal.reason), { once: true });
+    }
     socket.on('connect', () => socket.write('ping\n'));
     socket.on('data', () => {
       socket.destroy();
@@ -37,13 +43,14 @@ const health = createHealth({
       name: 'db',
       critical: true,
       timeoutMs: 200,
-      run: () => ping(Number(process.env.DB_PORT), 'postgres'),
+      run: (signal) =>
+        ping(Number(process.env.DB_PORT), 'postgres', signal, process.env.DB_CLIENT === 'bare'),
     },
     {
       name: 'cache',
       critical: false,
       timeoutMs: 200,
-      run: () => ping(Number(process.env.CACHE_PORT), 'redis'),
+      run: (signal) => ping(Number(process.env.CACHE_PORT), 'redis', signal),
     },
   ],
   failureThreshold: 3,
@@ -51,7 +58,6 @@ const health = createHealth({
   maxLagMs: 500,
   lagWindowMs: 2000,
   watchdogs: { jobs: 1000 },
-  manualStart: true,
   release: 'r1',
 });
 health.start({ intervalMs: 100, lagIntervalMs: 20 });

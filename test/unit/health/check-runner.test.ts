@@ -60,19 +60,43 @@ describe('one run of a background check', () => {
     expect(aborted).toEqual([true]);
   });
 
-  it('does not start a check still running from an earlier round: that round is another TIMEOUT', async () => {
-    let calls = 0;
-    let settle!: () => void;
-    const hanging = runner(() => {
-      calls += 1;
-      return new Promise<void>((r) => (settle = r));
+  it("aborts the run's signal at its deadline, so a client that takes it ends the call", async () => {
+    let seen: AbortSignal | undefined;
+    const r = runner((signal) => {
+      seen = signal;
+      return new Promise((_resolve, reject) =>
+        signal.addEventListener('abort', () => reject(signal.reason as Error)),
+      );
     }, 10);
-    expect(await hanging.run()).toMatchObject({ code: 'TIMEOUT' });
-    expect(await hanging.run()).toMatchObject({ code: 'TIMEOUT' });
-    expect(calls).toBe(1);
-    settle();
-    await new Promise<void>((r) => setImmediate(r));
-    expect(await hanging.run()).toMatchObject({ ok: false, code: 'TIMEOUT' });
+    expect(await r.run()).toMatchObject({ ok: false, code: 'TIMEOUT' });
+    expect(seen?.aborted).toBe(true);
+    expect((seen?.reason as DOMException).name).toBe('TimeoutError');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(r.abandoned()).toBe(0);
+  });
+
+  it('starts a fresh run next round though the abandoned one never settles, and counts it', async () => {
+    const answers: (() => Promise<unknown>)[] = [
+      () => new Promise(() => undefined),
+      () => Promise.resolve(true),
+    ];
+    let calls = 0;
+    const r = runner(() => answers[Math.min(calls++, 1)]!(), 10);
+    expect(await r.run()).toMatchObject({ ok: false, code: 'TIMEOUT' });
+    expect(r.abandoned()).toBe(1);
+    expect(await r.run()).toMatchObject({ ok: true, code: 'OK' });
     expect(calls).toBe(2);
+    expect(r.abandoned()).toBe(1);
+  });
+
+  it('ignores what an abandoned run answers late', async () => {
+    let late!: (value: boolean) => void;
+    let calls = 0;
+    const r = runner(() => (calls++ === 0 ? new Promise((res) => (late = res)) : false), 10);
+    expect(await r.run()).toMatchObject({ code: 'TIMEOUT' });
+    late(true);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(r.abandoned()).toBe(0);
+    expect(await r.run()).toMatchObject({ ok: false, code: 'FAILED' });
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../../src/clock.js';
 import { createCheckSet } from '../../../src/health/check-set.js';
 import { FakeClock } from '../../support/fake-clock.js';
 
@@ -50,5 +51,37 @@ describe('the checks and their hysteresis', () => {
     await set.round();
     expect(set.views()[0]?.critical).toBe(true);
     expect(set.degraded()).toBe(false);
+  });
+
+  it('passes again successThreshold rounds after a hung dependency answers, though the hung call never settles', async () => {
+    let back = false;
+    const db = {
+      name: 'db',
+      timeoutMs: 10,
+      // the first call hangs forever: a black-holed connection, a client that ignores its signal
+      run: () => (back ? Promise.resolve(true) : new Promise(() => undefined)),
+    };
+    const set = createCheckSet([db], { failures: 1, successes: 2 }, systemClock);
+    await set.round();
+    expect(set.critical()).toBe('unhealthy');
+    expect(set.views()[0]).toMatchObject({ code: 'TIMEOUT', abandoned: 1 });
+    back = true;
+    await set.round();
+    expect(set.critical()).toBe('unhealthy');
+    await set.round();
+    expect(set.critical()).toBe('healthy');
+    expect(set.views()[0]).toMatchObject({ code: 'OK', abandoned: 1 });
+  });
+
+  it('joins a round still running instead of starting every check again', async () => {
+    let calls = 0;
+    const slow = {
+      name: 'db',
+      timeoutMs: 50,
+      run: () => new Promise((resolve) => setTimeout(() => resolve(++calls), 5)),
+    };
+    const set = createCheckSet([slow], thresholds, systemClock);
+    await Promise.all([set.round(), set.round()]);
+    expect(calls).toBe(1);
   });
 });

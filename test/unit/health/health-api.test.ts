@@ -14,7 +14,7 @@ describe('createHealth as a whole service sees it', () => {
   });
 
   async function serve(options: HealthOptions): Promise<string> {
-    const h = createHealth({ release: 'v7', ...options });
+    const h = createHealth({ release: 'v7', autoStart: true, ...options });
     health = h;
     server = http.createServer((req, res) => {
       if (h.handles(req)) h.handler(req, res);
@@ -45,14 +45,48 @@ describe('createHealth as a whole service sees it', () => {
     expect(calls).toBe(1);
   });
 
-  it('answers startup 503 until markStarted() when the service warms up by itself', async () => {
-    const url = await serve({ manualStart: true, checks: [{ name: 'db', run: () => true }] });
+  it('by default stays starting until markStarted(), though every check passes: a service that warms up is not ready cold', async () => {
+    const url = await serve({ autoStart: undefined, checks: [{ name: 'db', run: () => true }] });
+    await health?.round();
     await health?.round();
     expect((await get(`${url}/startup`)).status).toBe(503);
     expect(JSON.parse((await get(`${url}/ready`)).body)).toMatchObject({ status: 'starting' });
     health?.markStarted();
     expect((await get(`${url}/startup`)).status).toBe(200);
     expect((await get(`${url}/ready`)).status).toBe(200);
+  });
+
+  it('after markStarted(), still answers starting until every critical check has run once', async () => {
+    const url = await serve({ autoStart: undefined, checks: [{ name: 'db', run: () => true }] });
+    health?.markStarted();
+    expect(JSON.parse((await get(`${url}/ready`)).body)).toMatchObject({ status: 'starting' });
+    await health?.round();
+    expect((await get(`${url}/ready`)).status).toBe(200);
+  });
+
+  it('with autoStart, is started by the first round in which every critical check passes', async () => {
+    let up = false;
+    const url = await serve({
+      autoStart: true,
+      failureThreshold: 1,
+      successThreshold: 1,
+      checks: [{ name: 'db', run: () => up }],
+    });
+    await health?.round();
+    expect((await get(`${url}/startup`)).status).toBe(503);
+    up = true;
+    await health?.round();
+    expect((await get(`${url}/startup`)).status).toBe(200);
+  });
+
+  it('takes the old manualStart: true as the default it now is', async () => {
+    const url = await serve({ autoStart: undefined, manualStart: true, checks: [] });
+    expect((await get(`${url}/startup`)).status).toBe(503);
+  });
+
+  it('takes the old manualStart: false as autoStart', async () => {
+    const url = await serve({ autoStart: undefined, manualStart: false, checks: [] });
+    expect((await get(`${url}/startup`)).status).toBe(200);
   });
 
   it('answers ready 503 draining after setDraining(true), without a state directory', async () => {

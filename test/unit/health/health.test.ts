@@ -24,6 +24,7 @@ describe('createHealth', () => {
     const h = createHealth({
       stateDir: dir,
       checks,
+      autoStart: true,
       failureThreshold: 1,
       successThreshold: 1,
       drainCacheMs: 0,

@@ -79,7 +79,7 @@ describe('gracefulShutdown', () => {
   });
 
   it('on SIGTERM outside a deploy, answers ready 503 draining and keeps serving for the delay before closing', async () => {
-    const health = createHealth({ release: 'v1' });
+    const health = createHealth({ release: 'v1', autoStart: true });
     server = http.createServer((req, res) =>
       health.handles(req) ? health.handler(req, res) : res.end('fast'),
     );

@@ -20,10 +20,14 @@ export interface Answer {
   readonly headers: http.IncomingHttpHeaders;
 }
 
-export function get(url: string, agent?: http.Agent): Promise<Answer> {
+export function get(
+  url: string,
+  agent?: http.Agent,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     http
-      .get(url, { agent }, (res) => {
+      .get(url, { agent, headers }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (body += c));

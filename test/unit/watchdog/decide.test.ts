@@ -88,6 +88,23 @@ describe('watchdog decisions', () => {
     expect(restartedAt).toEqual([4, 8, 12, 16, 20, 24]);
   });
 
+  it('takes a restart from the future (the clock stepped back a day) as one just now', () => {
+    const ahead: WatchdogState = {
+      version: 1,
+      services: {
+        app: {
+          trigger: { health: 'unhealthy', failures: 0, successes: 0 },
+          restarts: [24 * 3_600_000],
+          gaveUp: false,
+        },
+      },
+    };
+    const { restartedAt, state } = run(Array<boolean>(50).fill(false), ahead);
+    // start_period (one tick) forgives tick 1, then a full streak of 4: tick 5, and so on
+    expect(restartedAt.slice(0, 2)).toEqual([5, 9]);
+    expect(state.services.app?.restarts.every((t) => t <= 49 * config.every)).toBe(true);
+  });
+
   it('logs transitions only: unhealthy, restart, recovered', () => {
     const { ticks } = run([true, true, false, false, false, false, false, true, true, true]);
     expect(ticks.map((t) => t.events)).toEqual([

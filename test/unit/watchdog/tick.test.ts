@@ -1,10 +1,12 @@
 import { mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../../src/clock.js';
+import { systemClock, type Clock } from '../../../src/clock.js';
+import { OperationError } from '../../../src/errors.js';
 import { acquireHostLock } from '../../../src/host/lock.js';
 import { publishRelease, switchRelease } from '../../../src/host/releases.js';
 import { createRuntime } from '../../../src/host/runtime/create.js';
+import { StateStore } from '../../../src/host/state-store.js';
 import { runtimeSettings } from '../../../src/host/runtime/runtime.js';
 import { MemoryLog } from '../../../src/log.js';
 import { tick } from '../../../src/watchdog/tick.js';
@@ -34,7 +36,13 @@ async function liveHost(
   await publishRelease(h.config.host.root, 'r1', { '.env': 'RELEASE=r1\n', ...files });
   await switchRelease(h.config.host.root, 'r1');
   await runtime(h).start();
-  await expect
+  await up(h);
+  return h;
+}
+
+/** its service answers 200 again (within 10 s) */
+function up(h: HostFixture) {
+  return expect
     .poll(
       () =>
         fetch(`http://127.0.0.1:${h.port}/health`)
@@ -43,7 +51,6 @@ async function liveHost(
       { timeout: 10_000 },
     )
     .toBe(200);
-  return h;
 }
 
 async function ticks(h: HostFixture, n: number, log = new MemoryLog()) {
@@ -249,5 +256,86 @@ describe('a watchdog tick', () => {
     const after = await ticks(host, 1, log);
     expect(after.outcomes[0]?.outcome).toBe('checked');
     expect(JSON.parse(await readFile(file, 'utf8'))).not.toHaveProperty('noRelease');
+  });
+
+  describe('on a full host.state', () => {
+    /** host.state as a full tmpfs leaves it: the temp file of every save fails with ENOSPC */
+    class FullStore extends StateStore {
+      constructor(
+        dir: string,
+        private readonly roomInPlace: boolean,
+      ) {
+        super(dir);
+      }
+      override write(name: string): Promise<void> {
+        const cause = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+        return Promise.reject(new OperationError(`cannot write ${name}`, { cause }));
+      }
+      override overwrite(name: string, value: unknown): Promise<void> {
+        return this.roomInPlace ? super.overwrite(name, value) : this.write(name);
+      }
+    }
+    const restartLines = async (h: HostFixture) =>
+      new Set(
+        (await readFile(path.join(h.config.host.root, 'audit.jsonl'), 'utf8').catch(() => ''))
+          .split('\n')
+          .filter((l) => l.includes('"watchdog.restart app"'))
+          .map((l) => (JSON.parse(l) as { start: string }).start),
+      ).size;
+
+    /** three failing ticks saved as usual: the next failure is the 4th */
+    async function dueForRestart(h: HostFixture, clock: Clock, log: MemoryLog): Promise<void> {
+      await tick(h.config, { clock, log });
+      await kill(h);
+      for (let i = 0; i < 3; i += 1) await tick(h.config, { clock, log });
+    }
+
+    it('still restarts a dead service, names ENOSPC, and saves its counters in place', async () => {
+      host = await liveHost();
+      const log = new MemoryLog();
+      await dueForRestart(host, systemClock, log);
+      const store = new FullStore(host.config.host.state, true);
+      await expect(tick(host.config, { clock: systemClock, log, store })).rejects.toThrow(
+        /\(ENOSPC: host\.state is full; .*written over the old file in place/,
+      );
+      await up(host);
+      expect(log.events.map((e) => e.event)).toContain('watchdog.restart');
+      const saved = JSON.parse(
+        await readFile(path.join(host.config.host.state, 'watchdog.json'), 'utf8'),
+      ) as { services: { app: { restarts: number[] } } };
+      expect(saved.services.app.restarts).toHaveLength(1);
+    });
+
+    it('with no room at all, restarts as audit.jsonl allows: never within start_period, at most max_restarts', async () => {
+      host = await liveHost();
+      let t = Date.now();
+      const clock: Clock = { now: () => t, sleep: () => Promise.resolve() };
+      const log = new MemoryLog();
+      await dueForRestart(host, clock, log);
+      const store = new FullStore(host.config.host.state, false);
+      const full = () => tick(host!.config, { clock, log, store });
+      await expect(full()).rejects.toThrow(/ENOSPC: host\.state is full; .*audit\.jsonl first/);
+      await up(host);
+      expect(await restartLines(host)).toBe(1);
+      // every later tick starts from the counters before that restart: 3 failures, due at once
+      for (let i = 0; i < 5; i += 1) {
+        await kill(host);
+        t += 100; // within start_period (1 s) of the restart
+        await expect(full()).rejects.toThrow(/ENOSPC/);
+      }
+      expect(await restartLines(host)).toBe(1);
+      t += 2_000;
+      await expect(full()).rejects.toThrow(/ENOSPC/);
+      await up(host);
+      expect(await restartLines(host)).toBe(2);
+      for (let i = 0; i < 3; i += 1) {
+        await kill(host);
+        t += 2_000;
+        await expect(full()).rejects.toThrow(/ENOSPC/);
+      }
+      // max_restarts: 2 within the 10 m window
+      expect(await restartLines(host)).toBe(2);
+      expect(log.events.map((e) => e.event)).toContain('watchdog.gave-up');
+    });
   });
 });

@@ -158,4 +158,42 @@ describe('the heartbeat check', () => {
     await mark('worker-1', 0, elsewhere);
     expect(await runCheck(check(1, elsewhere), deps())).toMatchObject({ ok: true, code: 'ok' });
   });
+
+  it('fails at once, in a line of bounded length, when marks/expected names millions of slots', async () => {
+    await writeExpected(20_000_000);
+    await mark('worker-1');
+    const started = performance.now();
+    const result = await runCheck(check(undefined), deps());
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(result).toMatchObject({ ok: false, code: 'bad-expected' });
+    expect(result.detail).toContain('"20000000" slots: a reader counts at most 1000');
+  });
+
+  it('reads no more of marks/expected than a count can take, whatever its size', async () => {
+    await writeFile(path.join(state, 'marks', 'expected'), `1${'0'.repeat(4_000_000)}\n`);
+    const result = await runCheck(check(undefined), deps());
+    expect(result).toMatchObject({ ok: false, code: 'bad-expected' });
+    expect(result.detail!.length).toBeLessThan(300);
+  });
+
+  it('names at most ten missing slots in its line, and counts the rest', async () => {
+    await writeExpected(1000);
+    await mark('worker-1');
+    const result = await runCheck(check(undefined), deps());
+    expect(result).toMatchObject({ ok: false, code: 'too-few-marks' });
+    expect(result.detail).toBe(
+      'FAIL: 1 of 1000 slots fresh; missing worker-2, worker-3, worker-4, worker-5, worker-6, worker-7, worker-8, worker-9, worker-10, worker-11 and 989 more, within 30000 ms',
+    );
+  });
+
+  it('takes a mark from the future, left before the clock stepped back, as that far off', async () => {
+    await writeExpected(2);
+    await mark('worker-1', -5_000);
+    await mark('worker-2', -3_600_000);
+    expect(await runCheck(check(undefined), deps())).toMatchObject({
+      ok: false,
+      code: 'stale-marks',
+      detail: 'FAIL: 1 of 2 slots fresh; stale worker-2 (3600s), within 30000 ms',
+    });
+  });
 });
