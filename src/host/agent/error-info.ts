@@ -1,5 +1,5 @@
 import { AgentIdentityError, ExitCode, HandoffError, LockHeldError } from '../../errors.js';
-import type { AgentErrorInfo } from './protocol.js';
+import type { AgentErrorInfo } from '../../protocol/lines.js';
 
 /** Any error as the protocol's error object; a refused lock carries its holder. */
 export function errorInfo(error: unknown): AgentErrorInfo & { holder?: unknown } {

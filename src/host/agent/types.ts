@@ -1,7 +1,6 @@
 /** The data each agent operation returns: shared by the agent and its client. */
 import type { LockHolder } from '../../errors.js';
 import type { ServiceProof } from '../stop-proof.js';
-import type { HelloData } from './protocol.js';
 
 export interface ServiceVerdict {
   readonly name: string;
@@ -106,4 +105,10 @@ export interface AuditEntry {
   readonly detail?: string;
 }
 
-export type { HelloData };
+export interface HelloData {
+  readonly version: string;
+  readonly protocol: number;
+  /** sha256 of the agent file itself: the orchestrator compares it with its own bundle */
+  readonly sha256: string;
+  readonly node: string;
+}

@@ -29,9 +29,10 @@ import { StateStore } from '../../state-store.js';
 import { verifyServices } from '../../verify.js';
 import type { AgentIO } from '../io.js';
 import { progressRelay } from '../progress.js';
-import { PROTOCOL, type HelloData } from '../protocol.js';
+import { PROTOCOL } from '../../../protocol/lines.js';
 import type {
   ComposeStatus,
+  HelloData,
   HostStatus,
   StartReport,
   SwitchResult,
