@@ -46,7 +46,7 @@ export interface AgentIdentity {
 export class AgentClient extends AgentOps implements HostAgent {
   private session: AgentSession | undefined;
   private sessionProc: RemoteProcess | undefined;
-  /** operations go through the session only while it holds the lock */
+  /** `locked` operations go through the session only while it holds the lock */
   private locked = false;
   /** the holder died while holding: nothing may run as if it still held the lock */
   private lockLost = false;
@@ -60,7 +60,11 @@ export class AgentClient extends AgentOps implements HostAgent {
     super();
   }
 
-  run<K extends AgentOp>(op: K, args: ArgsOf<K>): Promise<ResultOf<K>> {
+  /**
+   * Run one operation where the table says: inside the open session (a line on
+   * an open channel) or as its own `deploy host <op>` process.
+   */
+  async run<K extends AgentOp>(op: K, args: ArgsOf<K>): Promise<ResultOf<K>> {
     const spec: OpSpec = OPS[op];
     const callArgs: CallArgs = args;
     const timeoutMs =
@@ -72,11 +76,11 @@ export class AgentClient extends AgentOps implements HostAgent {
       );
     const session =
       spec.channel === 'session' ? !this.lockLost : spec.channel === 'locked' && this.locked;
-    const run =
+    const data =
       this.session && session
-        ? this.inSession(op, callArgs, timeoutMs)
-        : this.exec(op, spec, callArgs, timeoutMs);
-    return run as Promise<ResultOf<K>>;
+        ? await this.inSession(op, callArgs, timeoutMs)
+        : await this.exec(op, spec, callArgs, timeoutMs);
+    return data as ResultOf<K>;
   }
 
   private async inSession(op: AgentOp, args: CallArgs, timeoutMs?: number): Promise<unknown> {
@@ -93,9 +97,11 @@ export class AgentClient extends AgentOps implements HostAgent {
     args: CallArgs,
     timeoutMs: number | undefined,
   ): Promise<unknown> {
-    const { [spec.stdin ?? '']: document, ...flags } = args;
-    const r = await this.transport.exec(this.argv(op, toFlags(spec.stdin ? flags : args)), {
-      ...(spec.stdin !== undefined ? { stdin: String(document ?? '') } : {}),
+    const onStdin = spec.stdin;
+    // the stdin argument goes as the process's stdin, always given so that it ends
+    const flags = Object.entries(args).filter(([name]) => name !== onStdin);
+    const r = await this.transport.exec(this.argv(op, toFlags(Object.fromEntries(flags))), {
+      ...(onStdin !== undefined ? { stdin: String(args[onStdin] ?? '') } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     });
     let result: AgentResultLine | undefined;

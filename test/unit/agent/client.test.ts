@@ -315,6 +315,7 @@ describe('AgentClient', () => {
     t.killAll();
     await lock.lost;
     await expect(client.undrain()).rejects.toThrow(/dropped; not running undrain without the lock/);
+    await expect(client.stop('r2')).rejects.toThrow(/not running stop without the lock/);
     expect(t.execs).toEqual([]);
     // what changes nothing that runs still answers, as its own process
     await client.status();
