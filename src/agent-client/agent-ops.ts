@@ -10,7 +10,7 @@ import type {
   SwitchResult,
   VerifyOptions,
   VerifyReport,
-} from '../host/agent/types.js';
+} from '../protocol/results.js';
 import type { AgentOp, ArgsOf, ResultOf } from '../protocol/ops.js';
 import type { ExecResult, Transport } from '../remote/transport.js';
 import type { LocalArtifact, ShipResult } from './host-agent.js';

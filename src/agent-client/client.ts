@@ -1,5 +1,4 @@
 import { HostUnreachableError, OperationError } from '../errors.js';
-import type { AuditEntry } from '../host/agent/types.js';
 import type { Log } from '../log.js';
 import { toFlags, type CallArgs } from '../protocol/args.js';
 import { decodeLine, relayEvent, type AgentResultLine } from '../protocol/lines.js';
@@ -8,7 +7,9 @@ import type { OpSpec } from '../protocol/spec.js';
 import type { RemoteProcess, Transport } from '../remote/transport.js';
 import { secretMask } from '../safe-text.js';
 import { AgentOps } from './agent-ops.js';
-import type { HostAgent } from './host-agent.js';
+import type { HeldLock, HostAgent } from './host-agent.js';
+
+export type { HeldLock } from './host-agent.js';
 import { noProtocol, refused } from './refusal.js';
 import { AgentSession } from './session.js';
 
@@ -17,15 +18,6 @@ export interface AgentPaths {
   readonly agent: string;
   /** the host config published by `deploy setup` */
   readonly hostConfig: string;
-}
-
-export interface HeldLock {
-  /** release the lock and wait until the agent confirms */
-  release(): Promise<void>;
-  /** append a line to the host's audit.jsonl through the holding agent, at once */
-  audit(entry: AuditEntry): void;
-  /** resolves if the agent (or the SSH connection) goes away while we hold it */
-  readonly lost: Promise<void>;
 }
 
 /**

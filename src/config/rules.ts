@@ -1,4 +1,4 @@
-import type { KeyPath } from './document.js';
+import type { RuleProblem } from './where.js';
 import { healthCheckKeys } from './balancer-schema.js';
 import { envRules } from './env-rules.js';
 import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
@@ -10,10 +10,7 @@ import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
  * gets both lines in one run.
  */
 
-export interface RuleProblem {
-  readonly path: KeyPath;
-  readonly message: string;
-}
+export type { RuleProblem } from './where.js';
 
 type Rule = (doc: Readonly<Record<string, unknown>>) => RuleProblem[];
 

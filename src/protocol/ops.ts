@@ -8,16 +8,16 @@
  * Plain data on purpose: every agent process and watchdog tick loads it, and
  * neither may load a schema library to read a few flags.
  */
-import type { AuditRead } from '../host/audit-read.js';
-import type { ReleaseInventory } from '../host/release-inventory.js';
 import type {
+  AuditRead,
   HelloData,
   HostStatus,
+  ReleaseInventory,
   StartReport,
   StopReport,
   SwitchResult,
   VerifyReport,
-} from '../host/agent/types.js';
+} from './results.js';
 import { returns, type OpSpec, type Returns } from './spec.js';
 
 const text = { kind: 'text' } as const;

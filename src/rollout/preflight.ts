@@ -4,7 +4,7 @@ import type { HealthCheckSettings, HostConfig } from '../config/types.js';
 import { BlockedError, InvariantError, hostError } from '../errors.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import { hostNodeProblem } from '../agent-client/node-check.js';
-import type { HostStatus } from '../host/agent/types.js';
+import type { HostStatus } from '../protocol/results.js';
 import { timingInputFromConfig, timingModel, type TimingModel } from '../timing/index.js';
 import { invariantKey } from '../timing/invariant-keys.js';
 import { checkCapacity, type CapacityVerdict } from './capacity.js';

@@ -8,7 +8,7 @@ import type {
   HostStatus,
   StopReport,
   VerifyReport,
-} from '../../src/host/agent/types.js';
+} from '../../src/protocol/results.js';
 import type { FakeClock } from './fake-clock.js';
 
 export const settings: HealthCheckSettings = {
@@ -232,6 +232,8 @@ export class FakeBalancer implements Balancer {
   refuse: Error | undefined;
   /** make only deregister refuse */
   refuseDeregister: Error | undefined;
+  /** make only register refuse (throttled, a 5xx), while preflight's proof passes */
+  refuseRegister: Error | undefined;
   /** targets the preflight registered again to prove the permission */
   proved: string[] = [];
   deregister(target: string) {
@@ -241,7 +243,8 @@ export class FakeBalancer implements Balancer {
     return Promise.resolve();
   }
   register() {
-    if (this.refuse) return Promise.reject(this.refuse);
+    const refused = this.refuseRegister ?? this.refuse;
+    if (refused) return Promise.reject(refused);
     return Promise.resolve();
   }
   proveRegister(target: string) {

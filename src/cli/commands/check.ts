@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './register.js';
 
 interface CheckFlags {
   readonly config: string;
@@ -22,7 +22,7 @@ export const registerCheck: RegisterCommand = (program: Command) => {
     .option('--json', 'print {ok, timeline, invariants} as JSON')
     .action(async (flags: CheckFlags) => {
       const [{ loadConfig }, { runCheck }, { createOutput }] = await Promise.all([
-        import('../../config/read.js'),
+        import('../../config/load.js'),
         import('../check.js'),
         import('../output.js'),
       ]);
@@ -31,19 +31,19 @@ export const registerCheck: RegisterCommand = (program: Command) => {
       const strict = flags.strict ?? false;
       if (!flags.live) return runCheck(config, out, { live: false, strict });
       // live: the balancer's settings, and what each host saw at its last stop
-      const { Fleet } = await import('../fleet.js');
+      const { Connections } = await import('../connections.js');
       // a status read changes nothing: any agent version may answer it
-      const fleet = new Fleet(config, out);
+      const connections = new Connections(config, out);
       const byName = new Map(config.hosts.map((h) => [h.name, h]));
       try {
         await runCheck(config, out, {
           live: true,
           strict,
           readLastStop: async (name) =>
-            (await (await fleet.agent(byName.get(name)!)).status()).lastStop ?? null,
+            (await (await connections.agent(byName.get(name)!)).status()).lastStop ?? null,
         });
       } finally {
-        await fleet.close();
+        await connections.close();
       }
     });
 };

@@ -4,7 +4,7 @@ import { flagOf } from '../../protocol/args.js';
 import { OPS } from '../../protocol/ops.js';
 import type { ArgKind } from '../../protocol/spec.js';
 import { addFlags, readFlags, type FlagSpec, type FlagValues } from '../flag-table.js';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './register.js';
 
 type HostFlags = FlagValues & { readonly config: string };
 
@@ -69,7 +69,7 @@ export function hostArgs(args: readonly string[]): { op: string; flags: HostFlag
 export async function runHostOp(op: string, flags: HostFlags): Promise<void> {
   const [{ loadConfig }, { serveFlags }, { stdioAgentIO, readAll }, { systemClock }] =
     await Promise.all([
-      import('../../config/read.js'),
+      import('../../config/load.js'),
       import('../../host/agent/server.js'),
       import('../agent-io.js'),
       import('../../clock.js'),

@@ -7,7 +7,7 @@ import type { AgentLine } from '../../../src/protocol/lines.js';
 import type { AgentOp } from '../../../src/protocol/ops.js';
 import { serveAgentOp, serveFlags, type AgentArgs } from '../../../src/host/agent/server.js';
 import type { FlagArgs } from '../../../src/protocol/args.js';
-import type { VerifyReport } from '../../../src/host/agent/types.js';
+import type { VerifyReport } from '../../../src/protocol/results.js';
 import { encodePublish, releaseFile } from '../../../src/host/release-files.js';
 import { acquireHostLock, readLockStatus } from '../../../src/host/lock.js';
 import { hostFixture, type HostFixture } from '../../support/host-fixture.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Clock } from '../../../clock.js';
 import type { Config } from '../../../config/types.js';
-import { OperationError, UsageError } from '../../../errors.js';
+import { OperationError, UsageError, messageOf } from '../../../errors.js';
 import { VERSION } from '../../../version.js';
 import {
   newDrainMarker,
@@ -37,7 +37,7 @@ import type {
   StartReport,
   SwitchResult,
   VerifyReport,
-} from '../types.js';
+} from '../../../protocol/results.js';
 
 /** The host config the agent runs with, by content: the orchestrator compares it with deploy.yml's. */
 async function fileSha256(file: string): Promise<string | null> {
@@ -225,6 +225,6 @@ async function composeStatus(config: Config, release: string | null): Promise<Co
     const command = runtime instanceof ComposeRuntime ? await runtime.composeCommand() : [];
     return { sha256, command: [...command] };
   } catch (error) {
-    return { sha256, error: error instanceof Error ? error.message : String(error) };
+    return { sha256, error: messageOf(error) };
   }
 }

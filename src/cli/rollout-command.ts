@@ -1,9 +1,9 @@
-import { loadConfig } from '../config/read.js';
+import { loadConfig } from '../config/load.js';
 import { toHostJson } from '../config/serialize.js';
 import { sha256 } from '../host/release-files.js';
 import { loadHooks } from '../hooks/hooks.js';
 import { selectHosts } from '../rollout/plan.js';
-import { makePlan, rollout } from '../rollout/rollout.js';
+import { makePlan, rollout } from '../rollout/run-rollout.js';
 import { resolveRollback } from '../rollout/rollback-target.js';
 import type { RolloutDeps, RolloutOptions } from '../rollout/types.js';
 import { systemClock } from '../clock.js';
@@ -16,11 +16,11 @@ import {
 import { readAgent } from './agent-bundle.js';
 import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
-import { Fleet, interruptSignal, plainConfig, whoAmI } from './fleet.js';
+import { Connections, interruptSignal, plainConfig, whoAmI } from './connections.js';
 import { createOutput } from './output.js';
 import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { targetStates } from './target-json.js';
-import { failureMessage, renderPlan, renderResult } from './rollout-report.js';
+import { failureMessage, renderHandshakes, renderPlan, renderResult } from './rollout-report.js';
 
 export interface RolloutCliFlags {
   readonly release: string;
@@ -80,7 +80,7 @@ async function run(
     performer: who,
   });
   const agent = await readAgent();
-  const fleet = new Fleet(config, out, agent.sha256);
+  const connections = new Connections(config, out, agent.sha256);
   const interrupt = interruptSignal(out);
   try {
     const deps: RolloutDeps = {
@@ -88,8 +88,8 @@ async function run(
       clock: systemClock,
       log: out,
       signal: interrupt.signal,
-      balancer: await fleet.balancer(),
-      agent: (h) => fleet.agent(h),
+      balancer: await connections.balancer(),
+      agent: (h) => connections.agent(h),
       who,
       // what `deploy setup` publishes (fleet/setup.ts), so a host running another is refused
       hostConfigSha256: sha256(toHostJson(await plainConfig(flags.config))),
@@ -123,9 +123,12 @@ async function run(
         settings,
       };
       out.result(false, dryRunResult);
-      await rollout(deps, options);
-      out.text('\ndry run: preflight passed; nothing was changed');
-      out.result(true, dryRunResult);
+      const checked = await rollout(deps, options);
+      const handshakes = checked.handshakes ?? [];
+      out.text(
+        `\n${renderHandshakes(handshakes)}\n\ndry run: preflight passed; nothing was changed`,
+      );
+      out.result(true, { ...dryRunResult, handshakes });
       return;
     }
     const result = await withDeployHooks(hooks, release, out, interrupt.signal, () =>
@@ -133,7 +136,7 @@ async function run(
     );
     out.text(renderResult(result));
     out.finish(result);
-    const targetOf = await targetStates(() => fleet.balancer(), plan.waves.flat());
+    const targetOf = await targetStates(() => connections.balancer(), plan.waves.flat());
     const byName = new Map(plan.waves.flat().map((h) => [h.name, h]));
     out.result(result.ok, {
       ...result,
@@ -145,6 +148,6 @@ async function run(
     if (!result.ok) throw rolloutFailure(result, failureMessage(result));
   } finally {
     interrupt.dispose();
-    await fleet.close();
+    await connections.close();
   }
 }

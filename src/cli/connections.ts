@@ -18,7 +18,7 @@ export function hostConfigPath(config: Config): string {
  * host's cron has its own environment).
  */
 export async function plainConfig(file: string): Promise<Config> {
-  const { loadConfig } = await import('../config/read.js');
+  const { loadConfig } = await import('../config/load.js');
   return loadConfig(file, { env: process.env.HOME ? { HOME: process.env.HOME } : {} });
 }
 
@@ -39,7 +39,7 @@ function safeUser(): string {
  * The orchestrator's view of the fleet: one SSH connection per host, opened on
  * first use and reused for every step; one balancer. `close()` ends them all.
  */
-export class Fleet {
+export class Connections {
   private readonly transports = new Map<string, Promise<Transport>>();
   private balancerPromise: Promise<Balancer> | undefined;
   private readonly identities = new Map<string, AgentIdentity>();
