@@ -116,6 +116,22 @@ export class HostUnreachableError extends BlockedError {
 }
 
 /**
+ * A host's agent answered with a failure (a `deploy host` result or a
+ * session's reply): carries the agent's error code and the exit code it asked
+ * for, when that is one of ours.
+ */
+export class AgentError extends HandoffError {
+  readonly host: string;
+  readonly code: string;
+  constructor(host: string, code: string, message: string, exit: number) {
+    const known = Object.values(ExitCode) as number[];
+    super(`${host}: ${message}`, (known.includes(exit) ? exit : ExitCode.failed) as ExitCode);
+    this.host = host;
+    this.code = code;
+  }
+}
+
+/**
  * Pass another program's exit status on (`deploy lock exec -- CMD`): that
  * program already said what went wrong, so main prints nothing.
  */

@@ -1,50 +1,17 @@
-import {
-  AgentIdentityError,
-  ExitCode,
-  OperationError,
-  HandoffError,
-  HostUnreachableError,
-  LockHeldError,
-  type LockHolder,
-} from '../errors.js';
+import { HostUnreachableError, OperationError } from '../errors.js';
 import type { Log } from '../log.js';
-import type { ExecResult, RemoteProcess, Transport } from '../remote/transport.js';
-import type { HeldLock, HostAgent, LocalArtifact, ShipResult } from './host-agent.js';
+import { toFlags, type CallArgs } from '../protocol/args.js';
+import { decodeLine, relayEvent, type AgentResultLine } from '../protocol/lines.js';
+import { OPS, type AgentOp, type ArgsOf, type ResultOf } from '../protocol/ops.js';
+import type { OpSpec } from '../protocol/spec.js';
+import type { RemoteProcess, Transport } from '../remote/transport.js';
+import { secretMask } from '../safe-text.js';
+import { AgentOps } from './agent-ops.js';
+import type { HeldLock, HostAgent } from './host-agent.js';
 
 export type { HeldLock } from './host-agent.js';
-import type { ReleaseInventory } from '../host/release-inventory.js';
-import { encodePublish, type ReleaseFile } from '../host/release-files.js';
-import type { EnvVars } from '../host/release-env.js';
-import {
-  decodeLine,
-  relayEvent,
-  type AgentOp,
-  type AgentResultLine,
-} from '../host/agent/protocol.js';
-import { secretMask } from '../safe-text.js';
-import { AgentSession, type CallArgs } from './session.js';
-import type { AuditRead } from '../host/audit-read.js';
-import type {
-  HelloData,
-  HostStatus,
-  StartReport,
-  StopReport,
-  SwitchResult,
-  VerifyOptions,
-  VerifyReport,
-} from '../host/agent/types.js';
-
-/** The agent answered with a failure; carries the exit code it asked for. */
-export class AgentError extends HandoffError {
-  readonly host: string;
-  readonly code: string;
-  constructor(host: string, code: string, message: string, exit: number) {
-    const known = Object.values(ExitCode) as number[];
-    super(`${host}: ${message}`, (known.includes(exit) ? exit : ExitCode.failed) as ExitCode);
-    this.host = host;
-    this.code = code;
-  }
-}
+import { noProtocol, refused } from './refusal.js';
+import { AgentSession } from './session.js';
 
 export interface AgentPaths {
   /** host.agent: the agent lives at <agent>/bin/deploy */
@@ -63,187 +30,97 @@ export interface AgentIdentity {
   verified: boolean;
 }
 
-/** publishing may pull images (compose): as long as an exec'd publish may take */
-const PUBLISH_TIMEOUT = 15 * 60_000;
-
-/** Orchestrator side of `deploy host …`: one method per operation, over any Transport. */
-/** `{leaseMs: 5, allowDraining: true}` → `--lease-ms 5 --allow-draining` */
-export function toFlags(args: CallArgs): string[] {
-  const flags: string[] = [];
-  for (const [key, value] of Object.entries(args)) {
-    if (value === undefined || value === false) continue;
-    const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    flags.push(...(value === true ? [flag] : [flag, String(value)]));
-  }
-  return flags;
-}
-
-export class AgentClient implements HostAgent {
+/**
+ * The orchestrator's side of `deploy host …` over any Transport: every
+ * operation goes through `run`, which takes the channel from the table
+ * (protocol/ops.ts) — its own process, or a line in the host's open session.
+ */
+export class AgentClient extends AgentOps implements HostAgent {
   private session: AgentSession | undefined;
   private sessionProc: RemoteProcess | undefined;
-  /** operations go through the session only while it holds the lock */
+  /** `locked` operations go through the session only while it holds the lock */
   private locked = false;
   /** the holder died while holding: nothing may run as if it still held the lock */
   private lockLost = false;
 
   constructor(
-    private readonly transport: Transport,
+    protected readonly transport: Transport,
     private readonly paths: AgentPaths,
     private readonly log: Log,
     private readonly identity?: AgentIdentity,
-  ) {}
-
-  get host(): string {
-    return this.transport.host;
-  }
-
-  hello(): Promise<HelloData> {
-    return this.call<HelloData>('hello', [], { timeoutMs: 15_000 });
-  }
-
-  nodeVersion(): Promise<ExecResult> {
-    return this.transport.exec(['node', '-p', 'process.versions.node'], { timeoutMs: 15_000 });
-  }
-
-  /** through the session when one is open (no process start), else its own process */
-  async status(): Promise<HostStatus> {
-    if (this.session && !this.lockLost) return this.inSession<HostStatus>('status', {}, 15_000);
-    return this.call<HostStatus>('status', [], { timeoutMs: 15_000 });
-  }
-
-  async publish(
-    release: string,
-    files: readonly ReleaseFile[] = [],
-    env: EnvVars = {},
-  ): Promise<void> {
-    const document = encodePublish(files, env);
-    const empty = files.length === 0 && Object.keys(env).length === 0;
-    if (this.session && !this.lockLost)
-      await this.inSession(
-        'publish',
-        empty ? { release } : { release, files: document },
-        PUBLISH_TIMEOUT,
-      );
-    else
-      await this.call('publish', ['--release', release], {
-        stdin: document,
-        timeoutMs: PUBLISH_TIMEOUT,
-      });
-  }
-
-  async shipArtifact(
-    release: string,
-    artifact: LocalArtifact,
-    onProgress?: (sent: number, total: number) => void,
-  ): Promise<ShipResult> {
-    const ask = { release, sha256: artifact.sha256 };
-    const state = await this.beside<{ present: boolean; upload?: string }>('artifact', ask);
-    if (state.present || state.upload === undefined) return { uploaded: false, bytes: 0 };
-    const upload = state.upload;
-    onProgress?.(0, artifact.bytes);
-    try {
-      await this.transport.upload(artifact.path, upload, onProgress ? { onProgress } : {});
-    } catch (error) {
-      // the hidden upload is no release, but it is not left to fill the disk either
-      await this.transport
-        .exec(['rm', '-f', '--', upload], { timeoutMs: 30_000 })
-        .catch(() => undefined);
-      throw error;
-    }
-    await this.beside('artifact', { ...ask, file: upload }, PUBLISH_TIMEOUT);
-    return { uploaded: true, bytes: artifact.bytes };
-  }
-
-  releases(): Promise<ReleaseInventory> {
-    return this.call<ReleaseInventory>('releases', [], { timeoutMs: 60_000 });
-  }
-
-  prune(keep: number): Promise<{ removed: string[]; kept: string[] }> {
-    return this.call('prune', ['--keep', String(keep)], { timeoutMs: 5 * 60_000 });
-  }
-
-  /** in the open session when there is one (prepare opened it), else its own process */
-  private beside<T>(op: AgentOp, args: CallArgs, timeoutMs = 60_000): Promise<T> {
-    if (this.session && !this.lockLost) return this.inSession<T>(op, args, timeoutMs);
-    return this.call<T>(op, toFlags(args), { timeoutMs });
-  }
-
-  async drain(by: string, leaseMs: number, release: string): Promise<void> {
-    // an operator's drain has no release: '' is no release id, and the agent refuses it
-    await this.op('drain', { by, leaseMs, ...(release ? { release } : {}) });
-  }
-
-  async undrain(): Promise<void> {
-    await this.op('undrain', {});
-  }
-
-  stop(release: string): Promise<StopReport> {
-    return this.op<StopReport>('stop', { release });
-  }
-
-  switchTo(release: string): Promise<SwitchResult> {
-    return this.op<SwitchResult>('switch', { release });
-  }
-
-  start(services?: readonly string[], options: { ifStopped?: boolean } = {}): Promise<StartReport> {
-    return this.op<StartReport>('start', {
-      ...(services ? { services: services.join(',') } : {}),
-      ...(options.ifStopped ? { ifStopped: true } : {}),
-    });
-  }
-
-  verify(options: VerifyOptions): Promise<VerifyReport> {
-    const { successes, timeoutMs, allowDraining, releaseOptional } = options;
-    return this.op<VerifyReport>(
-      'verify',
-      { successes, timeoutMs, allowDraining, ...(releaseOptional ? { releaseOptional } : {}) },
-      timeoutMs + 30_000,
-    );
+  ) {
+    super();
   }
 
   /**
-   * While this client holds the lock, operations run inside the holding agent
-   * (a line on an open channel); otherwise each is its own `deploy host <op>`.
+   * Run one operation where the table says: inside the open session (a line on
+   * an open channel) or as its own `deploy host <op>` process.
    */
-  private async op<T>(op: AgentOp, args: CallArgs, timeoutMs?: number): Promise<T> {
-    if (this.lockLost) {
+  async run<K extends AgentOp>(op: K, args: ArgsOf<K>): Promise<ResultOf<K>> {
+    const spec: OpSpec = OPS[op];
+    const callArgs: CallArgs = args;
+    const timeoutMs =
+      typeof spec.timeoutMs === 'function' ? spec.timeoutMs(callArgs) : spec.timeoutMs;
+    if (spec.channel === 'locked' && this.lockLost)
       throw new HostUnreachableError(
         this.host,
         `the connection holding the host lock dropped; not running ${op} without the lock`,
       );
-    }
-    if (this.session && this.locked) return this.inSession<T>(op, args, timeoutMs);
-    return this.call<T>(op, toFlags(args), timeoutMs === undefined ? {} : { timeoutMs });
+    const session =
+      spec.channel === 'session' ? !this.lockLost : spec.channel === 'locked' && this.locked;
+    const data =
+      this.session && session
+        ? await this.inSession(op, callArgs, timeoutMs)
+        : await this.exec(op, spec, callArgs, timeoutMs);
+    return data as ResultOf<K>;
   }
 
-  private async inSession<T>(op: AgentOp, args: CallArgs, timeoutMs?: number): Promise<T> {
+  private async inSession(op: AgentOp, args: CallArgs, timeoutMs?: number): Promise<unknown> {
     if (!this.session) throw new HostUnreachableError(this.host, `no agent session for ${op}`);
     const r = await this.session.call(op, args, timeoutMs);
-    if (!r.ok && r.error)
-      throw new AgentError(this.host, r.error.code, r.error.message, r.error.exit);
-    return r.data as T;
+    if (!r.ok && r.error) throw refused(this.host, r.error);
+    return r.data;
   }
 
-  /** the host's audit.jsonl since `since` (ISO 8601), bounded by the agent (audit-read.ts) */
-  readAudit(since?: string): Promise<AuditRead> {
-    return this.call<AuditRead>('audit-read', since === undefined ? [] : ['--since', since], {
-      timeoutMs: 60_000,
+  /** `deploy host <op>` as a process of its own: its events relayed, its one result read */
+  private async exec(
+    op: AgentOp,
+    spec: OpSpec,
+    args: CallArgs,
+    timeoutMs: number | undefined,
+  ): Promise<unknown> {
+    const onStdin = spec.stdin;
+    // the stdin argument goes as the process's stdin, always given so that it ends
+    const flags = Object.entries(args).filter(([name]) => name !== onStdin);
+    const r = await this.transport.exec(this.argv(op, toFlags(Object.fromEntries(flags))), {
+      ...(onStdin !== undefined ? { stdin: String(args[onStdin] ?? '') } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     });
+    let result: AgentResultLine | undefined;
+    for (const text of r.stdout.split('\n')) {
+      const line = decodeLine(text);
+      if (line?.type === 'event') relayEvent(this.log, this.host, line);
+      else if (line?.type === 'result') result = line;
+    }
+    if (!result) throw noProtocol(this.host, this.agentPath, op, r.code, r.stderr);
+    if (!result.ok) throw refused(this.host, result.error);
+    this.answered();
+    return result.data;
   }
 
-  releaseLock(force: boolean): Promise<{ released: boolean; reason?: string }> {
-    return this.call('lock-release', force ? ['--force'] : [], { timeoutMs: 60_000 });
+  private get agentPath(): string {
+    return `${this.paths.agent}/bin/deploy`;
   }
 
-  argv(op: AgentOp, args: readonly string[] = []): string[] {
+  private argv(op: AgentOp, flags: readonly string[]): string[] {
     const identity = this.identity;
     return [
-      `${this.paths.agent}/bin/deploy`,
+      this.agentPath,
       'host',
       op,
       '--config',
       this.paths.hostConfig,
-      ...args,
+      ...flags,
       ...(identity && !identity.verified ? ['--expect-agent', identity.expected] : []),
     ];
   }
@@ -256,27 +133,6 @@ export class AgentClient implements HostAgent {
     if (this.identity) this.identity.verified = true;
   }
 
-  async call<T>(
-    op: AgentOp,
-    args: readonly string[] = [],
-    options: { stdin?: string; timeoutMs?: number; signal?: AbortSignal } = {},
-  ): Promise<T> {
-    const r = await this.transport.exec(this.argv(op, args), options);
-    let result: AgentResultLine | undefined;
-    for (const text of r.stdout.split('\n')) {
-      const line = decodeLine(text);
-      if (line?.type === 'event') {
-        relayEvent(this.log, this.host, line);
-      } else if (line?.type === 'result') {
-        result = line;
-      }
-    }
-    if (!result) throw this.noProtocol(op, r.code, r.stderr);
-    if (!result.ok) throw this.refused(result.error);
-    this.answered();
-    return result.data as T;
-  }
-
   /**
    * Start the agent that will hold this host's lock, without taking the lock
    * yet: done during prepare, so the lock step later costs a line, not a
@@ -284,7 +140,7 @@ export class AgentClient implements HostAgent {
    */
   async openSession(): Promise<void> {
     if (this.sessionProc) return;
-    const proc = this.transport.spawn(this.argv('lock-hold', ['--defer']));
+    const proc = this.transport.spawn(this.argv('lock-hold', toFlags({ defer: true })));
     const lines = proc.lines[Symbol.asyncIterator]();
     await this.until(proc, lines, 'ready');
     this.attach(proc, lines);
@@ -304,13 +160,11 @@ export class AgentClient implements HostAgent {
     if (this.session && this.sessionProc && !this.locked) {
       const proc = this.sessionProc;
       const r = await this.session.call('lock', { what, message });
-      if (!r.ok && r.error) throw this.refused(r.error);
+      if (!r.ok && r.error) throw refused(this.host, r.error);
       this.locked = true;
       return this.held(proc);
     }
-    const proc = this.transport.spawn(
-      this.argv('lock-hold', ['--what', what, '--message', message]),
-    );
+    const proc = this.transport.spawn(this.argv('lock-hold', toFlags({ what, message })));
     const lines = proc.lines[Symbol.asyncIterator]();
     await this.until(proc, lines, 'locked');
     this.attach(proc, lines);
@@ -325,7 +179,8 @@ export class AgentClient implements HostAgent {
   ): Promise<void> {
     for (;;) {
       const next = await lines.next();
-      if (next.done) throw this.noProtocol('lock-hold', await proc.exited, '');
+      if (next.done)
+        throw noProtocol(this.host, this.agentPath, 'lock-hold', await proc.exited, '');
       const line = decodeLine(next.value);
       if (line?.type === want) {
         this.answered();
@@ -333,26 +188,9 @@ export class AgentClient implements HostAgent {
       }
       if (line?.type === 'result' && !line.ok) {
         proc.end();
-        throw this.refused(line.error);
+        throw refused(this.host, line.error);
       }
     }
-  }
-
-  private refused(error: { code: string; message: string; exit: number }): Error {
-    if (error.code === AgentIdentityError.code) return this.otherAgent(error.message);
-    if (error.code === 'lock-held') {
-      return new LockHeldError(`${this.host}:lock`, (error as { holder?: LockHolder }).holder);
-    }
-    return new AgentError(this.host, error.code, error.message, error.exit);
-  }
-
-  private otherAgent(what: string): AgentError {
-    return new AgentError(
-      this.host,
-      AgentIdentityError.code,
-      `${what}; run 'deploy setup --hosts ${this.host}'`,
-      ExitCode.blocked,
-    );
   }
 
   private attach(proc: RemoteProcess, lines: AsyncIterator<string>): void {
@@ -407,28 +245,5 @@ export class AgentClient implements HostAgent {
           );
       },
     };
-  }
-
-  private noProtocol(op: AgentOp, code: number, stderr: string): HandoffError {
-    const path = `${this.paths.agent}/bin/deploy`;
-    if (code === 127 || /not found|No such file/i.test(stderr)) {
-      return new AgentError(
-        this.host,
-        'no-agent',
-        `no handoff agent at ${path}; run 'deploy setup --hosts ${this.host}'`,
-        ExitCode.blocked,
-      );
-    }
-    if (/unknown option '--expect-agent'/.test(stderr))
-      return this.otherAgent(
-        'the agent is older than this deploy (it does not know --expect-agent)',
-      );
-    const hint = stderr.trim().split('\n')[0]?.slice(0, 200) ?? '';
-    return new AgentError(
-      this.host,
-      'garbage',
-      `'deploy host ${op}' answered no handoff protocol result (exit ${code}${hint ? `: ${hint}` : ''}); run 'deploy setup --hosts ${this.host}'`,
-      ExitCode.blocked,
-    );
   }
 }

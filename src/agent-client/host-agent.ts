@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../host/agent/types.js';
+import type { AuditEntry } from '../protocol/results.js';
 import type { ReleaseFile } from '../host/release-files.js';
 import type { ExecResult } from '../remote/transport.js';
 import type { EnvVars } from '../host/release-env.js';
@@ -11,7 +11,7 @@ import type {
   SwitchResult,
   VerifyOptions,
   VerifyReport,
-} from '../host/agent/types.js';
+} from '../protocol/results.js';
 
 /** The host lock, held by a long-lived agent on the host until released. */
 export interface HeldLock {

@@ -1,15 +1,16 @@
 import { HostUnreachableError, OperationError } from '../errors.js';
-
-/** the hard bound of one step inside a session, when the caller gives none */
-const DEFAULT_TIMEOUT = 15 * 60_000;
 import type { Log } from '../log.js';
+import type { CallArgs } from '../protocol/args.js';
+import { decodeLine, relayEvent, type AgentCall } from '../protocol/lines.js';
 import type { RemoteProcess } from '../remote/transport.js';
-import { decodeLine, relayEvent, type AgentCall, type AgentOp } from '../host/agent/protocol.js';
 
-export type CallArgs = AgentCall['args'];
+/** the hard bound of one step inside a session, when the table gives none */
+const DEFAULT_TIMEOUT = 15 * 60_000;
+
+type SessionOp = AgentCall['op'];
 
 interface Pending {
-  readonly op: AgentOp;
+  readonly op: SessionOp;
   resolve(line: {
     ok: boolean;
     data?: unknown;
@@ -48,7 +49,7 @@ export class AgentSession {
   }
 
   call(
-    op: AgentOp,
+    op: SessionOp,
     args: CallArgs,
     timeoutMs = DEFAULT_TIMEOUT,
   ): Promise<{
@@ -107,7 +108,7 @@ export class AgentSession {
     }
   }
 
-  private lost(op: AgentOp): Error {
+  private lost(op: SessionOp): Error {
     return new HostUnreachableError(
       this.host,
       `the connection holding the host lock dropped during ${op}; the agent released the lock`,

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { AgentIO } from '../host/agent/io.js';
-import { encodeLine } from '../host/agent/protocol.js';
+import { encodeLine } from '../protocol/lines.js';
 import { maskUrlPasswords, secretMask } from '../safe-text.js';
 
 /**

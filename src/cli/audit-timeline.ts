@@ -1,6 +1,6 @@
 import { readDuration, show } from '../config/duration.js';
 import { UsageError } from '../errors.js';
-import type { AuditEntry } from '../host/agent/types.js';
+import type { AuditEntry } from '../protocol/results.js';
 import { formatMs } from '../timing/duration.js';
 
 /** One line of the merged timeline: an audit entry and the host it came from. */

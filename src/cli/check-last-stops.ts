@@ -1,7 +1,7 @@
 import { messageOf } from '../errors.js';
 import type { Config } from '../config/types.js';
 import { mapLimit } from '../fleet/map-limit.js';
-import type { LastStop } from '../host/agent/types.js';
+import type { LastStop } from '../protocol/results.js';
 import type { Output } from './output.js';
 
 /** One host's last stop as `deploy check --live` sees it, or why it cannot. */

@@ -1,19 +1,13 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { AuditEntry } from './agent/types.js';
+import type { AuditEntry } from '../protocol/results.js';
 import { auditLogPath } from './layout.js';
+import type { AuditRead } from '../protocol/results.js';
+
+export type { AuditRead };
 
 /** What `deploy host audit-read` sends at most: the newest lines that fit. */
 export const AUDIT_READ_MAX_BYTES = 1024 * 1024;
-
-export interface AuditRead {
-  /** oldest first, as written */
-  readonly entries: readonly AuditEntry[];
-  /** older lines (since `since`) were left out to stay within the bound */
-  readonly truncated: boolean;
-  /** lines that are not an audit entry (a torn write, a hand edit) */
-  readonly skipped: number;
-}
 
 /**
  * `host.root/audit.jsonl`, filtered here on the host (`since`, epoch ms) and

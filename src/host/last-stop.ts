@@ -1,4 +1,4 @@
-import type { LastStop } from './agent/types.js';
+import type { LastStop } from '../protocol/results.js';
 import { StateStore } from './state-store.js';
 
 const FILE = 'last-stop.json';

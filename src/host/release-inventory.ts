@@ -4,26 +4,9 @@ import { releaseDir } from './layout.js';
 import { artifactSha256, removeLeftovers } from './artifact.js';
 import { composeSha256 } from './release-files.js';
 import { listReleases, readLiveRelease, readPreviousRelease } from './releases.js';
+import type { ReleaseEntry, ReleaseInventory } from '../protocol/results.js';
 
-export interface ReleaseEntry {
-  readonly id: string;
-  /** when the release directory was put in place (its mtime), ms since the epoch */
-  readonly createdMs: number;
-  /** how long ago, by this host's clock */
-  readonly ageMs: number;
-  readonly bytes: number;
-  /** the sha256 of the artifact it came from, when it came from one */
-  readonly artifactSha256: string | null;
-  /** the sha256 of its compose.yml (compose runtime), else null */
-  readonly composeSha256: string | null;
-}
-
-export interface ReleaseInventory {
-  readonly current: string | null;
-  readonly previous: string | null;
-  /** newest first */
-  readonly releases: readonly ReleaseEntry[];
-}
+export type { ReleaseEntry, ReleaseInventory };
 
 /** Bytes under `dir`, symlinks counted as themselves and never followed. */
 async function sizeOf(dir: string): Promise<number> {

@@ -2,19 +2,9 @@ import type { Clock } from '../clock.js';
 import type { RuntimeConfig, ServiceConfig } from '../config/types.js';
 import { checkAddress, formatAddress, probeListening } from './checks/listening.js';
 import type { Runtime } from './runtime/runtime.js';
+import type { ServiceProof } from '../protocol/results.js';
 
-/** One service after a stop: proven stopped, or what still answers. */
-export interface ServiceProof {
-  readonly service: string;
-  readonly proven: boolean;
-  /** what proved it, or what still answers (`127.0.0.1:8080 still accepts connections`) */
-  readonly detail: string;
-  /**
-   * It exited by SIGKILL (a container's exit code 137): it did not end within
-   * drain.stop_timeout of SIGTERM, so the requests it still held were cut.
-   */
-  readonly killed?: true;
-}
+export type { ServiceProof };
 
 export interface StopProofOptions {
   readonly clock: Clock;

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Config, ServiceConfig } from '../config/types.js';
-import type { ServiceVerdict, VerifyOptions, VerifyReport } from './agent/types.js';
+import type { ServiceVerdict, VerifyOptions, VerifyReport } from '../protocol/results.js';
 import { runCheck, type CheckResult } from './checks/run.js';
 import type { Runtime } from './runtime/runtime.js';
 

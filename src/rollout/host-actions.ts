@@ -1,7 +1,7 @@
 import { timerMs } from '../config/duration.js';
 import type { HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
-import type { StopReport, VerifyReport } from '../host/agent/types.js';
+import type { StopReport, VerifyReport } from '../protocol/results.js';
 import type { RolloutDeps } from './types.js';
 
 /** Drain and undrain by the configured method; the marker is written either way. */

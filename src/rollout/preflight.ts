@@ -6,7 +6,7 @@ import type { HealthCheckSettings, HostConfig } from '../config/types.js';
 import { BlockedError, InvariantError, hostError } from '../errors.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import { hostNodeProblem } from '../agent-client/node-check.js';
-import type { HostStatus } from '../host/agent/types.js';
+import type { HostStatus } from '../protocol/results.js';
 import {
   modelsPerBalancer,
   slowestModel,

@@ -1,6 +1,6 @@
 import { messageOf } from '../errors.js';
 import type { Clock } from '../clock.js';
-import type { AuditEntry } from '../host/agent/types.js';
+import type { AuditEntry } from '../protocol/results.js';
 import type { Log } from '../log.js';
 import type { StepName, StepRecord } from './types.js';
 import { formatMs } from '../timing/duration.js';

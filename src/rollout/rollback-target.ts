@@ -1,6 +1,6 @@
 import type { HostConfig } from '../config/types.js';
 import { BlockedError, UsageError, messageOf } from '../errors.js';
-import type { HostStatus } from '../host/agent/types.js';
+import type { HostStatus } from '../protocol/results.js';
 import { RELEASE_ID } from '../release-id.js';
 import type { RolloutDeps } from './types.js';
 

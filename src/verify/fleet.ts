@@ -3,7 +3,7 @@ import type { Config, HostConfig } from '../config/types.js';
 import { HandoffError, HostUnreachableError, hostError } from '../errors.js';
 import { mapLimit } from '../fleet/map-limit.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
-import type { VerifyReport } from '../host/agent/types.js';
+import type { VerifyReport } from '../protocol/results.js';
 
 export interface HostVerification {
   readonly host: string;

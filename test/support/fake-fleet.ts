@@ -8,7 +8,7 @@ import type {
   HostStatus,
   StopReport,
   VerifyReport,
-} from '../../src/host/agent/types.js';
+} from '../../src/protocol/results.js';
 import type { FakeClock } from './fake-clock.js';
 
 export const settings: HealthCheckSettings = {

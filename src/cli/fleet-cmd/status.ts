@@ -1,5 +1,5 @@
 import { BlockedError } from '../../errors.js';
-import type { HostStatus } from '../../host/agent/types.js';
+import type { HostStatus } from '../../protocol/results.js';
 import { mapLimit } from '../../fleet/map-limit.js';
 import { targetJson } from '../target-json.js';
 import { open, hostError, type FleetFlags } from './open.js';

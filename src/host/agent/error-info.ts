@@ -5,7 +5,7 @@ import {
   LockHeldError,
   messageOf,
 } from '../../errors.js';
-import type { AgentErrorInfo } from './protocol.js';
+import type { AgentErrorInfo } from '../../protocol/lines.js';
 
 /** Any error as the protocol's error object; a refused lock carries its holder. */
 export function errorInfo(error: unknown): AgentErrorInfo & { holder?: unknown } {

@@ -1,5 +1,5 @@
 import type { Level } from '../../log.js';
-import type { AgentLine } from './protocol.js';
+import type { AgentLine } from '../../protocol/lines.js';
 
 /** How an agent operation talks to the orchestrator: protocol lines out, stdin lines in. */
 export interface AgentIO {

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/types.js';
 import { BlockedError, OperationError } from '../../errors.js';
-import type { HostStatus } from '../../host/agent/types.js';
+import type { HostStatus } from '../../protocol/results.js';
 import { summarizeVerify } from '../host-actions.js';
 import type { Bounds } from '../rotation.js';
 import {

@@ -1,5 +1,5 @@
 import { OperationError } from '../../errors.js';
-import type { VerifyOptions } from '../../host/agent/types.js';
+import type { VerifyOptions } from '../../protocol/results.js';
 import { describeStop, stopProblems, summarizeVerify } from '../host-actions.js';
 import type { HostContext, HostStep, StepVerdict } from './step.js';
 

@@ -1,6 +1,6 @@
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { HostConfig } from '../../config/types.js';
-import type { HostStatus } from '../../host/agent/types.js';
+import type { HostStatus } from '../../protocol/results.js';
 import { hostActions } from '../host-actions.js';
 import { StepRecorder } from '../recorder.js';
 import type { Bounds } from '../rotation.js';

@@ -1,7 +1,7 @@
 import type { HeldLock } from '../../agent-client/client.js';
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { HostConfig } from '../../config/types.js';
-import type { VerifyReport } from '../../host/agent/types.js';
+import type { VerifyReport } from '../../protocol/results.js';
 import type { HostActions } from '../host-actions.js';
 import type { StepRecorder } from '../recorder.js';
 import type { Bounds } from '../rotation.js';

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { AgentClient, AgentError, toFlags } from '../../../src/agent-client/client.js';
+import { AgentClient } from '../../../src/agent-client/client.js';
+import { AgentError } from '../../../src/errors.js';
+import { toFlags } from '../../../src/protocol/args.js';
+import { encodePublish, releaseFile } from '../../../src/host/release-files.js';
 import { MemoryLog } from '../../../src/log.js';
-import type { ExecResult, RemoteProcess, Transport } from '../../../src/remote/transport.js';
+import type {
+  ExecOptions,
+  ExecResult,
+  RemoteProcess,
+  Transport,
+} from '../../../src/remote/transport.js';
 
 /** A transport that records every command and answers like an agent would. */
 class RecordingTransport implements Transport {
@@ -20,11 +28,18 @@ class RecordingTransport implements Transport {
   exitOnEnd = true;
   /** what a holder answers to `release` */
   releaseAnswer = '{"type":"result","ok":true,"data":{"released":true,"reason":"released"}}';
-  exec(argv: readonly string[]): Promise<ExecResult> {
+  readonly options: (ExecOptions | undefined)[] = [];
+  exec(argv: readonly string[], options?: ExecOptions): Promise<ExecResult> {
     this.execs.push([...argv]);
+    this.options.push(options);
     return Promise.resolve(this.answer);
   }
   readonly spawns: string[][] = [];
+  private readonly kills: (() => void)[] = [];
+  /** every spawned agent's connection drops */
+  killAll(): void {
+    for (const kill of this.kills) kill();
+  }
   spawn(argv: readonly string[]): RemoteProcess {
     this.spawns.push([...argv]);
     const queue: string[] = [
@@ -34,6 +49,7 @@ class RecordingTransport implements Transport {
     let wake: (() => void) | undefined;
     let exit: (code: number) => void = () => undefined;
     const exited = new Promise<number>((r) => (exit = r));
+    this.kills.push(() => exit(-1));
     const lines: AsyncIterable<string> = {
       async *[Symbol.asyncIterator]() {
         for (;;) {
@@ -249,6 +265,61 @@ describe('AgentClient', () => {
     await expect(lock.release()).rejects.toThrow(
       /lock holder ended with an error: lost the host lock/,
     );
+  });
+
+  it('takes each operation’s channel, stdin and bound from the table', async () => {
+    const t = new RecordingTransport();
+    const client = new AgentClient(t, paths, new MemoryLog());
+    await client.publish('r2', [releaseFile('compose.yml', 'x')]);
+    await client.verify({ successes: 2, timeoutMs: 10_000, allowDraining: false });
+    await client.prune(3);
+    await client.stop('r2');
+    // a process of its own: the document on stdin, never in argv
+    expect(t.execs[0]?.slice(2)).toEqual([
+      'publish',
+      '--config',
+      paths.hostConfig,
+      '--release',
+      'r2',
+    ]);
+    expect(t.options[0]).toEqual({
+      stdin: encodePublish([releaseFile('compose.yml', 'x')]),
+      timeoutMs: 15 * 60_000,
+    });
+    expect(t.options[1]).toEqual({ timeoutMs: 40_000 });
+    expect(t.execs[2]?.slice(-2)).toEqual(['--keep', '3']);
+    expect(t.options[2]).toEqual({ timeoutMs: 5 * 60_000 });
+    // no bound of its own: a process has none
+    expect(t.options[3]).toEqual({});
+    // with a session open, a `session` operation runs in it and a `locked` one does not
+    await client.openSession();
+    await client.publish('r3', [releaseFile('compose.yml', 'y')]);
+    await client.undrain();
+    expect(t.execs).toHaveLength(5);
+    expect(t.execs[4]).toContain('undrain');
+    expect(JSON.parse(t.written[0] ?? '')).toMatchObject({
+      call: {
+        op: 'publish',
+        args: { release: 'r3', files: encodePublish([releaseFile('compose.yml', 'y')]) },
+      },
+    });
+  });
+
+  it('never runs a `locked` operation as its own process once the holder died', async () => {
+    const t = new RecordingTransport();
+    t.exitOnEnd = false;
+    const client = new AgentClient(t, paths, new MemoryLog());
+    const lock = await client.holdLock('rollout', 'release r2');
+    const spawned = t.spawns.length;
+    expect(spawned).toBe(1);
+    t.killAll();
+    await lock.lost;
+    await expect(client.undrain()).rejects.toThrow(/dropped; not running undrain without the lock/);
+    await expect(client.stop('r2')).rejects.toThrow(/not running stop without the lock/);
+    expect(t.execs).toEqual([]);
+    // what changes nothing that runs still answers, as its own process
+    await client.status();
+    expect(t.execs).toHaveLength(1);
   });
 
   it('turns call arguments into flags', () => {

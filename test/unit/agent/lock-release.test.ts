@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { systemClock } from '../../../src/clock.js';
-import type { AgentLine } from '../../../src/host/agent/protocol.js';
+import type { AgentLine } from '../../../src/protocol/lines.js';
 import { serveAgentOp } from '../../../src/host/agent/server.js';
 import { lockHolderPath } from '../../../src/host/layout.js';
 import { acquireHostLock, readLockStatus } from '../../../src/host/lock.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentIO } from '../../../src/host/agent/io.js';
 import { progressRelay } from '../../../src/host/agent/progress.js';
-import type { AgentLine } from '../../../src/host/agent/protocol.js';
+import type { AgentLine } from '../../../src/protocol/lines.js';
 import { FakeClock } from '../../support/fake-clock.js';
 
 function relay() {

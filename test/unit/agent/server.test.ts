@@ -3,9 +3,11 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
 import type { AgentIO } from '../../../src/host/agent/io.js';
-import type { AgentLine, AgentOp } from '../../../src/host/agent/protocol.js';
-import { serveAgentOp, type AgentArgs } from '../../../src/host/agent/server.js';
-import type { VerifyReport } from '../../../src/host/agent/types.js';
+import type { AgentLine } from '../../../src/protocol/lines.js';
+import type { AgentOp } from '../../../src/protocol/ops.js';
+import { serveAgentOp, serveFlags, type AgentArgs } from '../../../src/host/agent/server.js';
+import type { FlagArgs } from '../../../src/protocol/args.js';
+import type { VerifyReport } from '../../../src/protocol/results.js';
 import { encodePublish, releaseFile } from '../../../src/host/release-files.js';
 import { acquireHostLock, readLockStatus } from '../../../src/host/lock.js';
 import { hostFixture, type HostFixture } from '../../support/host-fixture.js';
@@ -53,6 +55,20 @@ async function call(h: HostFixture, op: AgentOp, args: AgentArgs = {}, stdin = '
   });
   const result = m.lines.find((l) => l.type === 'result');
   return { code, result, data: result?.type === 'result' && result.ok ? result.data : undefined };
+}
+
+/** `deploy host <op>` as argv gives it: flags as strings, the config read only when asked */
+async function argv(h: HostFixture, op: string, flags: FlagArgs) {
+  const m = memoryIO();
+  let configRead = false;
+  const code = await serveFlags(op, flags, {
+    loadConfig: () => ((configRead = true), Promise.resolve(h.config)),
+    clock: systemClock,
+    io: m.io,
+    self: __filename,
+    readStdin: () => Promise.resolve(''),
+  });
+  return { code, result: m.lines.find((l) => l.type === 'result'), configRead };
 }
 
 /** `lock-hold` with these args, fed and read through memory */
@@ -218,8 +234,13 @@ describe('the agent on a host', () => {
 
   it('refuses --expect-agent with another checksum, exit 3, before doing anything', async () => {
     host = await hostFixture();
-    const r = await call(host, 'drain', { by: 'ci', leaseMs: 60_000, expectAgent: 'f'.repeat(64) });
+    const r = await argv(host, 'drain', {
+      by: 'ci',
+      leaseMs: '60000',
+      expectAgent: 'f'.repeat(64),
+    });
     expect(r.code).toBe(3);
+    expect(r.configRead).toBe(false);
     expect(r.result).toMatchObject({ ok: false, error: { code: 'agent-version', exit: 3 } });
     expect(JSON.stringify(r.result)).toMatch(
       /agent 0\.1\.0 \([0-9a-f]{12}\) differs from this deploy's/,
@@ -230,7 +251,7 @@ describe('the agent on a host', () => {
   it('runs an operation whose --expect-agent is its own checksum', async () => {
     host = await hostFixture();
     const me = (await call(host, 'hello')).data as { sha256: string };
-    const r = await call(host, 'drain', { by: 'ci', leaseMs: 60_000, expectAgent: me.sha256 });
+    const r = await argv(host, 'drain', { by: 'ci', leaseMs: '60000', expectAgent: me.sha256 });
     expect(r.code).toBe(0);
     expect((await call(host, 'status')).data).toMatchObject({ draining: { by: 'ci' } });
   });
@@ -344,5 +365,91 @@ describe('a lock session', () => {
     m.close();
     expect(await holding).toBe(0);
     expect((await readLockStatus(host.config.host.lock)).locked).toBe(false);
+  });
+});
+
+describe('deploy host argv', () => {
+  it('answers an operation the table does not hold as a bad request, exit 2', async () => {
+    host = await hostFixture();
+    for (const op of ['audit', 'lock', 'toString']) {
+      const r = await argv(host, op, {});
+      expect(r).toMatchObject({
+        code: 2,
+        result: { ok: false, error: { code: 'bad-request', message: `unknown operation ${op}` } },
+        configRead: false,
+      });
+    }
+  });
+
+  it('refuses a flag the operation does not take, reading no config', async () => {
+    host = await hostFixture();
+    const r = await argv(host, 'drain', { by: 'ci', leaseMs: '60000', force: true });
+    expect(r).toMatchObject({
+      code: 2,
+      result: { ok: false, error: { code: 'bad-request', message: 'drain does not take --force' } },
+      configRead: false,
+    });
+    expect((await call(host, 'status')).data).toMatchObject({ draining: null });
+  });
+
+  it('reads each flag by its kind: numbers, switches, release ids', async () => {
+    host = await hostFixture();
+    expect(await argv(host, 'verify', { successes: 'two' })).toMatchObject({
+      code: 2,
+      result: { error: { message: '--successes "two": expected a whole number up to 1000000' } },
+    });
+    expect(await argv(host, 'drain', { by: 'ci', leaseMs: '60000', release: '..' })).toMatchObject({
+      code: 2,
+      result: { ok: false },
+    });
+    const r = await argv(host, 'drain', { by: 'ci', leaseMs: '60000', release: 'r2' });
+    expect(r.code).toBe(0);
+    expect((await call(host, 'status')).data).toMatchObject({
+      draining: { by: 'ci', release: 'r2' },
+    });
+  });
+
+  it('answers a config it cannot read as bad-config, exit 2', async () => {
+    host = await hostFixture();
+    const m = memoryIO();
+    const code = await serveFlags(
+      'status',
+      {},
+      {
+        loadConfig: () => Promise.reject(new Error('deploy.yml: no such file')),
+        clock: systemClock,
+        io: m.io,
+        self: __filename,
+        readStdin: () => Promise.resolve(''),
+      },
+    );
+    expect(code).toBe(2);
+    expect(m.lines).toEqual([
+      {
+        type: 'result',
+        ok: false,
+        error: { code: 'bad-config', message: 'deploy.yml: no such file', exit: 2 },
+      },
+    ]);
+  });
+});
+
+describe('a call line', () => {
+  it('has its arguments checked against the table like flags are', async () => {
+    host = await hostFixture();
+    const { m, holding } = startSession(host, { what: 'rollout' });
+    await expect.poll(() => m.lines.some((l) => l.type === 'locked')).toBe(true);
+    m.write(JSON.stringify({ call: { id: 1, op: 'drain', args: { by: 'ci', leaseMs: '5' } } }));
+    m.write(JSON.stringify({ call: { id: 2, op: 'switch', args: { release: '../x' } } }));
+    await expect.poll(() => m.lines.filter((l) => l.type === 'reply').length).toBe(2);
+    const replies = m.lines.filter((l) => l.type === 'reply');
+    expect(replies[0]).toMatchObject({
+      ok: false,
+      error: { message: '--lease-ms "5": expected a number', exit: 2 },
+    });
+    expect(replies[1]).toMatchObject({ ok: false, error: { exit: 2 } });
+    m.close();
+    expect(await holding).toBe(0);
+    expect((await call(host, 'status')).data).toMatchObject({ draining: null });
   });
 });

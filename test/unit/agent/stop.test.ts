@@ -4,9 +4,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
 import type { AgentIO } from '../../../src/host/agent/io.js';
-import type { AgentLine, AgentOp } from '../../../src/host/agent/protocol.js';
+import type { AgentLine } from '../../../src/protocol/lines.js';
+import type { AgentOp } from '../../../src/protocol/ops.js';
 import { serveAgentOp, type AgentArgs } from '../../../src/host/agent/server.js';
-import type { HostStatus, StopReport } from '../../../src/host/agent/types.js';
+import type { HostStatus, StopReport } from '../../../src/protocol/results.js';
 import { hostFixture, httpService, type HostFixture } from '../../support/host-fixture.js';
 import { eventually, isRunning } from '../host/helpers.js';
 

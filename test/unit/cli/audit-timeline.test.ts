@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeAudit, parseSince, renderTimeline } from '../../../src/cli/audit-timeline.js';
-import type { AuditEntry } from '../../../src/host/agent/types.js';
+import type { AuditEntry } from '../../../src/protocol/results.js';
 import { UsageError } from '../../../src/errors.js';
 
 const e = (step: string, start: string, extra: Partial<AuditEntry> = {}): AuditEntry => ({

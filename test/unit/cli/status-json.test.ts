@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { statusJson } from '../../../src/cli/fleet-cmd/status.js';
 import { toJsonShape } from '../../../src/cli/json-keys.js';
-import type { HostStatus } from '../../../src/host/agent/types.js';
+import type { HostStatus } from '../../../src/protocol/results.js';
 
 const base: HostStatus = {
   host: 'web-1',

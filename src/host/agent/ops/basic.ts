@@ -29,14 +29,15 @@ import { StateStore } from '../../state-store.js';
 import { verifyServices } from '../../verify.js';
 import type { AgentIO } from '../io.js';
 import { progressRelay } from '../progress.js';
-import { PROTOCOL, type HelloData } from '../protocol.js';
+import { PROTOCOL } from '../../../protocol/lines.js';
 import type {
   ComposeStatus,
+  HelloData,
   HostStatus,
   StartReport,
   SwitchResult,
   VerifyReport,
-} from '../types.js';
+} from '../../../protocol/results.js';
 
 /** The host config the agent runs with, by content: the orchestrator compares it with deploy.yml's. */
 async function fileSha256(file: string): Promise<string | null> {

@@ -6,7 +6,8 @@ import { acquireHostLock, type HostLock } from '../../lock.js';
 import { announceLockIntent, withdrawLockIntent } from '../../lock-intent.js';
 import { errorInfo } from '../error-info.js';
 import { sendEvent, type AgentIO } from '../io.js';
-import type { AgentCall, AgentReplyLine } from '../protocol.js';
+import type { AgentCall, AgentReplyLine } from '../../../protocol/lines.js';
+import { isAgentOp, OPS } from '../../../protocol/ops.js';
 
 /** A watchdog tick holds the lock for seconds: wait it out rather than fail a deploy. */
 const WAIT_FOR_WATCHDOG = 60_000;
@@ -89,9 +90,9 @@ export async function lockHold(
         return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
       }
     }
-    // before the lock only what does not touch what runs: status, and publishing a release
-    // (its artifact too: the live release is never rewritten)
-    if (!lock && !['status', 'publish', 'artifact'].includes(call.op)) {
+    // before the lock only what does not touch what runs (status, publishing a release and
+    // its artifact: the live release is never rewritten), what the table calls `session`
+    if (!lock && (!isAgentOp(call.op) || OPS[call.op].channel !== 'session')) {
       const error = new UsageError(`${call.op} needs the host lock: send a lock call first`);
       return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
     }
@@ -139,13 +140,11 @@ export async function lockHold(
 /** Runs one operation of a session; its errors become the reply. */
 export type CallHandler = (call: AgentCall, signal: AbortSignal) => Promise<AgentReplyLine>;
 
-const READ_ONLY = new Set(['verify', 'status']);
-
-/** a call line whose operation changes nothing on the host */
+/** a call line whose operation changes nothing on the host (the table's `readOnly`) */
 function isReadOnly(text: string): boolean {
   try {
     const op = (JSON.parse(text) as { call?: { op?: unknown } }).call?.op;
-    return typeof op === 'string' && READ_ONLY.has(op);
+    return typeof op === 'string' && isAgentOp(op) && OPS[op].readOnly;
   } catch {
     return false;
   }

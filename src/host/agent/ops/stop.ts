@@ -7,7 +7,7 @@ import { createRuntime } from '../../runtime/create.js';
 import { runtimeSettings, type Runtime } from '../../runtime/runtime.js';
 import { proveStopped } from '../../stop-proof.js';
 import { sendEvent, type AgentIO } from '../io.js';
-import type { StopReport } from '../types.js';
+import type { StopReport } from '../../../protocol/results.js';
 
 /** a stop that used all of stop_timeout still gets this long for its sockets to close */
 const PROOF_GRACE = 2_000;

@@ -1,7 +1,5 @@
 /** The data each agent operation returns: shared by the agent and its client. */
-import type { LockHolder } from '../../errors.js';
-import type { ServiceProof } from '../stop-proof.js';
-import type { HelloData } from './protocol.js';
+import type { LockHolder } from '../errors.js';
 
 export interface ServiceVerdict {
   readonly name: string;
@@ -83,7 +81,18 @@ export interface StopReport {
   readonly proven: boolean;
 }
 
-export type { ServiceProof };
+/** One service after a stop: proven stopped, or what still answers. */
+export interface ServiceProof {
+  readonly service: string;
+  readonly proven: boolean;
+  /** what proved it, or what still answers (`127.0.0.1:8080 still accepts connections`) */
+  readonly detail: string;
+  /**
+   * It exited by SIGKILL (a container's exit code 137): it did not end within
+   * drain.stop_timeout of SIGTERM, so the requests it still held were cut.
+   */
+  readonly killed?: true;
+}
 
 export interface StartReport {
   readonly started: readonly string[];
@@ -106,4 +115,39 @@ export interface AuditEntry {
   readonly detail?: string;
 }
 
-export type { HelloData };
+export interface HelloData {
+  readonly version: string;
+  readonly protocol: number;
+  /** sha256 of the agent file itself: the orchestrator compares it with its own bundle */
+  readonly sha256: string;
+  readonly node: string;
+}
+
+export interface AuditRead {
+  /** oldest first, as written */
+  readonly entries: readonly AuditEntry[];
+  /** older lines (since `since`) were left out to stay within the bound */
+  readonly truncated: boolean;
+  /** lines that are not an audit entry (a torn write, a hand edit) */
+  readonly skipped: number;
+}
+
+export interface ReleaseEntry {
+  readonly id: string;
+  /** when the release directory was put in place (its mtime), ms since the epoch */
+  readonly createdMs: number;
+  /** how long ago, by this host's clock */
+  readonly ageMs: number;
+  readonly bytes: number;
+  /** the sha256 of the artifact it came from, when it came from one */
+  readonly artifactSha256: string | null;
+  /** the sha256 of its compose.yml (compose runtime), else null */
+  readonly composeSha256: string | null;
+}
+
+export interface ReleaseInventory {
+  readonly current: string | null;
+  readonly previous: string | null;
+  /** newest first */
+  readonly releases: readonly ReleaseEntry[];
+}

@@ -1,31 +1,15 @@
 /**
- * The `deploy host …` agent protocol: the orchestrator runs the agent over SSH,
- * the agent answers JSON lines on stdout — events while it works, exactly one
- * `result` line at the end — and exits non-zero on failure.
+ * The lines of the `deploy host …` agent protocol: the orchestrator runs the
+ * agent over SSH, the agent answers JSON lines on stdout — events while it
+ * works, exactly one `result` line at the end — and exits non-zero on failure.
+ * Which operations there are is ops.ts.
  */
-import type { Level, Log } from '../../log.js';
+import type { Level, Log } from '../log.js';
+import type { CallArgs } from './args.js';
+import type { AgentOp } from './ops.js';
 
 /** Bump when a line's shape or an operation's meaning changes. */
 export const PROTOCOL = 1;
-
-export type AgentOp =
-  | 'hello'
-  | 'lock-hold'
-  | 'drain'
-  | 'undrain'
-  | 'publish'
-  | 'switch'
-  | 'start'
-  | 'stop'
-  | 'verify'
-  | 'status'
-  | 'audit'
-  | 'audit-read'
-  | 'lock-release'
-  | 'lock'
-  | 'artifact'
-  | 'releases'
-  | 'prune';
 
 export interface AgentEventLine {
   readonly type: 'event';
@@ -67,10 +51,11 @@ export type AgentReplyLine =
       readonly error: AgentErrorInfo;
     };
 
+/** `lock` takes the lock of a session started with --defer: the session's own word, no operation */
 export interface AgentCall {
   readonly id: number;
-  readonly op: AgentOp;
-  readonly args: Readonly<Record<string, string | number | boolean | undefined>>;
+  readonly op: AgentOp | 'lock';
+  readonly args: CallArgs;
 }
 
 /** `lock-hold --defer` is up and waits for a `lock` call. */
@@ -106,14 +91,6 @@ export function decodeLine(text: string): AgentLine | undefined {
     return r;
   }
   return undefined;
-}
-
-export interface HelloData {
-  readonly version: string;
-  readonly protocol: number;
-  /** sha256 of the agent file itself: the orchestrator compares it with its own bundle */
-  readonly sha256: string;
-  readonly node: string;
 }
 
 /** An agent's event line, re-emitted on the orchestrator's log under the host's name. */

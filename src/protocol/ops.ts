@@ -1,0 +1,167 @@
+/**
+ * Every operation of the `deploy host` agent, declared once. The agent's argv
+ * (cli/commands/host.ts), its dispatch and the session's allow-lists
+ * (host/agent/), and the client's one entry point (agent-client/client.ts
+ * `run`) are all read from this table: adding an operation is an entry here
+ * and its handler on the host (host/agent/handlers.ts).
+ *
+ * Plain data on purpose: every agent process and watchdog tick loads it, and
+ * neither may load a schema library to read a few flags.
+ */
+import type {
+  AuditRead,
+  HelloData,
+  HostStatus,
+  ReleaseInventory,
+  StartReport,
+  StopReport,
+  SwitchResult,
+  VerifyReport,
+} from './results.js';
+import { returns, type OpSpec, type Returns } from './spec.js';
+
+const text = { kind: 'text' } as const;
+const release = { kind: 'release' } as const;
+const on = { kind: 'switch' } as const;
+/** publishing may pull images (compose): as long as an exec'd publish may take */
+const PUBLISH_MS = 15 * 60_000;
+
+export const OPS = {
+  hello: {
+    channel: 'process',
+    readOnly: true,
+    args: {},
+    timeoutMs: 15_000,
+    result: returns<HelloData>(),
+  },
+  status: {
+    channel: 'session',
+    readOnly: true,
+    args: {},
+    timeoutMs: 15_000,
+    result: returns<HostStatus>(),
+  },
+  publish: {
+    channel: 'session',
+    readOnly: false,
+    // in a session the release document is an argument; stdin carries it otherwise
+    args: { release: { kind: 'release', required: true }, files: text },
+    stdin: 'files',
+    timeoutMs: PUBLISH_MS,
+    result: returns<unknown>(),
+  },
+  artifact: {
+    channel: 'session',
+    readOnly: false,
+    // without `file`: is it here, and where to upload it; with it: install that upload
+    args: {
+      release: { kind: 'release', required: true },
+      sha256: { kind: 'text', required: true },
+      file: text,
+    },
+    timeoutMs: (a) => (a.file === undefined ? 60_000 : PUBLISH_MS),
+    result: returns<{ present: boolean; upload?: string }>(),
+  },
+  'lock-hold': {
+    channel: 'process',
+    readOnly: false,
+    // defer: start the session now, take the lock later (a `lock` call)
+    args: { what: text, message: text, defer: on },
+    result: returns<{ released: boolean; reason: string }>(),
+  },
+  drain: {
+    channel: 'locked',
+    readOnly: false,
+    args: {
+      by: { kind: 'text', required: true },
+      leaseMs: { kind: 'ms', required: true },
+      release,
+    },
+    result: returns<unknown>(),
+  },
+  undrain: { channel: 'locked', readOnly: false, args: {}, result: returns<unknown>() },
+  // release: the one about to start, whose stop adopts what runs on a host with none yet
+  stop: { channel: 'locked', readOnly: false, args: { release }, result: returns<StopReport>() },
+  switch: {
+    channel: 'locked',
+    readOnly: false,
+    args: { release: { kind: 'release', required: true } },
+    result: returns<SwitchResult>(),
+  },
+  start: {
+    channel: 'locked',
+    readOnly: false,
+    // services: only these (comma-separated); ifStopped: only what its status says is stopped
+    args: { services: text, ifStopped: on },
+    result: returns<StartReport>(),
+  },
+  verify: {
+    channel: 'locked',
+    readOnly: true,
+    // releaseOptional: an expect_release check accepts an answer without x-release
+    args: {
+      successes: { kind: 'count' },
+      timeoutMs: { kind: 'ms' },
+      allowDraining: on,
+      releaseOptional: on,
+    },
+    timeoutMs: (a) => (typeof a.timeoutMs === 'number' ? a.timeoutMs + 30_000 : undefined),
+    result: returns<VerifyReport>(),
+  },
+  // since: only entries that started at or after this time (ISO 8601)
+  'audit-read': {
+    channel: 'process',
+    readOnly: true,
+    args: { since: text },
+    timeoutMs: 60_000,
+    result: returns<AuditRead>(),
+  },
+  'lock-release': {
+    channel: 'process',
+    readOnly: false,
+    args: { force: on },
+    timeoutMs: 60_000,
+    result: returns<{ released: boolean; reason?: string }>(),
+  },
+  releases: {
+    channel: 'process',
+    readOnly: true,
+    args: {},
+    timeoutMs: 60_000,
+    result: returns<ReleaseInventory>(),
+  },
+  // keep: releases kept besides current and previous
+  prune: {
+    channel: 'process',
+    readOnly: false,
+    args: { keep: { kind: 'count' } },
+    timeoutMs: 5 * 60_000,
+    result: returns<{ removed: string[]; kept: string[] }>(),
+  },
+} as const satisfies Readonly<Record<string, OpSpec>>;
+
+export type AgentOp = keyof typeof OPS;
+
+type Decls<K extends AgentOp> = (typeof OPS)[K]['args'];
+type ValueOf<S> = S extends { kind: 'switch' }
+  ? boolean
+  : S extends { kind: 'ms' | 'count' }
+    ? number
+    : string;
+type Required<D> = { [A in keyof D]: D[A] extends { required: true } ? A : never }[keyof D];
+
+/** The arguments of one operation, typed from its entry. */
+export type ArgsOf<K extends AgentOp> = {
+  readonly [A in Required<Decls<K>>]: ValueOf<Decls<K>[A]>;
+} & { readonly [A in Exclude<keyof Decls<K>, Required<Decls<K>>>]?: ValueOf<Decls<K>[A]> };
+
+export type ResultOf<K extends AgentOp> =
+  (typeof OPS)[K]['result'] extends Returns<infer T> ? T : never;
+
+export function isAgentOp(op: string): op is AgentOp {
+  return Object.hasOwn(OPS, op);
+}
+
+export function specOf(op: AgentOp): OpSpec {
+  return OPS[op];
+}
