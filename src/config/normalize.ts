@@ -1,3 +1,4 @@
+import { canaryConfig } from './normalize-canary.js';
 import os from 'node:os';
 import path from 'node:path';
 import { balancerConfig } from './normalize-balancer.js';
@@ -62,6 +63,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       ...(rollout.artifact !== undefined && { artifact: local(rollout.artifact) }),
       keepReleases: rollout.keep_releases,
       uploadConcurrency: rollout.upload_concurrency,
+      ...canaryConfig(rollout, raw.balancer.kind, local),
     },
     host: {
       root: raw.host.root ?? `/srv/handoff/${service}`,

@@ -1,5 +1,6 @@
 import type { KeyPath } from './document.js';
 import { healthCheckKeys } from './balancer-schema.js';
+import { canaryRules } from './canary-rules.js';
 import { envRules } from './env-rules.js';
 import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
 
@@ -33,6 +34,7 @@ const rules: readonly Rule[] = [
   haproxyNames,
   lockNotShared,
   envRules,
+  canaryRules,
 ];
 
 function duplicates(
