@@ -55,12 +55,19 @@ export function minuteWindow(from: number, to: number): { start: Date; end: Date
   };
 }
 
+/**
+ * A failed connection to a target is answered 502 by the ALB, so it is in
+ * ELB 5xx already; the ELB 5xx it does not explain are the ALB's own (no
+ * healthy target, mostly), which RequestCount leaves out: it counts only
+ * requests for which a target was chosen.
+ */
 export function countsFromSums(sums: Readonly<Record<MetricId, number>>): Counts {
   const { requests, target5xx, connect, elb5xx } = sums;
+  const broken = Math.min(connect, elb5xx);
+  const noTarget = elb5xx - broken;
   return {
-    // a request the ALB answered itself never reached a target's RequestCount
-    requests: requests + elb5xx,
-    failed: target5xx + connect + elb5xx,
-    kinds: { http_5xx: target5xx, connect, no_server: elb5xx },
+    requests: requests + noTarget,
+    failed: target5xx + elb5xx,
+    kinds: { http_5xx: target5xx, connect: broken, no_server: noTarget },
   };
 }
