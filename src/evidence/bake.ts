@@ -75,7 +75,8 @@ export async function bake(o: BakeOptions): Promise<BakeOutcome> {
     minRequests: j.minRequests,
     ...(j.latencyMargin !== undefined && { latencyMargin: j.latencyMargin }),
   };
-  const hosts = [...o.canary, ...(Array.isArray(o.baseline) ? o.baseline : [])];
+  const baselineHosts: readonly string[] = Array.isArray(o.baseline) ? o.baseline : [];
+  const hosts = [...o.canary, ...baselineHosts];
   const started = clock.now();
   // a source that cannot even open is retried at every look, like a failed read
   const open = (): Promise<CountWindow | string> =>

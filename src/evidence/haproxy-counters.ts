@@ -9,9 +9,9 @@ import type { CounterReading } from './delta.js';
  * (`econ`) and the responses it broke off (`eresp`); and what the backend and
  * frontend rows failed on their own, with no server to blame — the 503 of a
  * backend with no server left. Retries and redispatches are reported as
- * rescued, not failed: the client got an answer from elsewhere. A broken
- * reused connection can show on the backend row alone (its econ, not the
- * server's): that, too, is the backend's own.
+ * rescued, not failed: the client got an answer from elsewhere. A failure
+ * that shows on the backend row alone (its econ or eresp, not a server's,
+ * beyond its 503s) is the backend's own too.
  */
 
 export interface HaproxyCounters {
@@ -58,15 +58,15 @@ export function parseCounters(
     [...servers.values()].reduce((s, r) => s + (r.kinds[kind] ?? 0), 0);
   const be = backendRow;
   // a 502/503 haproxy sent for a server's refusal or reset is in the backend's hrsp_5xx,
-  // not the server's: only what no server row explains is the backend's own
+  // not the server's: only what no server row explains is the backend's own; and a 503
+  // for want of a server counts in the backend's econ too
+  const noServer = Math.max(0, be('hrsp_5xx') - sum('http_5xx') - sum('connect') - sum('response'));
   const own: CounterReading = {
     epoch,
     requests: be('stot'),
     kinds: {
-      no_server:
-        Math.max(0, be('hrsp_5xx') - sum('http_5xx') - sum('connect') - sum('response')) +
-        Math.max(0, frontend5xx - allBackends5xx),
-      connect: Math.max(0, be('econ') - sum('connect')),
+      no_server: noServer + Math.max(0, frontend5xx - allBackends5xx),
+      connect: Math.max(0, be('econ') - sum('connect') - noServer),
       response: Math.max(0, be('eresp') - sum('response')),
     },
   };

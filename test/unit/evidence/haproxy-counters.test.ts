@@ -18,11 +18,22 @@ describe('parseCounters', () => {
       latencyMs: 8,
     });
     expect(servers.get('s2')?.kinds).toEqual({ http_5xx: 0, connect: 4, response: 0 });
-    // two 503s with both servers in maint, two resets seen on the backend row alone
+    // two 503s with both servers in maint, in the backend row's hrsp_5xx and its econ
     expect(own).toEqual({
       epoch,
       requests: 10,
-      kinds: { no_server: 2, connect: 2, response: 0 },
+      kinds: { no_server: 2, connect: 0, response: 0 },
+    });
+  });
+
+  it("counts what only the backend row's econ and eresp hold as its own", () => {
+    // the backend row: econ 6 → 9, eresp 0 → 1
+    const extra = statAfterTraffic.replace(/^be,BACKEND,(([^,]*,){11})6,0,/m, 'be,BACKEND,$19,1,');
+    const parsed = parseCounters(extra, info, 'be');
+    expect(parsed.ok && parsed.counters.own.kinds).toEqual({
+      no_server: 2,
+      connect: 3,
+      response: 1,
     });
   });
 
