@@ -46,12 +46,29 @@ export interface Plan {
   readonly release: string;
   readonly batch: number;
   readonly waves: readonly (readonly HostConfig[])[];
+  /** the first wave is a canary (rollout.canary), judged before the next */
+  readonly canary?: boolean;
 }
 
-/** Pure: which hosts go together, in which order. */
-export function planRollout(release: string, hosts: readonly HostConfig[], batch: Batch): Plan {
+/**
+ * Pure: which hosts go together, in which order. A canary is the first wave
+ * when it leaves a host on the old release to compare it with.
+ */
+export function planRollout(
+  release: string,
+  hosts: readonly HostConfig[],
+  batch: Batch,
+  canary?: Batch,
+): Plan {
   const size = batchSize(batch, hosts.length);
-  const waves: HostConfig[][] = [];
-  for (let i = 0; i < hosts.length; i += size) waves.push(hosts.slice(i, i + size));
-  return { release, batch: size, waves };
+  const first = canary ? batchSize(canary, hosts.length) : 0;
+  const waves: HostConfig[][] = first > 0 && first < hosts.length ? [hosts.slice(0, first)] : [];
+  for (let i = waves.length > 0 ? first : 0; i < hosts.length; i += size)
+    waves.push(hosts.slice(i, i + size));
+  return {
+    release,
+    batch: size,
+    waves,
+    ...(waves.length > 0 && first > 0 && first < hosts.length && { canary: true }),
+  };
 }

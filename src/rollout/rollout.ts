@@ -43,7 +43,12 @@ export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
     );
   }
   const hosts = selectHosts(deps.config.hosts, options.hosts);
-  return planRollout(options.release, hosts, options.batch ?? deps.config.rollout.batch);
+  return planRollout(
+    options.release,
+    hosts,
+    options.batch ?? deps.config.rollout.batch,
+    deps.config.rollout.canary?.hosts,
+  );
 }
 
 /**
