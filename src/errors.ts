@@ -137,6 +137,11 @@ export function isHandoffError(e: unknown): e is HandoffError {
  * once (`web-1: connection refused`, not `web-1: web-1: connection refused`).
  */
 export function hostError(host: string, e: unknown): string {
-  const message = e instanceof Error ? e.message : String(e);
+  const message = messageOf(e);
   return message.startsWith(`${host}: `) ? message.slice(host.length + 2) : message;
+}
+
+/** What an error says, whatever was thrown. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

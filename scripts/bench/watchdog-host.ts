@@ -2,7 +2,7 @@ import { cp, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/parse.js';
 import { toHostJson } from '../../src/config/serialize.js';
 import type { Config } from '../../src/config/types.js';
 import { publishRelease, switchRelease } from '../../src/host/releases.js';

@@ -9,7 +9,9 @@ import {
 } from '../errors.js';
 import type { Log } from '../log.js';
 import type { ExecResult, RemoteProcess, Transport } from '../remote/transport.js';
-import type { HostAgent, LocalArtifact, ShipResult } from './host-agent.js';
+import type { HeldLock, HostAgent, LocalArtifact, ShipResult } from './host-agent.js';
+
+export type { HeldLock } from './host-agent.js';
 import type { ReleaseInventory } from '../host/release-inventory.js';
 import { encodePublish, type ReleaseFile } from '../host/release-files.js';
 import type { EnvVars } from '../host/release-env.js';
@@ -23,7 +25,6 @@ import { secretMask } from '../safe-text.js';
 import { AgentSession, type CallArgs } from './session.js';
 import type { AuditRead } from '../host/audit-read.js';
 import type {
-  AuditEntry,
   HelloData,
   HostStatus,
   StartReport,
@@ -50,15 +51,6 @@ export interface AgentPaths {
   readonly agent: string;
   /** the host config published by `deploy setup` */
   readonly hostConfig: string;
-}
-
-export interface HeldLock {
-  /** release the lock and wait until the agent confirms */
-  release(): Promise<void>;
-  /** append a line to the host's audit.jsonl through the holding agent, at once */
-  audit(entry: AuditEntry): void;
-  /** resolves if the agent (or the SSH connection) goes away while we hold it */
-  readonly lost: Promise<void>;
 }
 
 /**

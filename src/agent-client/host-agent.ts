@@ -1,4 +1,4 @@
-import type { HeldLock } from './client.js';
+import type { AuditEntry } from '../host/agent/types.js';
 import type { ReleaseFile } from '../host/release-files.js';
 import type { ExecResult } from '../remote/transport.js';
 import type { EnvVars } from '../host/release-env.js';
@@ -12,6 +12,16 @@ import type {
   VerifyOptions,
   VerifyReport,
 } from '../host/agent/types.js';
+
+/** The host lock, held by a long-lived agent on the host until released. */
+export interface HeldLock {
+  /** release the lock and wait until the agent confirms */
+  release(): Promise<void>;
+  /** append a line to the host's audit.jsonl through the holding agent, at once */
+  audit(entry: AuditEntry): void;
+  /** resolves if the agent (or the SSH connection) goes away while we hold it */
+  readonly lost: Promise<void>;
+}
 
 /** An artifact as the orchestrator read it: a .tar.gz on this machine, its sha256 and size. */
 export interface LocalArtifact {

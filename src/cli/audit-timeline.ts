@@ -1,7 +1,7 @@
 import { readDuration, show } from '../config/duration.js';
 import { UsageError } from '../errors.js';
 import type { AuditEntry } from '../host/agent/types.js';
-import { formatMs } from '../rollout/recorder.js';
+import { formatMs } from '../timing/duration.js';
 
 /** One line of the merged timeline: an audit entry and the host it came from. */
 export interface TimelineEntry {

@@ -1,3 +1,4 @@
+import { messageOf } from '../errors.js';
 import type { Config } from '../config/types.js';
 import { mapLimit } from '../fleet/map-limit.js';
 import type { LastStop } from '../host/agent/types.js';
@@ -22,7 +23,7 @@ export async function readLastStops(config: Config, read: ReadLastStop): Promise
     try {
       return { host: h.name, lastStop: await read(h.name) };
     } catch (error) {
-      return { host: h.name, error: error instanceof Error ? error.message : String(error) };
+      return { host: h.name, error: messageOf(error) };
     }
   });
 }

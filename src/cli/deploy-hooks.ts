@@ -1,4 +1,5 @@
-import { BlockedError, HandoffError, OperationError } from '../errors.js';
+import type { HandoffError } from '../errors.js';
+import { BlockedError, OperationError, messageOf } from '../errors.js';
 import type { Hooks } from '../hooks/hooks.js';
 import type { Log } from '../log.js';
 import type { RolloutResult } from '../rollout/types.js';
@@ -42,10 +43,6 @@ export async function withDeployHooks(
     if (!post.ok)
       log.emit({ level: 'warn', event: 'hook', message: `hook post-deploy ${post.detail}` });
   }
-}
-
-function messageOf(e: unknown): string {
-  return e instanceof HandoffError || e instanceof Error ? e.message : String(e);
 }
 
 /** The exit of a finished rollout that did not succeed. */

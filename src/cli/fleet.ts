@@ -18,7 +18,7 @@ export function hostConfigPath(config: Config): string {
  * host's cron has its own environment).
  */
 export async function plainConfig(file: string): Promise<Config> {
-  const { loadConfig } = await import('../config/read.js');
+  const { loadConfig } = await import('../config/load.js');
   return loadConfig(file, { env: process.env.HOME ? { HOME: process.env.HOME } : {} });
 }
 

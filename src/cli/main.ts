@@ -1,4 +1,11 @@
-import { ConfigError, ExitCode, ExitStatus, isHandoffError, UsageError } from '../errors.js';
+import {
+  ConfigError,
+  ExitCode,
+  ExitStatus,
+  isHandoffError,
+  UsageError,
+  messageOf,
+} from '../errors.js';
 import { nodeVersionProblem } from '../node-version.js';
 import { printable } from '../safe-text.js';
 import { hostArgs, runHostOp } from './commands/host.js';
@@ -127,7 +134,7 @@ export function outcomeOf(error: unknown): Outcome {
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   toStderr(`deploy: internal error (a bug in handoff, please report it):\n${printable(detail)}\n`);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return { code: ExitCode.failed, failure: { message: `internal error: ${message}` } };
 }
 

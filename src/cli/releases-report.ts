@@ -1,5 +1,5 @@
 import type { ReleaseInventory } from '../host/release-inventory.js';
-import { formatMs } from '../rollout/recorder.js';
+import { formatMs } from '../timing/duration.js';
 import { megabytes } from '../rollout/ship.js';
 
 export type HostReleases =

@@ -1,3 +1,4 @@
+import { messageOf } from '../errors.js';
 import { appendFileSync } from 'node:fs';
 import type { RolloutResult } from '../rollout/types.js';
 import { printable, secretMask } from '../safe-text.js';
@@ -99,7 +100,7 @@ function summaryWriter(
       // a host's error in the summary may quote output that carried a secret
       appendFileSync(file, secretMask.mask(markdown));
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = messageOf(error);
       const message = `could not append the step summary to ${file}: ${why}`;
       err.write(`${annotation('warning', printable(message))}\n`);
     }

@@ -1,7 +1,8 @@
-import { formatMs } from '../rollout/recorder.js';
+import { formatMs } from '../timing/duration.js';
 import type { Plan } from '../rollout/plan.js';
 import type {
   FleetRollbackResult,
+  HostHandshakePlan,
   HostOutcome,
   HostRelease,
   RolloutResult,
@@ -13,6 +14,18 @@ export function renderPlan(plan: Plan): string {
     `release ${plan.release}: ${plan.waves.flat().length} host(s), ${plan.batch} at a time`,
     ...waves,
   ].join('\n');
+}
+
+/** A dry run's per-host list: `web-1 (now r1): lock → drain → await-out ≤12.5s → …`. */
+export function renderHandshakes(plans: readonly HostHandshakePlan[]): string {
+  return plans
+    .map((p) => {
+      const steps = p.steps
+        .map((s) => (s.bound_ms === undefined ? s.step : `${s.step} ≤${formatMs(s.bound_ms)}`))
+        .join(' → ');
+      return `${p.host} (now ${p.release_before ?? 'no release'}): ${steps}`;
+    })
+    .join('\n');
 }
 
 function hostLine(o: HostOutcome): string {

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/read.js';
+import { loadConfig } from '../config/load.js';
 import { toHostJson } from '../config/serialize.js';
 import { sha256 } from '../host/release-files.js';
 import { loadHooks } from '../hooks/hooks.js';
@@ -20,7 +20,7 @@ import { Fleet, interruptSignal, plainConfig, whoAmI } from './fleet.js';
 import { createOutput } from './output.js';
 import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { targetStates } from './target-json.js';
-import { failureMessage, renderPlan, renderResult } from './rollout-report.js';
+import { failureMessage, renderHandshakes, renderPlan, renderResult } from './rollout-report.js';
 
 export interface RolloutCliFlags {
   readonly release: string;
@@ -123,9 +123,12 @@ async function run(
         settings,
       };
       out.result(false, dryRunResult);
-      await rollout(deps, options);
-      out.text('\ndry run: preflight passed; nothing was changed');
-      out.result(true, dryRunResult);
+      const checked = await rollout(deps, options);
+      const handshakes = checked.handshakes ?? [];
+      out.text(
+        `\n${renderHandshakes(handshakes)}\n\ndry run: preflight passed; nothing was changed`,
+      );
+      out.result(true, { ...dryRunResult, handshakes });
       return;
     }
     const result = await withDeployHooks(hooks, release, out, interrupt.signal, () =>

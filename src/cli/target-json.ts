@@ -1,3 +1,4 @@
+import { messageOf } from '../errors.js';
 import type { Balancer, TargetState } from '../balancer/balancer.js';
 import type { HostConfig } from '../config/types.js';
 
@@ -27,7 +28,7 @@ export async function targetStates(
     const states = await (await balancer()).states(hosts.map((h) => h.target));
     return (h) => targetJson(h.target, states.get(h.target));
   } catch (error) {
-    const why = `the balancer could not be read: ${error instanceof Error ? error.message : String(error)}`;
+    const why = `the balancer could not be read: ${messageOf(error)}`;
     return (h) => targetJson(h.target, undefined, why);
   }
 }

@@ -2,6 +2,7 @@ import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } f
 import type { Document, Node } from 'yaml';
 import type { ConfigProblem } from '../errors.js';
 import { aliasProblems, toPlainData } from './yaml-aliases.js';
+import { firstLine, type KeyPath, type Where } from './where.js';
 
 /**
  * The YAML (or JSON) text, parsed once with its node positions kept, so every
@@ -9,14 +10,7 @@ import { aliasProblems, toPlainData } from './yaml-aliases.js';
  * hunt for `hosts[1]` in a long file.
  */
 
-export type KeyPath = readonly PropertyKey[];
-
-export interface Where {
-  /** `file:line:col` */
-  readonly location: string;
-  /** offset in the text, to list problems in the order they appear */
-  readonly offset: number;
-}
+export type { KeyPath, Where } from './where.js';
 
 export interface ParsedDocument {
   /** the plain data, or undefined when the text has syntax errors */
@@ -83,8 +77,4 @@ function resolve(doc: Document, node: Node | null | undefined): Node | null | un
 
 function keyText(key: unknown): string | undefined {
   return isScalar(key) ? String(key.value) : undefined;
-}
-
-export function firstLine(message: string): string {
-  return message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? message;
 }

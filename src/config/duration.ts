@@ -65,18 +65,8 @@ export function parseDuration(text: string, what = 'duration'): Duration {
   return parsed.ms;
 }
 
-/** The shortest exact spelling: 90000 → "1m30s", 1500 → "1s500ms", 0 → "0ms". */
-export function formatDuration(ms: Duration): string {
-  if (!Number.isFinite(ms) || ms < 0) return `${ms}ms`;
-  let rest = Math.round(ms);
-  let out = '';
-  for (const [unit, size] of Object.entries(units)) {
-    const count = Math.floor(rest / size);
-    if (count > 0) out += `${count}${unit}`;
-    rest -= count * size;
-  }
-  return out === '' ? '0ms' : out;
-}
+/** The shortest exact spelling (timing/duration.ts, the one formatter): 90000 → "1m30s", 0 → "0s". */
+export { formatDuration } from '../timing/duration.js';
 
 /** Quotes a value for a message, cut short so a pasted blob never floods a log. */
 export function show(value: string): string {

@@ -1,5 +1,5 @@
-import type { RuleProblem } from './rules.js';
-import { envValueProblem } from '../host/release-env.js';
+import type { RuleProblem } from './where.js';
+import { envValueProblem } from './env-value.js';
 
 /**
  * `env:` and `ssh.sudo` between keys: a name handoff writes itself, a name

@@ -1,4 +1,4 @@
-import type { KeyPath } from './document.js';
+import type { RuleProblem } from './where.js';
 import { healthCheckKeys } from './balancer-schema.js';
 import { canaryRules } from './canary-rules.js';
 import { envRules } from './env-rules.js';
@@ -11,10 +11,7 @@ import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
  * gets both lines in one run.
  */
 
-export interface RuleProblem {
-  readonly path: KeyPath;
-  readonly message: string;
-}
+export type { RuleProblem } from './where.js';
 
 type Rule = (doc: Readonly<Record<string, unknown>>) => RuleProblem[];
 

@@ -1,7 +1,8 @@
+import { messageOf } from '../errors.js';
 import { visit } from 'yaml';
 import type { Document, Node } from 'yaml';
 import type { ConfigProblem } from '../errors.js';
-import { firstLine, type Where } from './document.js';
+import { firstLine, type Where } from './where.js';
 
 /**
  * YAML aliases, which the parser accepts and `toJS` throws on: an alias with
@@ -38,7 +39,7 @@ export function toPlainData(
     const excessive = error instanceof ReferenceError && /alias count/i.test(error.message);
     const reason = excessive
       ? `its aliases expand into too many nodes (the limit of ${MAX_ALIAS_COUNT} keeps out alias bombs); write the values out`
-      : firstLine(error instanceof Error ? error.message : String(error));
+      : firstLine(messageOf(error));
     return {
       data: undefined,
       problem: {

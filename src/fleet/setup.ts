@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { toHostJson } from '../config/serialize.js';
 import type { Config, HostConfig } from '../config/types.js';
-import { HandoffError, OperationError } from '../errors.js';
+import { OperationError, messageOf } from '../errors.js';
 import type { AgentClient } from '../agent-client/client.js';
 import type { Log } from '../log.js';
 import type { Transport } from '../remote/transport.js';
@@ -140,8 +140,7 @@ export async function setupHost(
     });
     return { host: host.name, ok: true, changed };
   } catch (error) {
-    const message =
-      error instanceof HandoffError || error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return { host: host.name, ok: false, changed: [], error: message };
   }
 }

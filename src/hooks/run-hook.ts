@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { killGroup } from '../host/exec.js';
 import type { Log } from '../log.js';
 import { LineQueue } from '../remote/line-queue.js';
-import { formatMs } from '../rollout/recorder.js';
+import { formatMs } from '../timing/duration.js';
 
 export interface HookRunOptions {
   readonly name: string;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { OperationError } from '../errors.js';
+import { OperationError, messageOf } from '../errors.js';
 
 export interface AtomicWriteOptions {
   /** file mode, applied explicitly so the umask cannot loosen or tighten it */
@@ -58,5 +58,5 @@ async function syncDir(dir: string): Promise<void> {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { envValueProblem } from '../config/env-value.js';
 
 /**
  * The release's `.env`, one `NAME='value'` per line. Single quotes are read the
@@ -8,16 +9,9 @@ import { UsageError } from '../errors.js';
  * would end the line, so such values are refused before anything is written.
  */
 
-export type EnvVars = Readonly<Record<string, string>>;
+export { envValueProblem };
 
-/** Why `value` cannot go into `.env`, naming no part of it (it may be a secret). */
-export function envValueProblem(value: string): string | undefined {
-  if (/[\n\r]/.test(value)) return 'the value contains a line break, which .env cannot carry';
-  if (value.includes("'"))
-    return "the value contains a single quote ('), which .env cannot carry for both sh and compose";
-  if (value.includes('\0')) return 'the value contains a NUL byte, which .env cannot carry';
-  return undefined;
-}
+export type EnvVars = Readonly<Record<string, string>>;
 
 /**
  * `.env` text: handoff's own variables first, bare where they can be (a release

@@ -1,6 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { OperationError } from '../errors.js';
+import { OperationError, messageOf } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
 import { isMissing } from './layout.js';
 
@@ -97,6 +97,6 @@ function firstIssue(error: unknown): string {
         : '';
     return `${where}${String(issue.message)}`;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return message.split('\n')[0] ?? message;
 }

@@ -1,6 +1,6 @@
 import type { HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
-import { deployHost } from './host-deploy.js';
+import { deployHost } from './handshake/deploy-host.js';
 import type { Bounds } from './rotation.js';
 import { StepRecorder } from './recorder.js';
 import type { FleetRollbackResult, HostOutcome, RolloutDeps } from './types.js';

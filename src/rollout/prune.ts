@@ -1,3 +1,4 @@
+import { messageOf } from '../errors.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostConfig } from '../config/types.js';
 import { mapLimit } from '../fleet/map-limit.js';
@@ -34,7 +35,7 @@ export async function pruneFleet(
         level: 'warn',
         event: 'prune',
         host: host.name,
-        message: `could not prune old releases: ${error instanceof Error ? error.message : String(error)}`,
+        message: `could not prune old releases: ${messageOf(error)}`,
       });
     }
   });

@@ -1,7 +1,9 @@
+import { messageOf } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { AuditEntry } from '../host/agent/types.js';
 import type { Log } from '../log.js';
 import type { StepName, StepRecord } from './types.js';
+import { formatMs } from '../timing/duration.js';
 
 /**
  * Times every step of one host, emits it as an event, and appends it to the
@@ -44,7 +46,7 @@ export class StepRecorder {
       this.record(step, start, extra.ok ?? true, extra.detail, extra.bound_ms);
       return value;
     } catch (error) {
-      this.record(step, start, false, error instanceof Error ? error.message : String(error));
+      this.record(step, start, false, messageOf(error));
       throw error;
     }
   }
@@ -84,12 +86,4 @@ export class StepRecorder {
       ...(detail === undefined ? {} : { detail }),
     });
   }
-}
-
-export function formatMs(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
-  const m = Math.floor(ms / 60_000);
-  const s = Math.round((ms % 60_000) / 1000);
-  return s ? `${m}m${s}s` : `${m}m`;
 }

@@ -1,5 +1,5 @@
 import type { HostConfig } from '../config/types.js';
-import { BlockedError, UsageError } from '../errors.js';
+import { BlockedError, UsageError, messageOf } from '../errors.js';
 import type { HostStatus } from '../host/agent/types.js';
 import { RELEASE_ID } from '../release-id.js';
 import type { RolloutDeps } from './types.js';
@@ -69,7 +69,7 @@ export async function resolveRollback(
       try {
         statuses.set(host.name, await (await deps.agent(host)).status());
       } catch (error) {
-        problems.push(error instanceof Error ? error.message : String(error));
+        problems.push(messageOf(error));
       }
     }),
   );

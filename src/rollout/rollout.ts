@@ -1,19 +1,17 @@
-import type { TargetState } from '../balancer/balancer.js';
-import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import { readReleaseFiles } from './release-files.js';
 import { readReleaseEnv } from './release-env.js';
 import type { EnvVars } from '../host/release-env.js';
 import type { HostConfig } from '../config/types.js';
 import { BlockedError, UsageError } from '../errors.js';
 import { RELEASE_ID } from '../release-id.js';
-import { deployHost } from './host-deploy.js';
-import { rotationBounds } from './rotation.js';
+import { rotationBounds, type Bounds } from './rotation.js';
 import { drainLease } from './host-actions.js';
 import { planRollout, selectHosts, type Plan } from './plan.js';
-import { preflight, targets, waveCapacity, type Preflight } from './preflight.js';
+import { preflight, type Preflight } from './preflight.js';
 import { StepRecorder } from './recorder.js';
-import { awaitSlowStart, rampEnd } from './slow-start.js';
-import { repairLeftover } from './repair.js';
+import { planHandshakes } from './handshake/plan-steps.js';
+import { guardCapacity, runWaves, type WaveRun } from './waves.js';
+import { repairLeftover } from './handshake/repair.js';
 import { planFleetRollback, runFleetRollback } from './fleet-rollback.js';
 import { missingRelease } from './rollback-target.js';
 import { readRolloutArtifact, type ReadArtifact } from './artifact.js';
@@ -22,6 +20,7 @@ import { pruneFleet } from './prune.js';
 import type { ReleaseFile } from '../host/release-files.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type {
+  FleetRollbackResult,
   HostOutcome,
   HostRelease,
   RolloutDeps,
@@ -86,38 +85,106 @@ async function walk(
   deps: RolloutDeps,
   options: RolloutOptions,
   plan: Plan,
-  { files, env, publish, artifact }: Shipment,
+  shipment: Shipment,
 ): Promise<RolloutResult> {
   const pre = await preflight(deps, plan, { dryRun: options.dryRun });
-  const missing = publish ? [] : missingRelease(pre.statuses, plan.release);
+  const missing = shipment.publish ? [] : missingRelease(pre.statuses, plan.release);
   if (missing.length > 0) {
-    for (const agent of pre.agents.values()) agent.close?.();
+    closeSessions(pre);
     throw new BlockedError(
       `preflight: release ${plan.release} is not on ${missing.join('; ')}; nothing was touched`,
     );
   }
-  const startedAt = deps.clock.now();
   const bounds = rotationBounds(pre.settings, deps.config.drain);
   if (options.dryRun) {
-    for (const agent of pre.agents.values()) agent.close?.();
-    return {
-      ok: true,
-      release: plan.release,
-      hosts: [],
-      notReached: plan.waves.flat().map((h) => h.name),
-      elapsed_ms: 0,
-    };
+    closeSessions(pre);
+    return dryRunResult(deps, plan, pre, bounds);
   }
+  const startedAt = deps.clock.now();
+  const liveBefore = await repairLeftovers(deps, plan, pre, bounds);
+  const run = waveRun(deps, options, plan, pre, { bounds, startedAt, liveBefore, shipment });
+  const waves = await runWaves(run);
+  const ok =
+    waves.outcomes.length === plan.waves.flat().length &&
+    waves.outcomes.every((o) => o.result === 'deployed');
+  const fleetRollback = ok ? undefined : await rollBackFleet(run, waves.outcomes);
+  const ended = await endedOn(plan.waves.flat(), pre.agents);
+  // sessions prepared for hosts the rollout never reached hold no lock: end them
+  closeSessions(pre);
+  // a rollback keeps every release: the one it left may be wanted again
+  const pruned =
+    ok && shipment.publish ? await pruneFleet(deps, plan.waves.flat(), run.agentOf) : undefined;
+  return {
+    ok,
+    release: plan.release,
+    hosts: waves.outcomes,
+    notReached: plan.waves
+      .slice(waves.reached)
+      .flat()
+      .map((h) => h.name),
+    elapsed_ms: deps.clock.now() - startedAt,
+    ...(waves.blocked ? { blocked: waves.blocked } : {}),
+    ...(waves.prepareFailed ? { prepareFailed: waves.prepareFailed } : {}),
+    ...(fleetRollback ? { fleetRollback } : {}),
+    ended,
+    ...(pruned ? { pruned } : {}),
+  };
+}
 
-  // what each host runs before we touch it: what a rollback returns to
+function closeSessions(pre: Preflight): void {
+  for (const agent of pre.agents.values()) agent.close?.();
+}
+
+/** Nothing runs: the plan, and the list of steps each host would run with its bounds. */
+function dryRunResult(
+  deps: RolloutDeps,
+  plan: Plan,
+  pre: Preflight,
+  bounds: Bounds,
+): RolloutResult {
+  const hosts = plan.waves.flat();
+  const before = new Map(hosts.map((h) => [h.name, pre.statuses.get(h.name)?.release ?? null]));
+  return {
+    ok: true,
+    release: plan.release,
+    hosts: [],
+    notReached: hosts.map((h) => h.name),
+    elapsed_ms: 0,
+    handshakes: planHandshakes(deps.config, bounds, hosts, before),
+  };
+}
+
+/** What each host runs before we touch it (a leftover drain repaired first): what a rollback returns to. */
+async function repairLeftovers(
+  deps: RolloutDeps,
+  plan: Plan,
+  pre: Preflight,
+  bounds: Bounds,
+): Promise<Map<string, string | null>> {
   const liveBefore = new Map<string, string | null>();
   for (const host of plan.waves.flat()) {
     const status = pre.statuses.get(host.name);
     const agent = pre.agents.get(host.name);
     if (status && agent)
-      liveBefore.set(host.name, await repairLeftover(deps, agent, status, host.target, bounds));
+      liveBefore.set(host.name, await repairLeftover(deps, agent, status, host, bounds));
   }
+  return liveBefore;
+}
 
+interface RunShape {
+  readonly bounds: Bounds;
+  readonly startedAt: number;
+  readonly liveBefore: ReadonlyMap<string, string | null>;
+  readonly shipment: Shipment;
+}
+
+function waveRun(
+  deps: RolloutDeps,
+  options: RolloutOptions,
+  plan: Plan,
+  pre: Preflight,
+  { bounds, startedAt, liveBefore, shipment }: RunShape,
+): WaveRun {
   const recorders = new Map<string, StepRecorder>();
   const recorder = (host: HostConfig): StepRecorder => {
     let r = recorders.get(host.name);
@@ -127,11 +194,35 @@ async function walk(
     }
     return r;
   };
-  const agentOf = (host: HostConfig) => {
+  const agentOf = (host: HostConfig): HostAgent => {
     const a = pre.agents.get(host.name);
     if (!a) throw new BlockedError(`${host.name}: not reachable in preflight`);
     return a;
   };
+  return {
+    deps,
+    plan,
+    bounds,
+    startedAt,
+    liveBefore,
+    rollback: options.rollback,
+    returning: !shipment.publish,
+    slowStart: pre.settings.slowStart ?? 0,
+    failOpen: pre.failOpen,
+    recorder,
+    agentOf,
+    prepare: preparer(deps, plan, shipment, recorder, agentOf),
+  };
+}
+
+/** Publish the release on a wave's hosts before their lock (and ship the artifact first). */
+function preparer(
+  deps: RolloutDeps,
+  plan: Plan,
+  { files, env, publish, artifact }: Shipment,
+  recorder: (host: HostConfig) => StepRecorder,
+  agentOf: (host: HostConfig) => HostAgent,
+): WaveRun['prepare'] {
   const ship = artifact
     ? artifactShipper(
         deps.log,
@@ -141,7 +232,7 @@ async function walk(
         deps.signal,
       )
     : undefined;
-  const prepare = (wave: readonly HostConfig[]) =>
+  return (wave) =>
     Promise.allSettled(
       wave.map((h) =>
         recorder(h).step(
@@ -161,110 +252,28 @@ async function walk(
         ),
       ),
     );
+}
 
-  const outcomes: HostOutcome[] = [];
-  let blocked: string | undefined;
-  let prepareFailed: string | undefined;
-  let next = plan.waves[0] ? prepare(plan.waves[0]) : Promise.resolve([]);
-  let waveIndex = 0;
-  // when the last wave's hosts finish ramping up under slow start
-  let rampEnds = 0;
-  for (; waveIndex < plan.waves.length; waveIndex += 1) {
-    const wave = plan.waves[waveIndex] ?? [];
-    const prepared = await next;
-    const failedPrepare = prepared.flatMap((r, i) =>
-      r.status === 'rejected' ? [[wave[i]?.name, r.reason] as const] : [],
-    );
-    if (failedPrepare.length > 0) {
-      const [name, reason] = failedPrepare[0] ?? [];
-      const why = reason instanceof Error ? reason.message : String(reason);
-      prepareFailed = `${name}: prepare failed, this wave was not drained: ${why}`;
-      break;
-    }
-    if (deps.signal.aborted) break;
-    const later = plan.waves[waveIndex + 1];
-    next = later ? prepare(later) : Promise.resolve([]);
-    // the earlier waves' outcomes are kept: stopping here is reported, not thrown away
-    await awaitSlowStart(deps, rampEnds);
-    if (deps.signal.aborted) break;
-    blocked = await guardCapacity(deps, wave, pre.failOpen);
-    if (blocked) break;
-    deps.log.emit({
-      level: 'debug',
-      event: 'wave',
-      message: `wave ${waveIndex + 1} of ${plan.waves.length}: ${wave.map((h) => h.name).join(', ')}`,
-      fields: {
-        wave: waveIndex + 1,
-        waves: plan.waves.length,
-        hosts: wave.map((h) => ({ host: h.name, releaseBefore: liveBefore.get(h.name) ?? null })),
-      },
-    });
-    const leaseMs = drainLease(deps, bounds.awaitOut, bounds.awaitIn);
-    const results = await Promise.all(
-      wave.map((host) =>
-        deployHost({
-          deps,
-          host,
-          agent: agentOf(host),
-          release: plan.release,
-          rollback: options.rollback,
-          bounds,
-          rec: recorder(host),
-          leaseMs,
-          liveBefore: liveBefore.get(host.name) ?? null,
-          ...(publish ? {} : { returning: true }),
-        }),
-      ),
-    );
-    outcomes.push(...results);
-    rampEnds = rampEnd(results, startedAt, pre.settings.slowStart ?? 0);
-    if (results.some((r) => r.result !== 'deployed') || deps.signal.aborted) {
-      waveIndex += 1;
-      break;
-    }
-  }
-  await next.catch(() => undefined);
-  const ok =
-    outcomes.length === plan.waves.flat().length && outcomes.every((o) => o.result === 'deployed');
-  const back =
-    !ok && deps.config.rollout.onFailure === 'rollback' && !deps.signal.aborted
-      ? planFleetRollback(plan.release, plan.waves, outcomes, liveBefore)
-      : undefined;
-  const fleetRollback =
-    back && (back.waves.length > 0 || back.kept.length > 0)
-      ? await runFleetRollback({
-          deps,
-          plan: back,
-          release: plan.release,
-          rollback: options.rollback,
-          bounds,
-          leaseMs: drainLease(deps, bounds.awaitOut, bounds.awaitIn),
-          startedAt,
-          agentOf,
-          guard: (wave) => guardCapacity(deps, wave, pre.failOpen),
-        })
-      : undefined;
-  const ended = await endedOn(plan.waves.flat(), pre.agents);
-  // sessions prepared for hosts the rollout never reached hold no lock: end them
-  for (const agent of pre.agents.values()) agent.close?.();
-  const notReached = plan.waves
-    .slice(waveIndex)
-    .flat()
-    .map((h) => h.name);
-  // a rollback keeps every release: the one it left may be wanted again
-  const pruned = ok && publish ? await pruneFleet(deps, plan.waves.flat(), agentOf) : undefined;
-  return {
-    ok,
+/** rollout.on_failure rollback: the hosts already on the new release go back, wave by wave. */
+async function rollBackFleet(
+  run: WaveRun,
+  outcomes: readonly HostOutcome[],
+): Promise<FleetRollbackResult | undefined> {
+  const { deps, plan, bounds } = run;
+  if (deps.config.rollout.onFailure !== 'rollback' || deps.signal.aborted) return undefined;
+  const back = planFleetRollback(plan.release, plan.waves, outcomes, run.liveBefore);
+  if (back.waves.length === 0 && back.kept.length === 0) return undefined;
+  return runFleetRollback({
+    deps,
+    plan: back,
     release: plan.release,
-    hosts: outcomes,
-    notReached,
-    elapsed_ms: deps.clock.now() - startedAt,
-    ...(blocked ? { blocked } : {}),
-    ...(prepareFailed ? { prepareFailed } : {}),
-    ...(fleetRollback ? { fleetRollback } : {}),
-    ended,
-    ...(pruned ? { pruned } : {}),
-  };
+    rollback: run.rollback,
+    bounds,
+    leaseMs: drainLease(deps, bounds.awaitOut, bounds.awaitIn),
+    startedAt: run.startedAt,
+    agentOf: run.agentOf,
+    guard: (wave) => guardCapacity(deps, wave, run.failOpen),
+  });
 }
 
 /** What each host runs at the end, by its own word: the result says where the fleet stands. */
@@ -281,27 +290,4 @@ async function endedOn(
       return { host: host.name, release: status?.release ?? null };
     }),
   );
-}
-
-/**
- * Right before a wave drains: the balancer's current view, not the preflight's.
- * A balancer that cannot answer (throttled past the retry bound, 5xx, access
- * denied) stops the rollout here like a refusal: earlier waves are deployed,
- * and throwing would lose their result, the report and on_failure rollback.
- */
-async function guardCapacity(
-  deps: RolloutDeps,
-  wave: readonly HostConfig[],
-  failOpen: FailOpenMinimum | undefined,
-): Promise<string | undefined> {
-  const before = `capacity guard before ${wave.map((h) => h.name).join(', ')}`;
-  let states: ReadonlyMap<string, TargetState>;
-  try {
-    states = await deps.balancer.states(targets(deps.config.hosts));
-  } catch (error) {
-    return `${before}: the balancer did not answer (${error instanceof Error ? error.message : String(error)}); nothing of this wave was drained`;
-  }
-  const verdict = waveCapacity(deps, wave, states, failOpen);
-  deps.log.emit({ level: 'debug', event: 'capacity', message: verdict.message });
-  return verdict.ok ? undefined : `${before}: ${verdict.message}`;
 }

@@ -1,4 +1,4 @@
-import { formatMs } from './recorder.js';
+import { formatMs } from '../timing/duration.js';
 import type { HostOutcome, RolloutDeps } from './types.js';
 
 /**

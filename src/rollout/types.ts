@@ -102,6 +102,8 @@ export interface RolloutResult {
   readonly ended?: readonly HostRelease[];
   /** after a successful rollout: the releases each host removed (rollout.keep_releases) */
   readonly pruned?: readonly PrunedHost[];
+  /** a dry run: the steps each host would run, with their bounds */
+  readonly handshakes?: readonly HostHandshakePlan[];
 }
 
 export interface HostRelease {
@@ -121,4 +123,21 @@ export interface FleetRollbackResult {
 export interface PrunedHost {
   readonly host: string;
   readonly removed: readonly string[];
+}
+
+/** What a handshake step changes on the host (its undo takes it back). */
+export type Change = 'locked' | 'drained' | 'stopped' | 'switched' | 'started' | 'undrained';
+
+export interface PlannedStep {
+  readonly step: StepName;
+  readonly bound_ms?: number;
+  readonly changes?: Change;
+}
+
+/** One host's handshake as a dry run shows it. */
+export interface HostHandshakePlan {
+  readonly host: string;
+  /** what the host runs now: what a failure from `stop` on rolls it back to */
+  readonly release_before: string | null;
+  readonly steps: readonly PlannedStep[];
 }

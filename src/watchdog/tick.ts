@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
-import { LockHeldError, OperationError } from '../errors.js';
+import { LockHeldError, OperationError, messageOf } from '../errors.js';
 import { appendAudit } from '../host/audit.js';
 import { runCheck } from '../host/checks/run.js';
 import { isExpired, readDrainMarker } from '../host/drain-marker.js';
@@ -150,7 +150,7 @@ async function restart(
     log.emit({
       level: 'error',
       event: 'watchdog.restart-failed',
-      message: `${service}: restart failed: ${error instanceof Error ? error.message : String(error)}`,
+      message: `${service}: restart failed: ${messageOf(error)}`,
       fields: { service },
     });
   }

@@ -232,6 +232,8 @@ export class FakeBalancer implements Balancer {
   refuse: Error | undefined;
   /** make only deregister refuse */
   refuseDeregister: Error | undefined;
+  /** make only register refuse (throttled, a 5xx), while preflight's proof passes */
+  refuseRegister: Error | undefined;
   /** targets the preflight registered again to prove the permission */
   proved: string[] = [];
   deregister(target: string) {
@@ -241,7 +243,8 @@ export class FakeBalancer implements Balancer {
     return Promise.resolve();
   }
   register() {
-    if (this.refuse) return Promise.reject(this.refuse);
+    const refused = this.refuseRegister ?? this.refuse;
+    if (refused) return Promise.reject(refused);
     return Promise.resolve();
   }
   proveRegister(target: string) {

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/parse.js';
 import type { Config } from '../../src/config/types.js';
 
 export const httpService = path.join(

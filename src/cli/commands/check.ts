@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './register.js';
 
 interface CheckFlags {
   readonly config: string;
@@ -22,7 +22,7 @@ export const registerCheck: RegisterCommand = (program: Command) => {
     .option('--json', 'print {ok, timeline, invariants} as JSON')
     .action(async (flags: CheckFlags) => {
       const [{ loadConfig }, { runCheck }, { createOutput }] = await Promise.all([
-        import('../../config/read.js'),
+        import('../../config/load.js'),
         import('../check.js'),
         import('../output.js'),
       ]);

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { MAX_DURATION_MS } from '../../config/duration.js';
-import { ExitStatus, UsageError } from '../../errors.js';
+import { ExitStatus, UsageError, messageOf } from '../../errors.js';
 import { addFlags, readFlags, type FlagSpec, type FlagValues } from '../flag-table.js';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './register.js';
 
 const OPS = [
   'hello',
@@ -92,7 +92,7 @@ const text = (value: string | boolean | undefined): string | undefined =>
 export async function runHostOp(op: string, flags: HostFlags): Promise<void> {
   const [{ loadConfig }, { serveAgentOp }, { stdioAgentIO, readAll }, { systemClock }] =
     await Promise.all([
-      import('../../config/read.js'),
+      import('../../config/load.js'),
       import('../../host/agent/server.js'),
       import('../agent-io.js'),
       import('../../clock.js'),
@@ -149,7 +149,7 @@ export async function runHostOp(op: string, flags: HostFlags): Promise<void> {
       readStdin: readAll,
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     io.send({ type: 'result', ok: false, error: { code: 'bad-config', message, exit: 2 } });
     code = 2;
   }

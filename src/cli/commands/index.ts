@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { RegisterCommand } from './register.js';
 import { registerCheck } from './check.js';
 import { registerFleet } from './fleet.js';
 import { registerHost } from './host.js';
@@ -10,8 +10,7 @@ import { registerRollout } from './rollout.js';
 import { registerSchema } from './schema.js';
 import { registerWatchdog } from './watchdog.js';
 
-/** Each command registers itself; its domain code is imported lazily in its action. */
-export type RegisterCommand = (program: Command) => void;
+export type { RegisterCommand } from './register.js';
 
 export const commands: readonly RegisterCommand[] = [
   registerCheck,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { SettingChange } from '../../balancer/infra-diff.js';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './register.js';
 
 /** `deploy infra apply [--dry-run]`: the balancer's health-check settings ← deploy.yml. */
 export const registerInfra: RegisterCommand = (program: Command) => {
@@ -14,7 +14,7 @@ export const registerInfra: RegisterCommand = (program: Command) => {
     .action(async (options: { config: string; dryRun?: boolean; json?: boolean }) => {
       const [{ loadConfig }, { infraApply }, { formatValue }, { createOutput }, { snakeKey }] =
         await Promise.all([
-          import('../../config/read.js'),
+          import('../../config/load.js'),
           import('../../balancer/infra.js'),
           import('../../balancer/infra-diff.js'),
           import('../output.js'),

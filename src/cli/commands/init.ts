@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './register.js';
 
 /** `deploy init [-c FILE] [--force]`: a commented starter deploy.yml. */
 export const registerInit: RegisterCommand = (program: Command) => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ExitStatus } from '../../errors.js';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './register.js';
 
 interface ExecFlags {
   readonly config: string;
@@ -52,7 +52,7 @@ export const registerLock: RegisterCommand = (program: Command) => {
         { retriesFor },
         { createOutput },
       ] = await Promise.all([
-        import('../../config/read.js'),
+        import('../../config/load.js'),
         import('../../config/duration.js'),
         import('../../host/lock-exec.js'),
         import('../../host/lock.js'),

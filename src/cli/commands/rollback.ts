@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { RollbackCliFlags } from '../rollout.js';
 import { addDeployFlags } from './deploy-flags.js';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './register.js';
 
 /** `deploy rollback [ID]`: a rollout back to the previous release (or ID), same handshake. */
 export const registerRollback: RegisterCommand = (program: Command) => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { RolloutCliFlags } from '../rollout.js';
 import { addDeployFlags } from './deploy-flags.js';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './register.js';
 
 /** `deploy rollout`: the drain handshake, one host (or batch) at a time. */
 export const registerRollout: RegisterCommand = (program: Command) => {

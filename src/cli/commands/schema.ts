@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './register.js';
 
 /** `deploy schema`: the JSON Schema of deploy.yml, for editors and CI. */
 export const registerSchema: RegisterCommand = (program: Command) => {

@@ -3,7 +3,7 @@ import { MAX_DURATION_MS } from '../../config/duration.js';
 import { UsageError } from '../../errors.js';
 import { addFlags, readFlags, type FlagSpec } from '../flag-table.js';
 import type { TickResult } from '../../watchdog/tick.js';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './register.js';
 
 interface WatchdogFlags {
   readonly config: string;
@@ -73,7 +73,7 @@ export async function runWatchdog(flags: WatchdogFlags): Promise<void> {
     );
   }
   const [{ loadConfig }, { tick }, { systemClock }, { createOutput }] = await Promise.all([
-    import('../../config/read.js'),
+    import('../../config/load.js'),
     import('../../watchdog/tick.js'),
     import('../../clock.js'),
     import('../output.js'),

@@ -1,7 +1,7 @@
 import { systemClock } from '../../clock.js';
 import { findHost } from '../../rollout/plan.js';
-import { plannedDrain } from '../../rollout/planned-drain.js';
-import { formatMs } from '../../rollout/recorder.js';
+import { plannedDrain } from '../../rollout/handshake/planned-drain.js';
+import { formatMs } from '../../timing/duration.js';
 import { interruptSignal, whoAmI } from '../fleet.js';
 import { open, type FleetFlags } from './open.js';
 

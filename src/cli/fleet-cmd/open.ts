@@ -1,6 +1,5 @@
-import { loadConfig } from '../../config/read.js';
+import { loadConfig } from '../../config/load.js';
 import type { Config, HostConfig } from '../../config/types.js';
-import { HandoffError } from '../../errors.js';
 import { selectHosts } from '../../rollout/plan.js';
 import { readAgent } from '../agent-bundle.js';
 import { parseHostsFlag } from '../fleet-flags.js';
@@ -24,7 +23,6 @@ export async function open(
   return { out, config, hosts, fleet: new Fleet(config, out, expected) };
 }
 
-export const messageOf = (e: unknown): string =>
-  e instanceof HandoffError || e instanceof Error ? e.message : String(e);
+export { messageOf } from '../../errors.js';
 
 export { hostError } from '../../errors.js';

@@ -1,5 +1,5 @@
 import { systemClock } from '../../clock.js';
-import { loadConfig } from '../../config/read.js';
+import { loadConfig } from '../../config/load.js';
 import { BlockedError, OperationError } from '../../errors.js';
 import { verifyServices } from '../../host/verify.js';
 import { verifyFleet } from '../../verify/fleet.js';

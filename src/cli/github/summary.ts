@@ -1,5 +1,5 @@
 import { maskUrlPasswords } from '../../safe-text.js';
-import { formatMs } from '../../rollout/recorder.js';
+import { formatMs } from '../../timing/duration.js';
 import type { HostOutcome, RolloutResult } from '../../rollout/types.js';
 
 /** A table cell: one line, and a `|` that does not end the cell. */

@@ -1,5 +1,5 @@
 import type { LogEvent } from '../../log.js';
-import { formatMs } from '../../rollout/recorder.js';
+import { formatMs } from '../../timing/duration.js';
 
 /** The steps that wait on something slow: the balancer, a drain, services stopping or starting. */
 const WAITING = new Set(['await-out', 'overlap', 'stop', 'start', 'verify', 'await-in', 'confirm']);

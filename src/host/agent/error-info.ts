@@ -1,4 +1,10 @@
-import { AgentIdentityError, ExitCode, HandoffError, LockHeldError } from '../../errors.js';
+import {
+  AgentIdentityError,
+  ExitCode,
+  HandoffError,
+  LockHeldError,
+  messageOf,
+} from '../../errors.js';
 import type { AgentErrorInfo } from './protocol.js';
 
 /** Any error as the protocol's error object; a refused lock carries its holder. */
@@ -12,7 +18,7 @@ export function errorInfo(error: unknown): AgentErrorInfo & { holder?: unknown }
         : error instanceof HandoffError
           ? error.name
           : 'internal';
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return {
     code,
     message,

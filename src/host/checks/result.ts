@@ -1,3 +1,4 @@
+import { messageOf } from '../../errors.js';
 import type { Clock } from '../../clock.js';
 import type { Runtime } from '../runtime/runtime.js';
 
@@ -56,5 +57,5 @@ export function errorCode(error: unknown): string {
 }
 
 export function errorDetail(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }

@@ -1,4 +1,4 @@
-import { BlockedError } from '../../errors.js';
+import { BlockedError, messageOf } from '../../errors.js';
 import type { HostExec } from '../exec.js';
 import { composeVersion } from './compose-argv.js';
 import { lastLine } from './common.js';
@@ -27,7 +27,7 @@ export async function discoverComposeCommand(
     const r = await exec(composeVersion(command), { timeoutMs: VERSION_TIMEOUT }).catch(
       (error: unknown) => ({
         code: 127,
-        stderr: error instanceof Error ? error.message : String(error),
+        stderr: messageOf(error),
         timedOut: false,
       }),
     );

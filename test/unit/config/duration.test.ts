@@ -59,6 +59,6 @@ describe('durations', () => {
       expect(readDuration(formatDuration(ms))).toEqual({ ok: true, ms });
     }
     expect(formatDuration(90_000)).toBe('1m30s');
-    expect(formatDuration(0)).toBe('0ms');
+    expect(formatDuration(0)).toBe('0s');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, loadConfigFromJson } from '../../../src/config/load.js';
+import { loadConfig } from '../../../src/config/load.js';
+import { loadConfigFromJson } from '../../../src/config/parse.js';
 import { toHostJson } from '../../../src/config/serialize.js';
 import { minimal, problemsOf, writeConfig } from './temp-config.js';
 

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, loadConfigFromJson } from '../../../src/config/load.js';
+import { loadConfig } from '../../../src/config/load.js';
+import { loadConfigFromJson } from '../../../src/config/parse.js';
 import { toHostJson } from '../../../src/config/serialize.js';
 import { minimal, writeConfig } from './temp-config.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/load.js';
+import { parseConfig } from '../../../src/config/parse.js';
 import { ConfigError, HandoffError } from '../../../src/errors.js';
 import { minimal } from './temp-config.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OperationError } from '../../../src/errors.js';
-import { plannedDrain } from '../../../src/rollout/planned-drain.js';
+import { plannedDrain } from '../../../src/rollout/handshake/planned-drain.js';
 import { FakeBalancer, settings } from '../../support/fake-fleet.js';
 import { fleet } from '../../support/rollout-fleet.js';
 

@@ -405,6 +405,25 @@ describe('drain.method deregister through a balancer that refuses', () => {
     expect(f.balancer.deregistered).toEqual([]);
   });
 
+  it('removes a leftover drain marker even when the balancer refuses to register the target', async () => {
+    const f = deregistering();
+    f.host(2).drained = true;
+    f.balancer.refuseRegister = new Error('Throttling: Rate exceeded');
+    const failure = await rollout(f.deps, options).catch((e: unknown) => e);
+    expect((failure as Error).message).toBe('Throttling: Rate exceeded');
+    // as a deploy's undrain: the health endpoint does not keep answering 503 for a refusal
+    expect(f.host(2).drained).toBe(false);
+    expect(f.host(2).calls.slice(0, 6)).toEqual([
+      'node',
+      'status',
+      'lock',
+      'verify',
+      'undrain',
+      'unlock',
+    ]);
+    expect(f.host(2).locked).toBe(false);
+  });
+
   it('proves it once, on a healthy target, and deploys when it is allowed', async () => {
     const f = deregistering();
     const result = await rollout(f.deps, options);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration } from '../../../src/timing/duration.js';
+import { formatDuration, formatMs } from '../../../src/timing/duration.js';
 
 describe('formatDuration', () => {
   it.each([
@@ -21,5 +21,33 @@ describe('formatDuration', () => {
 
   it('keeps the sign of a negative duration', () => {
     expect(formatDuration(-1_500)).toBe('-1s500ms');
+  });
+});
+
+describe('formatMs, for measured times', () => {
+  it.each([
+    [0, '0s'],
+    [12.4, '12ms'],
+    [999, '999ms'],
+    [1_000, '1.0s'],
+    [1_234, '1.2s'],
+    [9_999, '10.0s'],
+    [10_000, '10s'],
+    [59_400, '59s'],
+    [60_000, '1m'],
+    [75_000, '1m15s'],
+    [119_600, '2m'],
+  ])('writes %d ms as %s, rounded for a person', (ms, text) => {
+    expect(formatMs(ms)).toBe(text);
+  });
+
+  it('agrees with formatDuration below a second, zero and fractions included', () => {
+    for (const ms of [0, 0.4, 1.6, 500]) expect(formatMs(ms)).toBe(formatDuration(ms));
+  });
+});
+
+describe('formatDuration of what is not a number of milliseconds', () => {
+  it('says so instead of looping', () => {
+    expect([formatDuration(Infinity), formatDuration(NaN)]).toEqual(['Infinityms', 'NaNms']);
   });
 });

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Clock } from '../../../clock.js';
 import type { Config } from '../../../config/types.js';
-import { OperationError, UsageError } from '../../../errors.js';
+import { OperationError, UsageError, messageOf } from '../../../errors.js';
 import { VERSION } from '../../../version.js';
 import {
   newDrainMarker,
@@ -224,6 +224,6 @@ async function composeStatus(config: Config, release: string | null): Promise<Co
     const command = runtime instanceof ComposeRuntime ? await runtime.composeCommand() : [];
     return { sha256, command: [...command] };
   } catch (error) {
-    return { sha256, error: error instanceof Error ? error.message : String(error) };
+    return { sha256, error: messageOf(error) };
   }
 }

@@ -25,7 +25,7 @@ describe('progress on a TTY', () => {
   it('prints the step start, then keeps one live line per waiting host updated against the bound', () => {
     const { err, clock, ticker, reporter } = setup(true);
     reporter.emit(start('web-2', 'await-out', 10_000));
-    expect(err.screen()).toEqual(['web-2: await-out…', 'web-2  await-out  0ms / 10s']);
+    expect(err.screen()).toEqual(['web-2: await-out…', 'web-2  await-out  0s / 10s']);
 
     reporter.emit(word('web-2', 'draining'));
     clock.advance(4100);

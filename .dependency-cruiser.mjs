@@ -1,0 +1,75 @@
+/**
+ * The layout's rules (docs/architecture.md), checked by `npm run check` and CI:
+ * a folder says where its code runs, and data flows one way.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+const ORCHESTRATOR = '^src/(agent-client|rollout|cli|balancer|verify|fleet|hooks)/';
+const IO =
+  '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|dgram|dns|tls|worker_threads|cluster)$';
+
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import circles, type-only ones included: a circle hides which idea owns which.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'host-code-imports-no-orchestrator',
+      severity: 'error',
+      comment:
+        'src/host/ and src/watchdog/ run on hosts (the agent bundle, cron): they must not pull in the orchestrator (agent-client, rollout, cli, balancer, verify, fleet, hooks).',
+      from: { path: '^src/(host|watchdog)/' },
+      to: { path: ORCHESTRATOR },
+    },
+    {
+      name: 'health-is-self-contained',
+      severity: 'error',
+      comment:
+        'src/health/ is a library that services import: nothing of handoff but itself, the clock and the hysteresis strategy (pure; one strategy serves the watchdog, verify and the library).',
+      from: { path: '^src/health/' },
+      to: { path: '^src/', pathNot: '^src/(health/|hysteresis/|clock[.]ts$)' },
+    },
+    {
+      name: 'pure-folders-do-no-io',
+      severity: 'error',
+      comment:
+        'The timing model, the hysteresis strategy, the rollout plan and the handshake lists are pure: no I/O module, no side-effect interface.',
+      from: {
+        path: '^src/(timing|hysteresis)/|^src/rollout/(plan|fleet-rollback-plan)[.]ts$|^src/rollout/handshake/(lists|plan-steps)[.]ts$',
+      },
+      to: {
+        path: [IO, '^src/(remote|agent-client)/', '^(ssh2|execa|proper-lockfile|@aws-sdk/)'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'below-cli-imports-no-cli',
+      severity: 'error',
+      comment: 'Data flows from cli down: nothing below cli imports it (it prints and exits).',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'protocol-and-config-import-no-orchestrator',
+      severity: 'error',
+      comment:
+        'config/ and the agent protocol are shared by the orchestrator and the hosts: they import neither side.',
+      from: { path: '^src/(config|protocol)/' },
+      to: { path: [ORCHESTRATOR, '^src/host/'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

@@ -1,0 +1,57 @@
+import { ConfigError } from '../errors.js';
+import { parseText } from './document.js';
+import { collectProblems, issueMessage } from './issues.js';
+import type { LocatedProblem } from './issues.js';
+import { normalize } from './normalize.js';
+import { withEnv, type LoadOptions } from './with-env.js';
+import { unsealHostConfig, withoutSeal } from './sealed.js';
+import { checkRules } from './rules.js';
+import { configSchema } from './schema.js';
+import type { Config } from './types.js';
+
+/**
+ * parse → validate → rules → normalize → env overrides → freeze. Every problem
+ * of the file is collected and thrown at once as a ConfigError, one line each
+ * with its key path and file:line:col, so a fix-rerun loop takes one round.
+ */
+
+/** The host config `deploy setup` publishes as /etc/handoff/<service>.json (sealed.ts). */
+export function loadConfigFromJson(
+  text: string,
+  source: string,
+  options: LoadOptions = {},
+): Config {
+  const sealed = options.trustSeal ? unsealHostConfig(text, source) : undefined;
+  return sealed ? withEnv(sealed, options) : parseConfig(text, source, options);
+}
+
+/** deploy.yml text (JSON is YAML too); `source` names it in messages and resolves relative paths. */
+export function parseConfig(text: string, source: string, options: LoadOptions = {}): Config {
+  const doc = parseText(text, source);
+  if (doc.syntaxProblems.length > 0) throw new ConfigError(doc.syntaxProblems);
+  if (doc.data === null || doc.data === undefined) {
+    throw new ConfigError([
+      {
+        path: '',
+        message: `the file is empty; 'deploy init' writes a starter to fill in`,
+        location: `${source}:1:1`,
+      },
+    ]);
+  }
+  // a host config whose seal did not hold: its document is validated like any deploy.yml
+  const data = withoutSeal(doc.data);
+  const parsed = configSchema.safeParse(data, { error: issueMessage });
+  const issues = parsed.success ? [] : parsed.error.issues;
+  const problems = collectProblems(issues, checkRules(data), doc);
+  if (!parsed.success || problems.length > 0) throw new ConfigError(inFileOrder(problems));
+  const home = options.env?.HOME;
+  const config = normalize(parsed.data, { source, ...(home ? { home } : {}) });
+  return withEnv(config, options);
+}
+
+function inFileOrder(problems: readonly LocatedProblem[]): LocatedProblem[] {
+  const unique = new Map(problems.map((p) => [`${p.path}\n${p.message}`, p]));
+  return [...unique.values()]
+    .sort((a, b) => (a.offset ?? Number.MAX_SAFE_INTEGER) - (b.offset ?? Number.MAX_SAFE_INTEGER))
+    .map(({ offset: _offset, ...problem }) => problem);
+}

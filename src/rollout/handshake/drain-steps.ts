@@ -1,0 +1,149 @@
+import { OperationError } from '../../errors.js';
+import { formatMs } from '../../timing/duration.js';
+import { awaitRotation, describeState, type RotationWait } from '../rotation.js';
+import type { HostContext, HostStep, StepVerdict } from './step.js';
+import { balancerWord } from './balancer-word.js';
+
+/** Take the host lock through a long-lived holder; its loss ends the handshake's waits at once. */
+export function lockStep(
+  what: string,
+  message: (ctx: HostContext) => string,
+  options: { audit?: boolean } = {},
+): HostStep {
+  return {
+    name: 'lock',
+    changes: 'locked',
+    async run(ctx) {
+      const { run, progress: p } = ctx;
+      const lock = await run.agent.holdLock(what, message(ctx));
+      p.lock = lock;
+      void lock.lost.then(() => {
+        p.lockLost = true;
+        ctx.abort(
+          new OperationError(
+            `${run.host.name}: the connection holding the host lock dropped during ${p.step}`,
+          ),
+        );
+      });
+    },
+    after: (ctx) => {
+      const lock = ctx.progress.lock;
+      if (lock && options.audit !== false) ctx.run.rec.audit = (entry) => lock.audit(entry);
+    },
+  };
+}
+
+/** Release the lock now (deploy drain waits for the balancer without holding it). */
+export function unlockStep(options: { quiet?: boolean } = {}): HostStep {
+  return {
+    name: 'unlock',
+    ...(options.quiet ? { quiet: true } : {}),
+    async run(ctx) {
+      await releaseLock(ctx);
+      ctx.run.rec.audit = undefined;
+    },
+  };
+}
+
+/** Release the lock if this run still holds it (the audit goes through the holder: it ends too). */
+export async function releaseLock(ctx: HostContext): Promise<void> {
+  const p = ctx.progress;
+  const lock = p.lock;
+  if (!lock || p.lockLost) return;
+  p.lock = undefined;
+  await lock.release();
+}
+
+/** Write the drain marker (deregister first: a refused deregister leaves no marker). */
+export function drainStep(): HostStep {
+  return {
+    name: 'drain',
+    changes: 'drained',
+    async run(ctx) {
+      const p = ctx.progress;
+      p.drained = true; // set first: a drain that half-happened still needs its undrain
+      try {
+        await ctx.actions.drain();
+      } catch (error) {
+        if (await ctx.actions.nothingDrained()) {
+          p.drained = false;
+          ctx.reached.pop();
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/** Remove the drain marker (register first; the marker goes whatever the balancer says). */
+export function undrainStep(): HostStep {
+  return {
+    name: 'undrain',
+    changes: 'undrained',
+    async run(ctx) {
+      await ctx.actions.undrain();
+      ctx.progress.drained = false;
+    },
+  };
+}
+
+/** Write the drain marker again (the walk-back of an undrain), before anything stops. */
+export function redrainStep(): HostStep {
+  return {
+    name: 'drain',
+    changes: 'drained',
+    async run(ctx) {
+      await ctx.actions.drain();
+      ctx.progress.drained = true;
+    },
+  };
+}
+
+type WaitMessage = (ctx: HostContext, wait: RotationWait, bound: number) => string;
+
+/** Poll the balancer until the target is out of (or back in) rotation, within the model's bound. */
+export function awaitStep(
+  want: 'out' | 'in',
+  boundMs: number,
+  failure: WaitMessage | undefined,
+): HostStep {
+  const name = want === 'out' ? 'await-out' : 'await-in';
+  return {
+    name,
+    boundMs,
+    async run(ctx): Promise<StepVerdict> {
+      const { deps, host, bounds } = ctx.run;
+      const wait = await awaitRotation(
+        deps.balancer,
+        host.target,
+        want === 'in',
+        boundMs,
+        bounds.interval,
+        deps.clock,
+        ctx.signal,
+        balancerWord(deps, host)(name),
+      );
+      if (want === 'in') ctx.inRotation = wait.met;
+      const error =
+        !wait.met && failure ? new OperationError(failure(ctx, wait, boundMs)) : undefined;
+      return { ok: wait.met, bound_ms: boundMs, ...(error ? { error } : {}) };
+    },
+  };
+}
+
+export const outMessage: WaitMessage = ({ run }, wait, bound) =>
+  `${run.host.name}: target ${run.host.target} still ${describeState(wait.last)} ${formatMs(bound)} after the drain (the timing model's bound); is the balancer checking the health endpoint that reads the drain marker?`;
+
+export const inMessage: WaitMessage = ({ run }, wait, bound) =>
+  `${run.host.name}: the balancer never put ${run.host.target} back in rotation within ${formatMs(bound)} (last: ${describeState(wait.last)}): release ${run.release} fails the balancer's health check`;
+
+/** Keep serving what the balancer sent before it took the host out. */
+export function overlapStep(overlapMs: number): HostStep {
+  return {
+    name: 'overlap',
+    boundMs: overlapMs,
+    async run(ctx) {
+      await ctx.run.deps.clock.sleep(overlapMs, ctx.signal);
+    },
+  };
+}

@@ -1,0 +1,208 @@
+import type { Config } from '../../config/types.js';
+import { BlockedError, OperationError } from '../../errors.js';
+import type { HostStatus } from '../../host/agent/types.js';
+import { summarizeVerify } from '../host-actions.js';
+import type { Bounds } from '../rotation.js';
+import {
+  awaitStep,
+  drainStep,
+  inMessage,
+  lockStep,
+  outMessage,
+  overlapStep,
+  redrainStep,
+  undrainStep,
+} from './drain-steps.js';
+import {
+  confirmStep,
+  exposeStep,
+  startStep,
+  stopStep,
+  switchStep,
+  verifyStep,
+  type VerifyStepOptions,
+} from './release-steps.js';
+import type { HostContext, HostStep } from './step.js';
+
+/**
+ * A host's deploy, as data: lock → drain → await-out → overlap → stop → switch
+ * → start → verify → undrain → await-in → confirm (unlock is the runner's, at
+ * the end whatever happened). Each change carries its undo, so a failure walks
+ * back from the last step reached (runner.ts walkBack): before `stop` that is
+ * an undrain; from `stop` on, the same steps toward the previous release.
+ * Pure: the dry run prints this list with its bounds.
+ */
+export function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
+  const { drain, rollout } = config;
+  const confirm: VerifyStepOptions = {
+    name: 'confirm',
+    boundMs: rollout.verifyTimeout,
+    successes: rollout.verifySuccesses,
+    allowDraining: false,
+    failure: (ctx, summary) =>
+      `${ctx.run.host.name}: release ${ctx.run.release} failed to confirm: ${summary}`,
+  };
+  return [
+    lockStep('rollout', (ctx) => `release ${ctx.run.release} by ${ctx.run.deps.who}`),
+    {
+      ...drainStep(),
+      undo: (ctx) => (ctx.progress.stopped ? putBack(config, bounds) : [undrainStep()]),
+    },
+    awaitStep('out', bounds.awaitOut, outMessage),
+    overlapStep(drain.overlap),
+    {
+      ...stopStep('release', drain.stopTimeout),
+      rollsBack: true,
+      undo: (ctx) => returnToPrevious(ctx, config, bounds),
+    },
+    switchStep('release'),
+    startStep(),
+    verifyStep({
+      name: 'verify',
+      boundMs: rollout.verifyTimeout,
+      successes: 1,
+      allowDraining: true,
+      failure: (ctx, summary) =>
+        `${ctx.run.host.name}: release ${ctx.run.release} failed verify: ${summary}`,
+    }),
+    {
+      ...exposeStep(undrainStep(), confirm),
+      // the failed release is taken out again before anything else
+      undo: (ctx) => (ctx.progress.drained ? [] : [redrainStep()]),
+    },
+    awaitStep('in', bounds.awaitIn, inMessage),
+    confirmStep(confirm),
+  ];
+}
+
+/**
+ * The walk-back of `stop`: bring the release that ran before up again. If the
+ * new one was exposed, it drains out first (never stop what the balancer still
+ * routes to). A stop that proved nothing and switched nothing left the old
+ * release running in part: start again only what its status says is stopped.
+ */
+function returnToPrevious(ctx: HostContext, config: Config, bounds: Bounds): HostStep[] {
+  const p = ctx.progress;
+  if (p.stopUnproven && !p.switched) {
+    if (ctx.run.liveBefore === null)
+      return [
+        failStep(
+          'the services found running before the first release did not all stop, and no release ran before to start again: stop them by hand, then run the rollout again',
+        ),
+      ];
+    return [startStep({ ifStopped: true })];
+  }
+  if (ctx.run.liveBefore === null)
+    return [failStep('the host ran no release before this rollout: nothing to roll back to')];
+  const drainOut = p.exposed
+    ? [
+        awaitStep(
+          'out',
+          bounds.awaitOut,
+          ({ run }) => `${run.host.target} is still in rotation after the drain; not stopping it`,
+        ),
+        overlapStep(config.drain.overlap),
+      ]
+    : [];
+  return [...drainOut, stopStep('previous'), switchStep('previous'), startStep()];
+}
+
+/** The walk-back of `drain` once the host was stopped: undrain only when what runs verifies. */
+function putBack(config: Config, bounds: Bounds): HostStep[] {
+  return [
+    verifyStep({
+      name: 'verify',
+      boundMs: config.rollout.verifyTimeout,
+      successes: 1,
+      allowDraining: true,
+      // the release rolled back to may predate x-release; another id still fails
+      releaseOptional: true,
+    }),
+    undrainStep(),
+    awaitStep('in', bounds.awaitIn, undefined),
+  ];
+}
+
+function failStep(message: string): HostStep {
+  return {
+    name: 'rollback',
+    quiet: true,
+    run: () => Promise.resolve({ error: new OperationError(message) }),
+  };
+}
+
+/**
+ * Repairing what an interrupted rollout left (a drain marker, nobody holding
+ * the lock), as a list built from the host's status: verify what runs; if it
+ * fails and the marker's rollout had switched, back to the previous release
+ * first; undrain only what verifies.
+ */
+export function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostStep[] {
+  const marker = status.draining;
+  const previous = status.previous;
+  const switchedByRollout = marker?.release !== undefined && marker.release === status.release;
+  const verify: VerifyStepOptions = {
+    name: 'verify',
+    boundMs: config.rollout.verifyTimeout,
+    successes: 1,
+    allowDraining: true,
+    // what it repairs to may be a release from before x-release; another id still fails
+    releaseOptional: true,
+    keep: true,
+  };
+  const back = (ctx: HostContext): boolean =>
+    ctx.verified?.ok === false &&
+    switchedByRollout &&
+    previous !== null &&
+    previous !== status.release;
+  const onlyIfBack = (step: HostStep): HostStep => ({ ...step, when: back });
+  return [
+    lockStep('repair', (ctx) => `repairing after an interrupted rollout, by ${ctx.run.deps.who}`),
+    verifyStep(verify),
+    onlyIfBack(
+      noteStep(`${status.release ?? '?'} does not verify: switching back to ${previous ?? '?'}`),
+    ),
+    onlyIfBack(
+      stopStep(
+        'previous',
+        undefined,
+        (ctx, why) =>
+          new BlockedError(
+            `${ctx.run.host.name} was left drained and its stop is not proven (${why}); stop it by hand, then run the rollout again (it repairs the host first)`,
+          ),
+      ),
+    ),
+    onlyIfBack(switchStep('previous')),
+    onlyIfBack(startStep()),
+    onlyIfBack(verifyStep(verify)),
+    {
+      name: 'verify',
+      quiet: true,
+      run: (ctx) =>
+        Promise.resolve(
+          ctx.verified?.ok
+            ? {}
+            : {
+                error: new BlockedError(
+                  `${ctx.run.host.name} was left drained and does not verify (${ctx.verified ? summarizeVerify(ctx.verified) : 'no answer'}); fix it, then 'deploy undrain ${ctx.run.host.name}'`,
+                ),
+              },
+        ),
+    },
+    // the marker goes whatever the balancer answers, as in a deploy's undrain
+    undrainStep(),
+    awaitStep('in', bounds.awaitIn, undefined),
+  ];
+}
+
+/** A warning on the log under the host's name: what a repair is about to do. */
+function noteStep(message: string): HostStep {
+  return {
+    name: 'switch',
+    quiet: true,
+    run(ctx) {
+      ctx.run.deps.log.emit({ level: 'warn', event: 'repair', host: ctx.run.host.name, message });
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import type { HostAgent } from '../../agent-client/host-agent.js';
+import type { HostConfig } from '../../config/types.js';
+import { hostActions } from '../host-actions.js';
+import { formatMs } from '../../timing/duration.js';
+import { StepRecorder } from '../recorder.js';
+import { describeState, rotationBounds, type Bounds } from '../rotation.js';
+import type { RolloutDeps } from '../types.js';
+import {
+  awaitStep,
+  drainStep,
+  lockStep,
+  overlapStep,
+  releaseLock,
+  undrainStep,
+  unlockStep,
+} from './drain-steps.js';
+import { runSteps } from './runner.js';
+import { freshProgress, type HostContext, type HostStep } from './step.js';
+
+export interface PlannedDrainOptions {
+  /** true: drain; false: undrain */
+  readonly drain: boolean;
+  /** how long the drain marker holds before the watchdog reports it */
+  readonly leaseMs: number;
+  /** false (`--no-wait`): change the host and return, as a rollout's drain step alone */
+  readonly wait: boolean;
+}
+
+export interface PlannedDrainResult {
+  readonly host: string;
+  readonly drained: boolean;
+  /** the balancer confirmed it (and, for a drain, the overlap passed); false with --no-wait */
+  readonly confirmed: boolean;
+  readonly elapsedMs: number;
+}
+
+/**
+ * The first part of a rollout's handshake (lock, drain, await-out, overlap) or
+ * its last (lock, undrain, await-in), with the same bounds, so "drained" means
+ * what it means between a rollout's steps: the balancer sends the host
+ * nothing new and what it had has finished. The lock is held only while the
+ * marker changes: the wait touches nothing. Pure.
+ */
+export function plannedSteps(
+  options: PlannedDrainOptions,
+  bounds: Bounds | undefined,
+  overlapMs: number,
+  who: string,
+): HostStep[] {
+  const change = [
+    lockStep(options.drain ? 'deploy drain' : 'deploy undrain', () => who, { audit: false }),
+    options.drain ? drainStep() : undrainStep(),
+    unlockStep({ quiet: true }),
+  ];
+  if (!bounds) return change;
+  const wait = options.drain
+    ? awaitStep(
+        'out',
+        bounds.awaitOut,
+        ({ run }, w, bound) =>
+          `${run.host.name}: target ${run.host.target} still ${describeState(w.last)} ${formatMs(bound)} after the drain (the timing model's bound); the host stays drained, but the balancer has not taken it out`,
+      )
+    : awaitStep(
+        'in',
+        bounds.awaitIn,
+        ({ run }, w, bound) =>
+          `${run.host.name}: target ${run.host.target} still ${describeState(w.last)} ${formatMs(bound)} after the undrain (the timing model's bound); do its services pass the balancer's health check? ('deploy verify --hosts ${run.host.name}')`,
+      );
+  return [...change, wait, ...(options.drain ? [overlapStep(overlapMs)] : [])];
+}
+
+/** `deploy drain HOST` / `undrain HOST`, through the same runner as a rollout. */
+export async function plannedDrain(
+  deps: RolloutDeps,
+  host: HostConfig,
+  agent: HostAgent,
+  options: PlannedDrainOptions,
+): Promise<PlannedDrainResult> {
+  const { clock, config, balancer } = deps;
+  const started = clock.now();
+  const bounds = options.wait ? rotationBounds(await balancer.settings(), config.drain) : undefined;
+  const controller = new AbortController();
+  const ctx: HostContext = {
+    run: {
+      deps,
+      host,
+      agent,
+      release: '',
+      rollback: false,
+      bounds: bounds ?? { awaitOut: 0, awaitIn: 0, interval: 0 },
+      rec: new StepRecorder(host.name, '', deps.who, clock, deps.log, started),
+      leaseMs: options.leaseMs,
+      liveBefore: null,
+    },
+    actions: hostActions(deps, host, agent, '', options.leaseMs),
+    progress: freshProgress(),
+    signal: AbortSignal.any([deps.signal, controller.signal]),
+    reached: [],
+    abort: (reason) => controller.abort(reason),
+  };
+  try {
+    await runSteps(ctx, plannedSteps(options, bounds, config.drain.overlap, deps.who));
+  } finally {
+    await releaseLock(ctx);
+  }
+  return {
+    host: host.name,
+    drained: options.drain,
+    confirmed: bounds !== undefined,
+    elapsedMs: clock.now() - started,
+  };
+}

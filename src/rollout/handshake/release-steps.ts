@@ -1,0 +1,149 @@
+import { OperationError } from '../../errors.js';
+import type { VerifyOptions } from '../../host/agent/types.js';
+import { describeStop, stopProblems, summarizeVerify } from '../host-actions.js';
+import type { HostContext, HostStep, StepVerdict } from './step.js';
+
+/** Which release a step acts on: the one being deployed, or the one a rollback returns to. */
+export type Toward = 'release' | 'previous';
+
+function releaseOf(ctx: HostContext, toward: Toward): string {
+  if (toward === 'release') return ctx.run.release;
+  const previous = ctx.run.liveBefore;
+  if (previous === null)
+    throw new OperationError(
+      'the host ran no release before this rollout: nothing to roll back to',
+    );
+  return previous;
+}
+
+/** Stop what runs and prove it stopped: nothing is started on top of a live process. */
+export function stopStep(
+  toward: Toward,
+  boundMs?: number,
+  failure?: (ctx: HostContext, why: string) => Error,
+): HostStep {
+  return {
+    name: 'stop',
+    changes: 'stopped',
+    ...(boundMs === undefined ? {} : { boundMs }),
+    async run(ctx): Promise<StepVerdict> {
+      const release = releaseOf(ctx, toward);
+      const p = ctx.progress;
+      if (toward === 'release') p.stopped = true;
+      const report = await ctx.run.agent.stop(release);
+      if (report.proven) return describeStop(report);
+      if (toward === 'release') p.stopUnproven = true;
+      const why = stopProblems(report);
+      const error = failure
+        ? failure(ctx, why)
+        : new OperationError(toward === 'release' ? `${ctx.run.host.name}: ${why}` : why);
+      return { ...describeStop(report), error };
+    },
+  };
+}
+
+export function switchStep(toward: Toward): HostStep {
+  return {
+    name: 'switch',
+    changes: 'switched',
+    async run(ctx) {
+      const release = releaseOf(ctx, toward);
+      // sent from here on: a switch whose reply never came may have happened anyway
+      if (toward === 'release') ctx.progress.switched = true;
+      await ctx.run.agent.switchTo(release);
+      if (toward === 'previous') ctx.progress.returned = true;
+    },
+  };
+}
+
+/** Start every service, or (ifStopped) only what its status says is stopped. */
+export function startStep(options: { ifStopped?: boolean } = {}): HostStep {
+  return {
+    name: 'start',
+    changes: 'started',
+    async run(ctx) {
+      await ctx.run.agent.start(undefined, options.ifStopped ? { ifStopped: true } : {});
+    },
+  };
+}
+
+export interface VerifyStepOptions {
+  readonly name: 'verify' | 'confirm';
+  readonly boundMs: number;
+  readonly successes: number;
+  readonly allowDraining: boolean;
+  /** an expect_release check accepts an answer naming no release (returning to an old one) */
+  readonly releaseOptional?: boolean;
+  /** what a failure says, given the services' summary; undefined: the summary alone */
+  readonly failure?: (ctx: HostContext, summary: string) => string;
+  /** record the report and go on: a later step decides on it (repair) */
+  readonly keep?: boolean;
+}
+
+export function verifyOptions(ctx: HostContext, o: VerifyStepOptions): VerifyOptions {
+  return {
+    successes: o.successes,
+    timeoutMs: o.boundMs,
+    allowDraining: o.allowDraining,
+    ...(o.releaseOptional || ctx.run.returning ? { releaseOptional: true } : {}),
+  };
+}
+
+/** Every service answers (`successes` passes in a row), within the bound. */
+export function verifyStep(o: VerifyStepOptions): HostStep {
+  return {
+    name: o.name,
+    boundMs: o.boundMs,
+    run: async (ctx) => judge(ctx, o, await ctx.run.agent.verify(verifyOptions(ctx, o))),
+  };
+}
+
+export function judge(
+  ctx: HostContext,
+  o: VerifyStepOptions,
+  report: Awaited<ReturnType<HostContext['run']['agent']['verify']>>,
+): StepVerdict {
+  ctx.verified = report;
+  if (report.ok || o.keep) return { ok: report.ok };
+  const summary = summarizeVerify(report);
+  return { ok: false, error: new OperationError(o.failure ? o.failure(ctx, summary) : summary) };
+}
+
+/**
+ * Confirm, once the host is undrained: the streak of passes started with the
+ * undrain (it runs while the balancer's healthy_threshold checks bring the
+ * target back), then one more pass with traffic on the services.
+ */
+export function confirmStep(o: VerifyStepOptions): HostStep {
+  return {
+    name: o.name,
+    boundMs: o.boundMs,
+    async run(ctx) {
+      const { agent } = ctx.run;
+      const passes = await (ctx.streak ?? agent.verify(verifyOptions(ctx, o)));
+      const report = passes.ok
+        ? await agent.verify({ ...verifyOptions(ctx, o), successes: 1 })
+        : passes;
+      return judge(ctx, o, report);
+    },
+  };
+}
+
+/** Put the host back in rotation and start confirm's streak beside the balancer's wait. */
+export function exposeStep(undrain: HostStep, confirm: VerifyStepOptions): HostStep {
+  return {
+    ...undrain,
+    async run(ctx) {
+      await undrain.run(ctx);
+      ctx.progress.exposed = true;
+      // a failure to even send it surfaces at the confirm step, like one of the checks'
+      const streak = Promise.resolve().then(() =>
+        ctx.run.agent.verify(verifyOptions(ctx, confirm)),
+      );
+      // if await-in fails first, the rollback does not wait for it: a verify runs beside
+      // other calls in the agent, and is cut short when the session ends
+      streak.catch(() => undefined);
+      ctx.streak = streak;
+    },
+  };
+}

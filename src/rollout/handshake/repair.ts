@@ -1,0 +1,69 @@
+import type { HostAgent } from '../../agent-client/host-agent.js';
+import type { HostConfig } from '../../config/types.js';
+import type { HostStatus } from '../../host/agent/types.js';
+import { hostActions } from '../host-actions.js';
+import { StepRecorder } from '../recorder.js';
+import type { Bounds } from '../rotation.js';
+import type { RolloutDeps } from '../types.js';
+import { releaseLock } from './drain-steps.js';
+import { repairSteps } from './lists.js';
+import { runSteps } from './runner.js';
+import { freshProgress, type HostContext } from './step.js';
+
+/**
+ * A drain marker with nobody holding the lock is what an interrupted or killed
+ * rollout leaves behind. Before starting, put such a host back the way the
+ * last rollout would have (repairSteps): if its services verify, undrain it;
+ * if not and it has a previous release, switch back to that first. A host that
+ * cannot be repaired blocks the rollout with a message: it needs a person.
+ * Returns the release the host runs afterwards.
+ */
+export async function repairLeftover(
+  deps: RolloutDeps,
+  agent: HostAgent,
+  status: HostStatus,
+  host: HostConfig,
+  bounds: Bounds,
+): Promise<string | null> {
+  const marker = status.draining;
+  if (!marker || status.lock.locked) return status.release;
+  deps.log.emit({
+    level: 'warn',
+    event: 'repair',
+    host: agent.host,
+    message: `leftover drain marker by ${marker.by} since ${marker.since}${marker.release ? ` (release ${marker.release})` : ''}, running ${status.release ?? 'no release'}: repairing`,
+  });
+  const release = status.release ?? '';
+  const controller = new AbortController();
+  const ctx: HostContext = {
+    run: {
+      deps,
+      host,
+      agent,
+      release,
+      rollback: true,
+      bounds,
+      // a repair's steps are not a deploy's: logged, not recorded in the rollout's report
+      rec: new StepRecorder(host.name, release, deps.who, deps.clock, deps.log, deps.clock.now()),
+      leaseMs: 0,
+      liveBefore: status.previous,
+    },
+    actions: hostActions(deps, host, agent, release, 0),
+    progress: freshProgress(),
+    signal: AbortSignal.any([deps.signal, controller.signal]),
+    reached: [],
+    abort: (reason) => controller.abort(reason),
+  };
+  try {
+    await runSteps(ctx, repairSteps(deps.config, bounds, status), { record: false });
+  } finally {
+    await releaseLock(ctx);
+  }
+  deps.log.emit({
+    level: 'info',
+    event: 'repair',
+    host: agent.host,
+    message: 'repaired: verified and undrained',
+  });
+  return ctx.progress.returned ? status.previous : status.release;
+}

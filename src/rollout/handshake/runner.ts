@@ -1,0 +1,55 @@
+import type { HostContext, HostStep } from './step.js';
+
+export interface RunOptions {
+  /** false: the steps are parts of one recorded step (a rollback), not recorded one by one */
+  readonly record?: boolean;
+}
+
+/**
+ * Run a list of steps in order: each is marked reached before it runs (a step
+ * that half-happened still needs its undo), recorded with its bound, and the
+ * first failure (a throw, or a verdict's `error`) ends the list by throwing;
+ * `ok: false` alone is recorded and the list goes on (a wait whose outcome a
+ * later step judges). The one way every handshake runs.
+ */
+export async function runSteps(
+  ctx: HostContext,
+  steps: readonly HostStep[],
+  { record = true }: RunOptions = {},
+): Promise<void> {
+  for (const step of steps) {
+    ctx.signal.throwIfAborted();
+    if (step.when && !step.when(ctx)) continue;
+    ctx.progress.step = step.name;
+    ctx.reached.push(step);
+    const run = async () => (await step.run(ctx)) ?? {};
+    const verdict =
+      record && !step.quiet
+        ? await ctx.run.rec.step(step.name, run, (v) => v, step.boundMs)
+        : await run();
+    if (verdict.error) throw verdict.error;
+    step.after?.(ctx);
+  }
+}
+
+export interface WalkBack {
+  /** the steps that take back what was reached, latest first */
+  readonly steps: readonly HostStep[];
+  /** a step whose undo returns to the previous release was reached, and rolling back is off */
+  readonly held: boolean;
+}
+
+/**
+ * Walk back from the last step reached: each reached step's undo, latest
+ * first. A step whose undo is a rollback stops the walk when rollbacks are
+ * off (--no-rollback): what came before it stays as it is, for a person.
+ */
+export function walkBack(ctx: HostContext): WalkBack {
+  const steps: HostStep[] = [];
+  for (const step of [...ctx.reached].reverse()) {
+    if (!step.undo) continue;
+    if (step.rollsBack && !ctx.run.rollback) return { steps, held: true };
+    steps.push(...step.undo(ctx));
+  }
+  return { steps, held: false };
+}

@@ -1,0 +1,108 @@
+import type { HeldLock } from '../../agent-client/client.js';
+import type { HostAgent } from '../../agent-client/host-agent.js';
+import type { HostConfig } from '../../config/types.js';
+import type { VerifyReport } from '../../host/agent/types.js';
+import type { HostActions } from '../host-actions.js';
+import type { StepRecorder } from '../recorder.js';
+import type { Bounds } from '../rotation.js';
+import type { Change, RolloutDeps, StepName } from '../types.js';
+
+/** One host's handshake: who runs it, toward which release, within which bounds. */
+export interface HostRun {
+  readonly deps: RolloutDeps;
+  readonly host: HostConfig;
+  readonly agent: HostAgent;
+  readonly release: string;
+  /** a failure from `stop` on rolls the host back (false: --no-rollback, left drained) */
+  readonly rollback: boolean;
+  readonly bounds: Bounds;
+  readonly rec: StepRecorder;
+  readonly leaseMs: number;
+  /** the release live on the host before this rollout (what a rollback returns to) */
+  readonly liveBefore: string | null;
+  /**
+   * going back to a release that ran before (`deploy rollback`, on_failure
+   * rollback): it may predate x-release, so expect_release accepts none
+   */
+  readonly returning?: boolean;
+}
+
+/** What a host has been through so far: what a failure has to undo, and what is reported. */
+export interface HostProgress {
+  step: StepName;
+  lock?: HeldLock;
+  drained: boolean;
+  stopped: boolean;
+  /** the stop answered without proving every service stopped: some may still run the old release */
+  stopUnproven: boolean;
+  /** the switch to the new release was sent (it may have happened even if it failed) */
+  switched: boolean;
+  /** undrained after the new release started: the balancer may route to it */
+  exposed: boolean;
+  /** switched back to the release that ran before (a repair's switch back) */
+  returned: boolean;
+  lockLost: boolean;
+}
+
+export function freshProgress(): HostProgress {
+  return {
+    step: 'pre-host',
+    drained: false,
+    stopped: false,
+    stopUnproven: false,
+    switched: false,
+    exposed: false,
+    returned: false,
+    lockLost: false,
+  };
+}
+
+/** Everything a step may read or change while it runs. */
+export interface HostContext {
+  readonly run: HostRun;
+  readonly actions: HostActions;
+  readonly progress: HostProgress;
+  /** the handshake's signal, or a rollback's own budget while walking back */
+  signal: AbortSignal;
+  /** the steps that began, in order: what a walk-back undoes */
+  readonly reached: HostStep[];
+  /** confirm's streak of passes, started as the host is undrained */
+  streak?: Promise<VerifyReport>;
+  /** the last await-in's answer: the host is back in rotation */
+  inRotation?: boolean;
+  /** the last verify's report, for a step that decides on it (repair) */
+  verified?: VerifyReport;
+  /** ends the handshake's wait at once: the lock holder went away */
+  abort(reason: Error): void;
+}
+
+/** What a step's record says; `error` fails the step after it is recorded. */
+export interface StepVerdict {
+  readonly ok?: boolean;
+  readonly detail?: string;
+  readonly bound_ms?: number;
+  readonly error?: Error;
+}
+
+/**
+ * One step of a host's handshake: a name, a time bound from the timing model,
+ * what it changes, and how that is undone. Steps are data: lists of them are
+ * built without I/O (lists.ts) and run by one runner (runner.ts).
+ */
+export interface HostStep {
+  readonly name: StepName;
+  /** how long it may take: shown in the plan and the progress, held by the step itself */
+  readonly boundMs?: number;
+  readonly changes?: Change;
+  run(ctx: HostContext): Promise<StepVerdict | void>;
+  /** the steps that take this one's change back, when a later step fails */
+  readonly undo?: (ctx: HostContext) => readonly HostStep[];
+  /** its undo returns the host to the previous release: only when rolling back is allowed */
+  readonly rollsBack?: boolean;
+  /** run only when this holds at its turn (repair's switch back runs only if verify failed) */
+  readonly when?: (ctx: HostContext) => boolean;
+  /** once it is recorded (the lock's own line is not audited through the lock it took) */
+  readonly after?: (ctx: HostContext) => void;
+  /** not recorded as a step of its own (the lock released between a drain and its wait) */
+  readonly quiet?: boolean;
+}
