@@ -1,14 +1,9 @@
-import type { KeyPath } from './document.js';
+import type { KeyPath, RuleProblem } from './where.js';
 
 /**
  * The canary's rules between keys: a source needs what it reads, and a
  * canary needs a baseline — at least one host left on the old release.
  */
-
-interface RuleProblem {
-  readonly path: KeyPath;
-  readonly message: string;
-}
 
 type Doc = Readonly<Record<string, unknown>>;
 

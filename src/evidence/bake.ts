@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { JudgementConfig } from '../config/types.js';
-import { formatMs } from '../rollout/recorder.js';
+import { formatMs } from '../timing/duration.js';
 import { addWindows, countsOf, type WindowCounts } from './counts.js';
 import { judgeAtEnd, judgeDuringBake, settle, type Side } from './canary-rule.js';
 import { HandoffError } from '../errors.js';

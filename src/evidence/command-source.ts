@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { OperationError, UsageError } from '../errors.js';
 import { killGroup } from '../host/exec.js';
-import { formatMs } from '../rollout/recorder.js';
+import { formatMs } from '../timing/duration.js';
 import type { Counts, WindowCounts } from './counts.js';
 import type { CountWindow, EvidenceSource } from './source.js';
 

@@ -49,3 +49,14 @@ export function judgementSource(
       "source service: the host agent's read of the services' counts is not wired into the rollout yet; use source balancer (HAProxy) or command",
   };
 }
+
+/** What a rollout is given to count with (built in cli/, faked in tests). */
+export interface EvidenceDeps {
+  readonly receipt?: EvidenceSource;
+  judgement(): { source: EvidenceSource } | { missing: string };
+}
+
+export function evidenceDeps(config: Config, clock: Clock): EvidenceDeps {
+  const receipt = receiptSource(config, clock);
+  return { ...(receipt && { receipt }), judgement: () => judgementSource(config, clock) };
+}

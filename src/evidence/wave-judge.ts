@@ -1,10 +1,10 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
 import type { Log } from '../log.js';
-import { formatMs } from '../rollout/recorder.js';
+import { formatMs } from '../timing/duration.js';
 import { bake, type BakeOutcome } from './bake.js';
 import { rate, type Side } from './canary-rule.js';
-import { judgementSource } from './create-source.js';
+import type { EvidenceDeps } from './create-source.js';
 
 export type JudgedKind = 'canary' | 'bake' | 'watch';
 
@@ -19,6 +19,7 @@ export interface WaveJudgeDeps {
   readonly clock: Clock;
   readonly log: Log;
   readonly signal: AbortSignal;
+  readonly evidence: EvidenceDeps;
 }
 
 /**
@@ -55,7 +56,7 @@ export class WaveJudge {
       );
       return undefined;
     }
-    const found = judgementSource(this.deps.config, this.deps.clock);
+    const found = this.deps.evidence.judgement();
     if ('missing' in found) {
       this.say('warn', `${kind} skipped: ${found.missing}`);
       return undefined;
