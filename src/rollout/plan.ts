@@ -62,13 +62,10 @@ export function planRollout(
 ): Plan {
   const size = batchSize(batch, hosts.length);
   const first = canary ? batchSize(canary, hosts.length) : 0;
-  const waves: HostConfig[][] = first > 0 && first < hosts.length ? [hosts.slice(0, first)] : [];
-  for (let i = waves.length > 0 ? first : 0; i < hosts.length; i += size)
+  // a canary needs a host left on the old release to be compared with
+  const judged = first > 0 && first < hosts.length;
+  const waves: HostConfig[][] = judged ? [hosts.slice(0, first)] : [];
+  for (let i = judged ? first : 0; i < hosts.length; i += size)
     waves.push(hosts.slice(i, i + size));
-  return {
-    release,
-    batch: size,
-    waves,
-    ...(waves.length > 0 && first > 0 && first < hosts.length && { canary: true }),
-  };
+  return { release, batch: size, waves, ...(judged && { canary: true }) };
 }

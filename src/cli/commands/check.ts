@@ -31,19 +31,19 @@ export const registerCheck: RegisterCommand = (program: Command) => {
       const strict = flags.strict ?? false;
       if (!flags.live) return runCheck(config, out, { live: false, strict });
       // live: the balancer's settings, and what each host saw at its last stop
-      const { Fleet } = await import('../fleet.js');
+      const { Connections } = await import('../connections.js');
       // a status read changes nothing: any agent version may answer it
-      const fleet = new Fleet(config, out);
+      const connections = new Connections(config, out);
       const byName = new Map(config.hosts.map((h) => [h.name, h]));
       try {
         await runCheck(config, out, {
           live: true,
           strict,
           readLastStop: async (name) =>
-            (await (await fleet.agent(byName.get(name)!)).status()).lastStop ?? null,
+            (await (await connections.agent(byName.get(name)!)).status()).lastStop ?? null,
         });
       } finally {
-        await fleet.close();
+        await connections.close();
       }
     });
 };

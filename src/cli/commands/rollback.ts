@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RollbackCliFlags } from '../rollout.js';
+import type { RollbackCliFlags } from '../rollout-command.js';
 import { addDeployFlags } from './deploy-flags.js';
 import type { RegisterCommand } from './register.js';
 
@@ -11,7 +11,7 @@ export const registerRollback: RegisterCommand = (program: Command) => {
       .description('roll every host back to the previous release (or ID) with the drain handshake')
       .argument('[id]', 'the release to return to (default: the previous release every host has)'),
   ).action(async (id: string | undefined, flags: Omit<RollbackCliFlags, 'id'>) => {
-    const { runRollback } = await import('../rollout.js');
+    const { runRollback } = await import('../rollout-command.js');
     await runRollback({ ...flags, ...(id ? { id } : {}) });
   });
 };

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RolloutCliFlags } from '../rollout.js';
+import type { RolloutCliFlags } from '../rollout-command.js';
 import { addDeployFlags } from './deploy-flags.js';
 import type { RegisterCommand } from './register.js';
 
@@ -12,7 +12,7 @@ export const registerRollout: RegisterCommand = (program: Command) => {
       .requiredOption('--release <id>', 'the release id to deploy')
       .option('--artifact <path>', 'a .tar.gz, .tgz or directory shipped into releases/<id>/'),
   ).action(async (flags: RolloutCliFlags) => {
-    const { runRollout } = await import('../rollout.js');
+    const { runRollout } = await import('../rollout-command.js');
     await runRollout(flags);
   });
 };

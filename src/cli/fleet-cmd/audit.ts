@@ -9,12 +9,12 @@ import { open, hostError, type FleetFlags } from './open.js';
  * others are still shown; the command then exits 1.
  */
 export async function runAudit(flags: FleetFlags & { since?: string }): Promise<void> {
-  const { out, hosts, fleet } = await open(flags);
+  const { out, hosts, connections } = await open(flags);
   const since = flags.since === undefined ? undefined : parseSince(flags.since, Date.now());
   try {
     const reads = await mapLimit(hosts, 16, async (host) => {
       try {
-        return { host: host.name, ...(await (await fleet.agent(host)).readAudit(since)) };
+        return { host: host.name, ...(await (await connections.agent(host)).readAudit(since)) };
       } catch (error) {
         return { host: host.name, error: hostError(host.name, error) };
       }
@@ -43,6 +43,6 @@ export async function runAudit(flags: FleetFlags & { since?: string }): Promise<
         failed.map((r) => `${r.host}: audit not read: ${r.error}`).join('\n'),
       );
   } finally {
-    await fleet.close();
+    await connections.close();
   }
 }

@@ -2,7 +2,7 @@ import { systemClock } from '../../clock.js';
 import { findHost } from '../../rollout/plan.js';
 import { plannedDrain } from '../../rollout/handshake/planned-drain.js';
 import { formatMs } from '../../timing/duration.js';
-import { interruptSignal, whoAmI } from '../fleet.js';
+import { interruptSignal, whoAmI } from '../connections.js';
 import { open, type FleetFlags } from './open.js';
 
 /**
@@ -14,13 +14,13 @@ export async function runDrain(
   hostName: string,
   drain: boolean,
 ): Promise<void> {
-  const { out, config, fleet } = await open(flags);
+  const { out, config, connections } = await open(flags);
   const host = findHost(config.hosts, hostName);
   const interrupt = interruptSignal(out);
   try {
-    const agent = await fleet.agent(host);
+    const agent = await connections.agent(host);
     // built lazily: with --no-wait and the health method nothing asks it anything
-    const balancer = await fleet.balancer();
+    const balancer = await connections.balancer();
     const r = await plannedDrain(
       {
         config,
@@ -45,7 +45,7 @@ export async function runDrain(
     });
   } finally {
     interrupt.dispose();
-    await fleet.close();
+    await connections.close();
   }
 }
 

@@ -6,11 +6,11 @@ export async function runLockFleet(
   flags: FleetFlags & { force?: boolean },
   action: 'status' | 'release',
 ): Promise<void> {
-  const { out, hosts, fleet } = await open(flags);
+  const { out, hosts, connections } = await open(flags);
   try {
     const rows = await mapLimit(hosts, 16, async (host) => {
       try {
-        const agent = await fleet.agent(host);
+        const agent = await connections.agent(host);
         if (action === 'release') {
           const r = await agent.releaseLock(flags.force ?? false);
           return {
@@ -41,6 +41,6 @@ export async function runLockFleet(
     if (failed.length > 0)
       throw new BlockedError(`lock ${action} failed on ${failed.map((r) => r.host).join(', ')}`);
   } finally {
-    await fleet.close();
+    await connections.close();
   }
 }

@@ -3,7 +3,7 @@ import type { Config, HostConfig } from '../../config/types.js';
 import { selectHosts } from '../../rollout/plan.js';
 import { readAgent } from '../agent-bundle.js';
 import { parseHostsFlag } from '../fleet-flags.js';
-import { Fleet } from '../fleet.js';
+import { Connections } from '../connections.js';
 import { createOutput, type Output } from '../output.js';
 export interface FleetFlags {
   readonly config: string;
@@ -14,13 +14,13 @@ export interface FleetFlags {
 export async function open(
   flags: FleetFlags,
   options: { checkAgent: boolean } = { checkAgent: true },
-): Promise<{ out: Output; config: Config; hosts: HostConfig[]; fleet: Fleet }> {
+): Promise<{ out: Output; config: Config; hosts: HostConfig[]; connections: Connections }> {
   const out = createOutput({ json: flags.json ?? false });
   const config = await loadConfig(flags.config, { log: out });
   const hosts = selectHosts(config.hosts, parseHostsFlag(flags.hosts));
   // every command but setup refuses a host whose agent is not this deploy's
   const expected = options.checkAgent ? (await readAgent()).sha256 : undefined;
-  return { out, config, hosts, fleet: new Fleet(config, out, expected) };
+  return { out, config, hosts, connections: new Connections(config, out, expected) };
 }
 
 export { messageOf } from '../../errors.js';

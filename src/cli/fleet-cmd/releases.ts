@@ -10,11 +10,11 @@ import { open, messageOf, type FleetFlags } from './open.js';
 
 /** `deploy releases`: what each host has under releases/, current and previous. */
 export async function runReleases(flags: FleetFlags): Promise<void> {
-  const { out, hosts, fleet } = await open(flags);
+  const { out, hosts, connections } = await open(flags);
   try {
     const rows = await mapLimit(hosts, 16, async (host): Promise<HostReleases> => {
       try {
-        const agent = await fleet.agent(host);
+        const agent = await connections.agent(host);
         return { host: host.name, inventory: await agent.releases() };
       } catch (error) {
         return { host: host.name, error: messageOf(error) };
@@ -29,6 +29,6 @@ export async function runReleases(flags: FleetFlags): Promise<void> {
     });
     if (unreachable.length) throw new BlockedError(`unreachable: ${unreachable.join(', ')}`);
   } finally {
-    await fleet.close();
+    await connections.close();
   }
 }

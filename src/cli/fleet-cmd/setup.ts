@@ -3,10 +3,10 @@ import { BlockedError } from '../../errors.js';
 import { mapLimit } from '../../fleet/map-limit.js';
 import { setupHost } from '../../fleet/setup.js';
 import { readAgentBundle } from '../agent-bundle.js';
-import { hostConfigPath, plainConfig } from '../fleet.js';
+import { hostConfigPath, plainConfig } from '../connections.js';
 import { open, hostError, type FleetFlags } from './open.js';
 export async function runSetup(flags: FleetFlags): Promise<void> {
-  const { out, hosts, fleet } = await open(flags, { checkAgent: false });
+  const { out, hosts, connections } = await open(flags, { checkAgent: false });
   try {
     const bundle = await readAgentBundle();
     // the host config and the cron line, both from deploy.yml without the operator's overrides
@@ -20,7 +20,7 @@ export async function runSetup(flags: FleetFlags): Promise<void> {
     };
     // a host whose node cannot run the agent refuses the whole setup before any host
     // changes: a fleet half on the new agent could not roll out either
-    const old = await oldNodes(hosts, (h) => fleet.agent(h));
+    const old = await oldNodes(hosts, (h) => connections.agent(h));
     if (old.length > 0) {
       for (const line of old) out.text(`✗ ${line}`);
       out.result(false, { refused: old });
@@ -30,7 +30,12 @@ export async function runSetup(flags: FleetFlags): Promise<void> {
     }
     const results = await mapLimit(hosts, 8, async (host) => {
       try {
-        return await setupHost(host, await fleet.transport(host), await fleet.agent(host), input);
+        return await setupHost(
+          host,
+          await connections.transport(host),
+          await connections.agent(host),
+          input,
+        );
       } catch (error) {
         return { host: host.name, ok: false, changed: [], error: hostError(host.name, error) };
       }
@@ -47,6 +52,6 @@ export async function runSetup(flags: FleetFlags): Promise<void> {
     if (failed.length > 0)
       throw new BlockedError(`setup failed on ${failed.map((r) => r.host).join(', ')}`);
   } finally {
-    await fleet.close();
+    await connections.close();
   }
 }

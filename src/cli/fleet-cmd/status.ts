@@ -4,15 +4,15 @@ import { mapLimit } from '../../fleet/map-limit.js';
 import { targetJson } from '../target-json.js';
 import { open, hostError, type FleetFlags } from './open.js';
 export async function runStatus(flags: FleetFlags): Promise<void> {
-  const { out, config, hosts, fleet } = await open(flags);
+  const { out, config, hosts, connections } = await open(flags);
   try {
-    const balancer = await fleet.balancer();
+    const balancer = await connections.balancer();
     const states = await balancer.states(config.hosts.map((h) => h.target));
     const rows = await mapLimit(hosts, 16, async (host) => {
       try {
         return {
           host: host.name,
-          status: await (await fleet.agent(host)).status(),
+          status: await (await connections.agent(host)).status(),
           target: targetJson(host.target, states.get(host.target)),
         };
       } catch (error) {
@@ -53,7 +53,7 @@ export async function runStatus(flags: FleetFlags): Promise<void> {
     const unreachable = rows.filter((r) => 'error' in r).map((r) => r.host);
     if (unreachable.length) throw new BlockedError(`unreachable: ${unreachable.join(', ')}`);
   } finally {
-    await fleet.close();
+    await connections.close();
   }
 }
 

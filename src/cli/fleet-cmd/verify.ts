@@ -9,10 +9,10 @@ import { targetJson } from '../target-json.js';
 import { open, type FleetFlags } from './open.js';
 export async function runVerify(flags: FleetFlags & { local?: boolean }): Promise<void> {
   if (flags.local) return runVerifyLocal(flags);
-  const { out, config, hosts, fleet } = await open(flags);
+  const { out, config, hosts, connections } = await open(flags);
   try {
-    const balancer = await fleet.balancer();
-    const result = await verifyFleet(config, hosts, (h) => fleet.agent(h), balancer);
+    const balancer = await connections.balancer();
+    const result = await verifyFleet(config, hosts, (h) => connections.agent(h), balancer);
     out.text(renderFleetVerification(result));
     out.result(result.ok, {
       hosts: result.hosts.map(({ balancer: state, target, ...h }) => ({
@@ -41,7 +41,7 @@ export async function runVerify(flags: FleetFlags & { local?: boolean }): Promis
       throw new OperationError(`verify failed: ${[...bad, ...out_].join(', ')}`);
     }
   } finally {
-    await fleet.close();
+    await connections.close();
   }
 }
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { plainConfig } from '../../../src/cli/fleet.js';
+import { plainConfig } from '../../../src/cli/connections.js';
 import { loadConfig } from '../../../src/config/load.js';
 
 const example = path.resolve(

@@ -3,7 +3,7 @@ import type { FailOpenMinimum } from '../../../src/balancer/fail-open.js';
 import type { HealthCheckSettings } from '../../../src/config/types.js';
 import type { Log } from '../../../src/log.js';
 import { BlockedError } from '../../../src/errors.js';
-import { rollout } from '../../../src/rollout/rollout.js';
+import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
 import { FakeAlbBalancer } from '../../support/fake-alb.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LocalArtifact, ShipResult } from '../../../src/agent-client/host-agent.js';
 import { OperationError } from '../../../src/errors.js';
-import { rollout } from '../../../src/rollout/rollout.js';
+import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import type { FakeHost } from '../../support/fake-fleet.js';
 import { fleet } from '../../support/rollout-fleet.js';

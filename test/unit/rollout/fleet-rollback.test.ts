@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BlockedError } from '../../../src/errors.js';
 import { planFleetRollback } from '../../../src/rollout/fleet-rollback.js';
-import { rollout } from '../../../src/rollout/rollout.js';
+import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { HostOutcome, RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';

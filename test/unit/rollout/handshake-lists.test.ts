@@ -166,6 +166,18 @@ describe('the runner', () => {
   });
 });
 
+describe('the runner, recording', () => {
+  it('records nothing with record: false, and never a quiet step', async () => {
+    const { ctx } = context();
+    const quiet: HostStep = { name: 'unlock', quiet: true, run: () => Promise.resolve() };
+    const loud: HostStep = { name: 'switch', run: () => Promise.resolve() };
+    await runSteps(ctx, [loud, quiet], { record: false });
+    expect(ctx.run.rec.steps).toEqual([]);
+    await runSteps(ctx, [loud, quiet]);
+    expect(ctx.run.rec.steps.map((s) => s.step)).toEqual(['switch']);
+  });
+});
+
 describe('repair as a list built from the host’s status', () => {
   it('switches back only when what runs does not verify and the marker’s rollout had switched', () => {
     const status = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HostUnreachableError, hostError, UsageError } from '../../../src/errors.js';
 import { findHost } from '../../../src/rollout/plan.js';
-import { rollout } from '../../../src/rollout/rollout.js';
+import { rollout } from '../../../src/rollout/run-rollout.js';
 import { testConfig } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HookCall, HookName, Hooks } from '../../../src/hooks/hooks.js';
-import { rollout } from '../../../src/rollout/rollout.js';
+import { rollout } from '../../../src/rollout/run-rollout.js';
 import { fleet } from '../../support/rollout-fleet.js';
 
 /** Hooks that record each call; `fail` names the calls that exit 1. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rollout } from '../../../src/rollout/rollout.js';
+import { rollout } from '../../../src/rollout/run-rollout.js';
 import { fleet } from '../../support/rollout-fleet.js';
 
 const options = { release: 'r2', dryRun: false, rollback: true } as const;

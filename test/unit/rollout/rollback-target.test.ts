@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BlockedError } from '../../../src/errors.js';
 import type { HostStatus } from '../../../src/host/agent/types.js';
 import { chooseRollbackRelease, resolveRollback } from '../../../src/rollout/rollback-target.js';
-import { rollout } from '../../../src/rollout/rollout.js';
+import { rollout } from '../../../src/rollout/run-rollout.js';
 import { fleet } from '../../support/rollout-fleet.js';
 import { ended } from '../../support/handshake.js';
 

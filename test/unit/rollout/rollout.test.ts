@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BlockedError, InvariantError } from '../../../src/errors.js';
 import { AgentError } from '../../../src/agent-client/client.js';
-import { rollout } from '../../../src/rollout/rollout.js';
+import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_DURATION_MS, timerMs } from '../../../src/config/duration.js';
 import { drainLease } from '../../../src/rollout/host-actions.js';
 import { rollbackBudgetMs } from '../../../src/rollout/handshake/recover.js';
-import { rollout } from '../../../src/rollout/rollout.js';
+import { rollout } from '../../../src/rollout/run-rollout.js';
 import { testConfig } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';
 

@@ -39,7 +39,7 @@ function safeUser(): string {
  * The orchestrator's view of the fleet: one SSH connection per host, opened on
  * first use and reused for every step; one balancer. `close()` ends them all.
  */
-export class Fleet {
+export class Connections {
   private readonly transports = new Map<string, Promise<Transport>>();
   private balancerPromise: Promise<Balancer> | undefined;
   private readonly identities = new Map<string, AgentIdentity>();

@@ -4,7 +4,7 @@ import { sha256 } from '../host/release-files.js';
 import { evidenceDeps } from '../evidence/create-source.js';
 import { loadHooks } from '../hooks/hooks.js';
 import { selectHosts } from '../rollout/plan.js';
-import { makePlan, rollout } from '../rollout/rollout.js';
+import { makePlan, rollout } from '../rollout/run-rollout.js';
 import { resolveRollback } from '../rollout/rollback-target.js';
 import type { RolloutDeps, RolloutOptions } from '../rollout/types.js';
 import { systemClock } from '../clock.js';
@@ -17,7 +17,7 @@ import {
 import { readAgent } from './agent-bundle.js';
 import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
-import { Fleet, interruptSignal, plainConfig, whoAmI } from './fleet.js';
+import { Connections, interruptSignal, plainConfig, whoAmI } from './connections.js';
 import { createOutput } from './output.js';
 import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { targetStates } from './target-json.js';
@@ -81,7 +81,7 @@ async function run(
     performer: who,
   });
   const agent = await readAgent();
-  const fleet = new Fleet(config, out, agent.sha256);
+  const connections = new Connections(config, out, agent.sha256);
   const interrupt = interruptSignal(out);
   try {
     const deps: RolloutDeps = {
@@ -89,8 +89,8 @@ async function run(
       clock: systemClock,
       log: out,
       signal: interrupt.signal,
-      balancer: await fleet.balancer(),
-      agent: (h) => fleet.agent(h),
+      balancer: await connections.balancer(),
+      agent: (h) => connections.agent(h),
       who,
       // what `deploy setup` publishes (fleet/setup.ts), so a host running another is refused
       hostConfigSha256: sha256(toHostJson(await plainConfig(flags.config))),
@@ -138,7 +138,7 @@ async function run(
     );
     out.text(renderResult(result));
     out.finish(result);
-    const targetOf = await targetStates(() => fleet.balancer(), plan.waves.flat());
+    const targetOf = await targetStates(() => connections.balancer(), plan.waves.flat());
     const byName = new Map(plan.waves.flat().map((h) => [h.name, h]));
     out.result(result.ok, {
       ...result,
@@ -150,6 +150,6 @@ async function run(
     if (!result.ok) throw rolloutFailure(result, failureMessage(result));
   } finally {
     interrupt.dispose();
-    await fleet.close();
+    await connections.close();
   }
 }
