@@ -4,7 +4,7 @@ import type { Config } from '../../../src/config/types.js';
 import type { EvidenceDeps } from '../../../src/evidence/create-source.js';
 import type { WindowCounts } from '../../../src/evidence/counts.js';
 import type { EvidenceSource } from '../../../src/evidence/source.js';
-import { rollout } from '../../../src/rollout/rollout.js';
+import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';
