@@ -7,6 +7,8 @@ export default defineConfig({
       'test/unit/timing/**/*.test.ts',
       'test/unit/hysteresis/**/*.test.ts',
       'test/unit/watchdog/decide.test.ts',
+      'test/unit/evidence/canary-rule.test.ts',
+      'test/unit/evidence/binomial.test.ts',
       'test/unit/rollout/plan.test.ts',
       'test/unit/rollout/handshake-lists.test.ts',
     ],

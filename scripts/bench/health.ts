@@ -16,9 +16,10 @@ const PROBE_RUNS = 21;
 const serverScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'health-server.mjs');
 
 async function startServer(
-  mode: 'bare' | 'library',
+  mode: 'bare' | 'library' | 'untracked' | 'tracked',
+  stateDir = '',
 ): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [serverScript, mode, healthLib], {
+  const child = spawn(process.execPath, [serverScript, mode, healthLib, stateDir], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [data] = (await once(child.stdout, 'data')) as [Buffer];
@@ -37,15 +38,15 @@ function getBody(agent: http.Agent, port: number, p: string): Promise<string> {
   });
 }
 
-/** requests per second to /ready over CONNECTIONS keep-alive connections for LOAD_MS */
-async function load(port: number): Promise<number> {
+/** requests per second to `route` over CONNECTIONS keep-alive connections for LOAD_MS */
+async function load(port: number, route = '/ready'): Promise<number> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const end = Date.now() + LOAD_MS;
   let done = 0;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (Date.now() < end) {
-        await getBody(agent, port, '/ready');
+        await getBody(agent, port, route);
         done += 1;
       }
     }),
@@ -117,6 +118,7 @@ export async function benchHealth(report: (line: string) => void): Promise<Row[]
     `probe wall (ms): node ${probeSamples.node.map(Math.round).join(' ')} | probe ${probeSamples.probe.map(Math.round).join(' ')}`,
   );
 
+  const counting = await benchCounting(report);
   const bareRps = median(samples.bare);
   const libRps = median(samples.library);
   const node = median(probeSamples.node);
@@ -137,6 +139,7 @@ export async function benchHealth(report: (line: string) => void): Promise<Row[]
       goal: '0',
       pass: callsDuringLoad === 0,
     },
+    counting,
     {
       figure: `probe process wall time (median of ${PROBE_RUNS})`,
       value: ms(probe),
@@ -146,4 +149,41 @@ export async function benchHealth(report: (line: string) => void): Promise<Row[]
       pass: probe / node <= 1.3,
     },
   ];
+}
+
+/**
+ * The same app route with and without countResponses (the canary's
+ * `service` source), interleaved; the tracked side writes its counts to a
+ * temp state dir once a second, as it would on a host.
+ */
+async function benchCounting(report: (line: string) => void): Promise<Row> {
+  const stateDir = await mkdtemp(path.join(tmpdir(), 'handoff-bench-counts-'));
+  const untracked = await startServer('untracked');
+  const tracked = await startServer('tracked', stateDir);
+  const samples = { untracked: [] as number[], tracked: [] as number[] };
+  try {
+    for (let i = 0; i < ROUNDS; i += 1) {
+      const order =
+        i % 2 ? (['tracked', 'untracked'] as const) : (['untracked', 'tracked'] as const);
+      for (const side of order)
+        samples[side].push(await load(side === 'tracked' ? tracked.port : untracked.port, '/app'));
+    }
+  } finally {
+    untracked.child.kill();
+    tracked.child.kill();
+    await rm(stateDir, { recursive: true, force: true });
+  }
+  report(
+    `app route req/s: untracked ${samples.untracked.map(Math.round).join(' ')} | tracked ${samples.tracked.map(Math.round).join(' ')}`,
+  );
+  const plain = median(samples.untracked);
+  const counted = median(samples.tracked);
+  return {
+    figure: `app route throughput, counted by countResponses (median of ${ROUNDS} × ${LOAD_MS / 1000} s)`,
+    value: `${Math.round(counted)} req/s`,
+    baseline: `${Math.round(plain)} req/s untracked`,
+    ratio: counted / plain,
+    goal: '≥ 0.95×',
+    pass: counted / plain >= 0.95,
+  };
 }

@@ -146,6 +146,7 @@ export function labApi(
       elbv2
         ? {
             AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2: elbv2.url,
+            AWS_ENDPOINT_URL_CLOUDWATCH: elbv2.url,
             AWS_REGION: LAB_REGION,
             AWS_ACCESS_KEY_ID: 'lab',
             AWS_SECRET_ACCESS_KEY: 'lab',

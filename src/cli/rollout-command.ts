@@ -1,6 +1,7 @@
 import { loadConfig } from '../config/load.js';
 import { toHostJson } from '../config/serialize.js';
 import { sha256 } from '../host/release-files.js';
+import { evidenceDeps } from '../evidence/create-source.js';
 import { loadHooks } from '../hooks/hooks.js';
 import { selectHosts } from '../rollout/plan.js';
 import { makePlan, rollout } from '../rollout/run-rollout.js';
@@ -95,6 +96,7 @@ async function run(
       hostConfigSha256: sha256(toHostJson(await plainConfig(flags.config))),
       // a dry run changes nothing, and runs nothing that might
       ...(dryRun ? {} : { hooks }),
+      evidence: evidenceDeps(config, systemClock),
     };
     const release =
       mode.kind === 'rollout' ? mode.release : await resolveRollback(deps, selected, mode.id);

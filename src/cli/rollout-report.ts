@@ -1,4 +1,5 @@
 import { formatMs } from '../timing/duration.js';
+import { totalReceiptLine } from '../evidence/receipt.js';
 import type { Plan } from '../rollout/plan.js';
 import type {
   FleetRollbackResult,
@@ -51,7 +52,10 @@ export function renderResult(r: RolloutResult): string {
     if (drained.length > 0)
       lines.push(`left DRAINED: ${drained.join(', ')} ('deploy undrain HOST' once it is fixed)`);
   }
+  for (const j of r.judgements ?? [])
+    lines.push(`${j.kind} ${j.passed ? 'passed' : 'failed'}: ${j.reason}`);
   if (r.fleetRollback) lines.push(...renderFleetRollback(r.fleetRollback));
+  if (r.receipt) lines.push(totalReceiptLine(r.receipt.source, r.receipt.total));
   if (r.ended) lines.push(renderEnded(r.ended));
   lines.push(
     `${r.ok ? 'deployed' : 'rollout failed'}: release ${r.release} in ${formatMs(r.elapsed_ms)}`,
@@ -83,6 +87,14 @@ export function renderEnded(ended: readonly HostRelease[]): string {
 
 /** The one-line reason the process exits 1. */
 export function failureMessage(r: RolloutResult): string {
+  const judged = r.judgements?.find((j) => !j.passed);
+  if (judged) {
+    const back = r.fleetRollback
+      ? `; ${r.fleetRollback.hosts.filter((h) => h.result === 'deployed').length} of ${r.fleetRollback.hosts.length + r.fleetRollback.kept.length} host(s) on the new release returned to their previous release`
+      : '';
+    const rest = r.notReached.length > 0 ? `; ${r.notReached.join(', ')} not reached` : '';
+    return `rollout of ${r.release} stopped at the ${judged.kind}: ${judged.reason}${back}${rest}`;
+  }
   const failed = r.hosts.find((h) => h.result !== 'deployed');
   if (!failed) return `rollout of ${r.release} stopped before it finished`;
   const what = failed.result === 'rolled-back' ? 'rolled back' : failed.result;

@@ -1,3 +1,4 @@
+import { canaryConfig } from './normalize-canary.js';
 import os from 'node:os';
 import path from 'node:path';
 import { hostDefaults } from './host-paths.js';
@@ -63,6 +64,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       ...(rollout.artifact !== undefined && { artifact: local(rollout.artifact) }),
       keepReleases: rollout.keep_releases,
       uploadConcurrency: rollout.upload_concurrency,
+      ...canaryConfig(rollout, onlyKind(raw), local),
     },
     host: {
       root: raw.host.root ?? hostDefaults(service).root,
@@ -152,4 +154,12 @@ export function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
+}
+
+/** The balancers' kind when every one is of the same kind (the canary's default source), else 'mixed'. */
+function onlyKind(raw: RawConfig): string {
+  const kinds = new Set(
+    [raw.balancer, ...(raw.balancers ?? [])].flatMap((b) => (b ? [b.kind] : [])),
+  );
+  return kinds.size === 1 ? [...kinds][0]! : 'mixed';
 }

@@ -1,6 +1,7 @@
 import { balancerRules } from './balancer-rules.js';
 import { duplicates, isRecord, list, record, type Rule } from './rule-read.js';
 import type { RuleProblem } from './where.js';
+import { canaryRules } from './canary-rules.js';
 import { envRules } from './env-rules.js';
 import { hostPathRules, sharedDirs } from './host-paths.js';
 
@@ -28,6 +29,7 @@ const rules: readonly Rule[] = [
   lockNotShared,
   hostPathRules,
   envRules,
+  canaryRules,
 ];
 
 function batchFitsFleet(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
@@ -63,7 +65,6 @@ function commandsMatchRuntime(doc: Readonly<Record<string, unknown>>): RuleProbl
   });
   return problems;
 }
-
 
 function lockNotShared(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
   const lock = record(doc.host).lock;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { balancerSchema, balancersSchema } from './balancer-schema.js';
+import { bakeKeys, canarySchema } from './canary-schema.js';
 import { cronPlan } from './cron-every.js';
 import {
   count,
@@ -123,6 +124,8 @@ const rollout = z
       'releases each host keeps after a successful rollout, besides current and previous',
     ).default(5),
     upload_concurrency: count('hosts an artifact is uploaded to at once').default(4),
+    canary: canarySchema(batch.prefault(1)).optional(),
+    ...bakeKeys,
   })
   .meta({ description: 'how the fleet is walked' });
 

@@ -112,6 +112,33 @@ export interface RolloutConfig {
   readonly keepReleases: number;
   /** hosts an artifact is uploaded to at once */
   readonly uploadConcurrency: number;
+  /** the first wave, judged against the rest (docs/canary.md) */
+  readonly canary?: CanaryConfig;
+  /** ms between later waves, judged; 0 or absent: none */
+  readonly bake?: Duration;
+  /** ms after the last wave, judged; 0 or absent: none */
+  readonly watch?: Duration;
+  /** how every bake and the watch judge: the canary block's keys, or their defaults */
+  readonly judgement?: JudgementConfig;
+}
+
+export interface JudgementConfig {
+  readonly source: 'balancer' | 'service' | 'command';
+  /** the command's absolute path, with source command */
+  readonly command?: string;
+  readonly commandTimeout: Duration;
+  /** 0.01: one percentage point */
+  readonly margin: number;
+  readonly latencyMargin?: number;
+  readonly minRequests: number;
+  readonly inconclusive: 'fail' | 'pass';
+  /** between reads during a bake */
+  readonly poll: Duration;
+}
+
+export interface CanaryConfig {
+  readonly hosts: Batch;
+  readonly bake: Duration;
 }
 
 export interface HooksConfig {

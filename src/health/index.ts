@@ -17,3 +17,9 @@ export type { MarksDirOptions } from './marks-dir.js';
 export type { MarksLog, WorkerMarks, WorkerMarksOptions } from './worker-marks.js';
 export { readMarks, slotMark, isSlotMark, EXPECTED_FILE } from './read-marks.js';
 export type { MarksReport, ReadMarksOptions } from './read-marks.js';
+export { countResponses, RESPONSES_DIR } from './response-counts.js';
+export type {
+  ResponseCounter,
+  ResponseCounterOptions,
+  ResponseCountsFile,
+} from './response-counts.js';

@@ -46,12 +46,26 @@ export interface Plan {
   readonly release: string;
   readonly batch: number;
   readonly waves: readonly (readonly HostConfig[])[];
+  /** the first wave is a canary (rollout.canary), judged before the next */
+  readonly canary?: boolean;
 }
 
-/** Pure: which hosts go together, in which order. */
-export function planRollout(release: string, hosts: readonly HostConfig[], batch: Batch): Plan {
+/**
+ * Pure: which hosts go together, in which order. A canary is the first wave
+ * when it leaves a host on the old release to compare it with.
+ */
+export function planRollout(
+  release: string,
+  hosts: readonly HostConfig[],
+  batch: Batch,
+  canary?: Batch,
+): Plan {
   const size = batchSize(batch, hosts.length);
-  const waves: HostConfig[][] = [];
-  for (let i = 0; i < hosts.length; i += size) waves.push(hosts.slice(i, i + size));
-  return { release, batch: size, waves };
+  const first = canary ? batchSize(canary, hosts.length) : 0;
+  // a canary needs a host left on the old release to be compared with
+  const judged = first > 0 && first < hosts.length;
+  const waves: HostConfig[][] = judged ? [hosts.slice(0, first)] : [];
+  for (let i = judged ? first : 0; i < hosts.length; i += size)
+    waves.push(hosts.slice(i, i + size));
+  return { release, batch: size, waves, ...(judged && { canary: true }) };
 }

@@ -12,6 +12,8 @@ import { StepRecorder } from './recorder.js';
 import { planHandshakes } from './handshake/plan-steps.js';
 import { guardCapacity, runWaves, type WaveRun } from './waves.js';
 import { repairLeftover } from './handshake/repair.js';
+import { ReceiptRecorder } from '../evidence/receipt.js';
+import { WaveJudge } from '../evidence/wave-judge.js';
 import { planFleetRollback, runFleetRollback } from './fleet-rollback.js';
 import { missingRelease } from './rollback-target.js';
 import { readRolloutArtifact, type ReadArtifact } from './artifact.js';
@@ -42,7 +44,12 @@ export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
     );
   }
   const hosts = selectHosts(deps.config.hosts, options.hosts);
-  return planRollout(options.release, hosts, options.batch ?? deps.config.rollout.batch);
+  return planRollout(
+    options.release,
+    hosts,
+    options.batch ?? deps.config.rollout.batch,
+    deps.config.rollout.canary?.hosts,
+  );
 }
 
 /**
@@ -97,12 +104,31 @@ async function walk(
   }
   const startedAt = deps.clock.now();
   const liveBefore = await repairLeftovers(deps, plan, pre, bounds);
-  const run = waveRun(deps, options, plan, pre, { bounds, startedAt, liveBefore, shipment });
+  const evidence = deps.evidence?.receipt;
+  const receipt = evidence
+    ? new ReceiptRecorder(
+        evidence,
+        plan.waves.flat().map((h) => h.name),
+        deps.log,
+      )
+    : undefined;
+  await receipt?.begin();
+  const run = {
+    ...waveRun(deps, options, plan, pre, { bounds, startedAt, liveBefore, shipment }),
+    ...(receipt && { receipt }),
+    ...(deps.evidence && { judge: new WaveJudge({ ...deps, evidence: deps.evidence }) }),
+  };
   const waves = await runWaves(run);
+  const judgedBad = waves.judgements.find((j) => !j.passed);
   const ok =
     waves.outcomes.length === plan.waves.flat().length &&
-    waves.outcomes.every((o) => o.result === 'deployed');
-  const fleetRollback = ok ? undefined : await rollBackFleet(run, waves.outcomes);
+    waves.outcomes.every((o) => o.result === 'deployed') &&
+    judgedBad === undefined;
+  // a failed canary goes back whatever on_failure says: it is what a canary is for
+  const fleetRollback = ok
+    ? undefined
+    : await rollBackFleet(run, waves.outcomes, judgedBad?.kind === 'canary');
+  const receipted = await receipt?.finish();
   const ended = await endedOn(plan.waves.flat(), pre.agents);
   // sessions prepared for hosts the rollout never reached hold no lock: end them
   closeSessions(pre);
@@ -122,6 +148,8 @@ async function walk(
     ...(waves.prepareFailed ? { prepareFailed: waves.prepareFailed } : {}),
     ...(fleetRollback ? { fleetRollback } : {}),
     ended,
+    ...(receipted && { receipt: receipted }),
+    ...(waves.judgements.length > 0 && { judgements: waves.judgements }),
     ...(pruned ? { pruned } : {}),
   };
 }
@@ -253,9 +281,11 @@ function preparer(
 async function rollBackFleet(
   run: WaveRun,
   outcomes: readonly HostOutcome[],
+  canaryFailed: boolean,
 ): Promise<FleetRollbackResult | undefined> {
   const { deps, plan, bounds } = run;
-  if (deps.config.rollout.onFailure !== 'rollback' || deps.signal.aborted) return undefined;
+  if ((deps.config.rollout.onFailure !== 'rollback' && !canaryFailed) || deps.signal.aborted)
+    return undefined;
   const back = planFleetRollback(plan.release, plan.waves, outcomes, run.liveBefore);
   if (back.waves.length === 0 && back.kept.length === 0) return undefined;
   return runFleetRollback({

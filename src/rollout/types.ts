@@ -3,6 +3,9 @@ import type { Clock } from '../clock.js';
 import type { Batch, Config, HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { Hooks } from '../hooks/hooks.js';
+import type { EvidenceDeps } from '../evidence/create-source.js';
+import type { Receipt } from '../evidence/receipt.js';
+import type { JudgedWave } from '../evidence/wave-judge.js';
 import type { Log } from '../log.js';
 
 export interface RolloutDeps {
@@ -24,6 +27,8 @@ export interface RolloutDeps {
   readonly environment?: Readonly<Record<string, string | undefined>>;
   /** pre-host / post-host around each host's handshake */
   readonly hooks?: Hooks;
+  /** where the receipt and the canary's counts come from; none: neither is taken */
+  readonly evidence?: EvidenceDeps;
 }
 
 export interface RolloutOptions {
@@ -100,6 +105,10 @@ export interface RolloutResult {
   readonly fleetRollback?: FleetRollbackResult;
   /** the release each host of the plan ended on, as its agent said at the end (null: none, or no answer) */
   readonly ended?: readonly HostRelease[];
+  /** what the balancer saw per host and in all (docs/json.md) */
+  readonly receipt?: Receipt;
+  /** the canary's bake, the bakes between waves and the watch, as judged */
+  readonly judgements?: readonly JudgedWave[];
   /** after a successful rollout: the releases each host removed (rollout.keep_releases) */
   readonly pruned?: readonly PrunedHost[];
   /** a dry run: the steps each host would run, with their bounds */

@@ -2,6 +2,8 @@ import type { TargetState } from '../balancer/balancer.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostConfig } from '../config/types.js';
 import { messageOf } from '../errors.js';
+import type { ReceiptRecorder } from '../evidence/receipt.js';
+import type { JudgedWave, WaveJudge } from '../evidence/wave-judge.js';
 import { deployHost } from './handshake/deploy-host.js';
 import { drainLease } from './host-actions.js';
 import type { Plan } from './plan.js';
@@ -28,6 +30,10 @@ export interface WaveRun {
   readonly agentOf: (host: HostConfig) => HostAgent;
   /** publish the release on a wave's hosts (before their lock): a rejection per host that failed */
   readonly prepare: (wave: readonly HostConfig[]) => Promise<PromiseSettledResult<unknown>[]>;
+  /** the balancer's counts around each host's handshake */
+  readonly receipt?: ReceiptRecorder;
+  /** the canary's bake, bakes between waves, the watch */
+  readonly judge?: WaveJudge;
 }
 
 export interface WavesResult {
@@ -36,6 +42,8 @@ export interface WavesResult {
   readonly reached: number;
   readonly blocked?: string;
   readonly prepareFailed?: string;
+  /** every bake and watch that ran, the failed one last */
+  readonly judgements: JudgedWave[];
 }
 
 /**
@@ -46,12 +54,13 @@ export interface WavesResult {
 export async function runWaves(run: WaveRun): Promise<WavesResult> {
   const { deps, plan } = run;
   const outcomes: HostOutcome[] = [];
+  const judgements: JudgedWave[] = [];
   let next = prepareWave(run, 0);
   let rampEnds = 0;
   let index = 0;
   const stop = async (extra: Partial<WavesResult> = {}): Promise<WavesResult> => {
     await next.catch(() => undefined);
-    return { outcomes, reached: index, ...extra };
+    return { outcomes, reached: index, judgements, ...extra };
   };
   for (; index < plan.waves.length; index += 1) {
     const wave = plan.waves[index] ?? [];
@@ -70,8 +79,27 @@ export async function runWaves(run: WaveRun): Promise<WavesResult> {
       index += 1;
       return stop();
     }
+    const judged = await judgeWave(run, index);
+    if (judged) judgements.push(judged);
+    if ((judged && !judged.passed) || deps.signal.aborted) {
+      index += 1;
+      return stop();
+    }
   }
   return stop();
+}
+
+/** the hosts on the new release so far against those still on the old one */
+function judgeWave(run: WaveRun, index: number): Promise<JudgedWave | undefined> {
+  const names = (waves: readonly (readonly HostConfig[])[]) => waves.flat().map((h) => h.name);
+  return (
+    run.judge?.afterWave({
+      index,
+      canary: run.plan.canary ?? false,
+      deployed: names(run.plan.waves.slice(0, index + 1)),
+      rest: names(run.plan.waves.slice(index + 1)),
+    }) ?? Promise.resolve(undefined)
+  );
 }
 
 function prepareWave(run: WaveRun, index: number): Promise<PromiseSettledResult<unknown>[]> {
@@ -103,20 +131,22 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
   });
   const leaseMs = drainLease(deps, bounds.awaitOut, bounds.awaitIn);
   return Promise.all(
-    wave.map((host) =>
-      deployHost({
-        deps,
-        host,
-        agent: run.agentOf(host),
-        release: plan.release,
-        rollback: run.rollback,
-        bounds,
-        rec: run.recorder(host),
-        leaseMs,
-        liveBefore: liveBefore.get(host.name) ?? null,
-        ...(run.returning ? { returning: true } : {}),
-      }),
-    ),
+    wave.map((host) => {
+      const handshake = () =>
+        deployHost({
+          deps,
+          host,
+          agent: run.agentOf(host),
+          release: plan.release,
+          rollback: run.rollback,
+          bounds,
+          rec: run.recorder(host),
+          leaseMs,
+          liveBefore: liveBefore.get(host.name) ?? null,
+          ...(run.returning ? { returning: true } : {}),
+        });
+      return run.receipt ? run.receipt.host(host.name, handshake) : handshake();
+    }),
   );
 }
 

@@ -11,6 +11,7 @@ const KEY: Partial<Record<InvariantId, string>> = {
   capacity: 'rollout.min_healthy',
   'time-back': 'rollout.max_time_back',
   'watchdog-vs-drain': 'watchdog.every',
+  'canary-bake': 'rollout.canary.bake',
 };
 
 export function invariantKey(id: InvariantId): string | undefined {

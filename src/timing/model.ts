@@ -1,4 +1,5 @@
 import type { Config, HealthCheckSettings } from '../config/types.js';
+import { canaryInvariants } from './bake.js';
 import { drainInvariants } from './drain-invariants.js';
 import { fleetInvariants } from './fleet-invariants.js';
 import { buildTimeline } from './timeline.js';
@@ -10,7 +11,14 @@ import type { TimingInput, TimingModel } from './types.js';
  */
 export function timingModel(input: TimingInput): TimingModel {
   const timeline = buildTimeline(input);
-  return { timeline, invariants: [...drainInvariants(input), ...fleetInvariants(input, timeline)] };
+  return {
+    timeline,
+    invariants: [
+      ...drainInvariants(input),
+      ...fleetInvariants(input, timeline),
+      ...canaryInvariants(input),
+    ],
+  };
 }
 
 export function timingInputFromConfig(config: Config, settings: HealthCheckSettings): TimingInput {

@@ -34,9 +34,15 @@ export function renderTimeline(timeline: Timeline, width = 40): string {
     (r) =>
       `${r.p.id.padEnd(idWidth)}  ${r.offset.padStart(offWidth)}  ${r.duration.padStart(durWidth)}  |${bar(r.p, timeline.hostWindow, width)}|  ${r.p.basis}`,
   );
+  const waves =
+    timeline.canaryHosts > 0
+      ? `a canary of ${plural(timeline.canaryHosts, 'host')}, then ${plural(timeline.waves - 1, 'wave')} of ${plural(timeline.batchSize, 'host')}`
+      : `${plural(timeline.waves, 'wave')} of ${plural(timeline.batchSize, 'host')}`;
+  const baking =
+    timeline.bakingMs > 0 ? ` (${fmt(timeline.bakingMs)} of it baking and watching)` : '';
   lines.push(
     `per host ${fmt(timeline.hostWindow)} (drain to verified ${fmt(timeline.unhealthyWindow)}); ` +
-      `${plural(timeline.waves, 'wave')} of ${plural(timeline.batchSize, 'host')}: rollout at worst ${fmt(timeline.rolloutWorstCase)}`,
+      `${waves}: rollout at worst ${fmt(timeline.rolloutWorstCase)}${baking}`,
   );
   return lines.join('\n');
 }

@@ -6,6 +6,7 @@ import {
   timeBack,
   waves,
 } from './bounds.js';
+import { bakePlan } from './bake.js';
 import { formatDuration as fmt } from './duration.js';
 import type { Phase, Timeline, TimingInput } from './types.js';
 
@@ -52,13 +53,16 @@ export function buildTimeline(input: TimingInput): Timeline {
     if (step.id === 'start-verify') unhealthyWindow = offset;
   }
   const size = batchSize(input.rollout.batch, input.hosts);
-  const count = waves(input.hosts, size);
+  const bakes = bakePlan(input);
+  const count = input.rollout.canary ? bakes.waves : waves(input.hosts, size);
   return {
     phases,
     hostWindow: offset,
     unhealthyWindow,
     batchSize: size,
     waves: count,
-    rolloutWorstCase: count * offset,
+    canaryHosts: bakes.canaryHosts,
+    bakingMs: bakes.total,
+    rolloutWorstCase: count * offset + bakes.total,
   };
 }

@@ -45,7 +45,11 @@ export interface Timeline {
   /** hosts drained at once, resolved against the host count */
   readonly batchSize: number;
   readonly waves: number;
-  /** waves × hostWindow */
+  /** hosts in the canary wave, 0 without one */
+  readonly canaryHosts: number;
+  /** canary bake + bakes between waves + watch */
+  readonly bakingMs: Duration;
+  /** waves × hostWindow + the baking */
   readonly rolloutWorstCase: Duration;
 }
 
@@ -57,7 +61,8 @@ export type InvariantId =
   | 'capacity'
   | 'keep-alive'
   | 'time-back'
-  | 'watchdog-vs-drain';
+  | 'watchdog-vs-drain'
+  | 'canary-bake';
 
 export interface Invariant {
   readonly id: InvariantId;

@@ -12,13 +12,14 @@ import {
   type Params,
   type XmlValue,
 } from './protocol.js';
+import { LabMetrics } from './metrics.js';
 import { ApiError, LabTargetGroup } from './target-group.js';
 
 export const ELBV2_PORT = 4566;
 export const LAB_REGION = 'us-east-1';
 
 export interface Elbv2Endpoint {
-  /** what AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2 is set to */
+  /** what AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2 (and _CLOUDWATCH) is set to */
   readonly url: string;
   readonly group: LabTargetGroup;
   /** answer the next `count` calls of `action` with this fault instead */
@@ -94,10 +95,20 @@ export async function startElbv2Endpoint(
   });
   const faults = new Map<string, FaultKind[]>();
   const calls = new Map<string, number>();
+  const metrics = new LabMetrics(labFiles(layout.workDir).haproxySocket, layout.backend);
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    // CloudWatch speaks JSON 1.0 on the same endpoint: its calls name themselves in a header
+    const target = req.headers['x-amz-target'];
     req.on('end', () => {
+      if (typeof target === 'string') {
+        void answerCloudWatch(target, body).then(({ status, json, headers }) => {
+          res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', ...headers });
+          res.end(JSON.stringify(json));
+        });
+        return;
+      }
       void answer(body).then(({ status, xml }) => {
         res.writeHead(status, { 'content-type': 'text/xml' });
         res.end(xml);
@@ -140,6 +151,30 @@ export async function startElbv2Endpoint(
       };
     }
   };
+  const answerCloudWatch = async (
+    target: string,
+    body: string,
+  ): Promise<{ status: number; json: unknown; headers: Record<string, string> }> => {
+    const action = target.split('.').pop() ?? '';
+    calls.set(action, (calls.get(action) ?? 0) + 1);
+    const fault = faults.get(action)?.shift();
+    if (fault) {
+      const f = faultFor(fault, action);
+      const code = f.code === 'AccessDenied' ? 'AccessDeniedException' : f.code;
+      return {
+        status: f.status,
+        json: { __type: code, message: f.message.replace('elasticloadbalancing:', 'cloudwatch:') },
+        headers: { 'x-amzn-query-error': `${f.code};${f.type}` },
+      };
+    }
+    if (action !== 'GetMetricData')
+      return {
+        status: 400,
+        json: { __type: 'InvalidAction', message: `${action} is not supported by the lab` },
+        headers: {},
+      };
+    return { status: 200, json: await metrics.answer(body), headers: {} };
+  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? ELBV2_PORT, layout.frontend.address, resolve);
@@ -153,6 +188,7 @@ export async function startElbv2Endpoint(
       faults.set(action, [...(faults.get(action) ?? []), ...Array<FaultKind>(count).fill(kind)]);
     },
     close: async () => {
+      metrics.close();
       group.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -115,6 +115,16 @@ describe('loading deploy.yml', () => {
       allowDowntime: false,
       keepReleases: 5,
       uploadConcurrency: 4,
+      bake: 0,
+      watch: 0,
+      judgement: {
+        source: 'service',
+        commandTimeout: 10_000,
+        margin: 0.01,
+        minRequests: 100,
+        inconclusive: 'fail',
+        poll: 5_000,
+      },
     });
     expect(config.hooks).toEqual({ timeout: 300_000 });
     expect(config.host).toEqual({

@@ -32,6 +32,30 @@ describe('selectHosts', () => {
   });
 });
 
+describe('planRollout with a canary', () => {
+  const names = (plan: ReturnType<typeof planRollout>) =>
+    plan.waves.map((w) => w.map((h) => h.name));
+  const two = { kind: 'count' as const, count: 2 };
+
+  it('makes the canary the first wave, then the rest in batches', () => {
+    const plan = planRollout('r2', hosts, two, { kind: 'count', count: 1 });
+    expect(names(plan)).toEqual([['web-1'], ['web-2', 'web-3'], ['web-4', 'web-5']]);
+    expect(plan.canary).toBe(true);
+  });
+
+  it('resolves a percentage against the fleet', () => {
+    const plan = planRollout('r2', hosts, two, { kind: 'percent', percent: 40 });
+    expect(names(plan)).toEqual([['web-1', 'web-2'], ['web-3', 'web-4'], ['web-5']]);
+  });
+
+  it('has no canary when it would leave no host on the old release, or none is set', () => {
+    const all = planRollout('r2', hosts, two, { kind: 'count', count: 5 });
+    expect(names(all)).toEqual([['web-1', 'web-2'], ['web-3', 'web-4'], ['web-5']]);
+    expect(all).not.toHaveProperty('canary');
+    expect(planRollout('r2', hosts, two)).not.toHaveProperty('canary');
+  });
+});
+
 describe('planRollout', () => {
   it('splits the fleet into waves of the batch size, the last one shorter', () => {
     const plan = planRollout('r2', hosts, { kind: 'count', count: 2 });

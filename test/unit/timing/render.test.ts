@@ -12,12 +12,30 @@ function timeline(phases: Phase[], extra: Partial<Timeline> = {}): Timeline {
     unhealthyWindow: hostWindow,
     batchSize: 1,
     waves: 1,
+    canaryHosts: 0,
+    bakingMs: 0,
     rolloutWorstCase: hostWindow,
     ...extra,
   };
 }
 
 describe('renderTimeline', () => {
+  it('names the canary wave and the time spent baking', () => {
+    const text = renderTimeline(
+      timeline([{ id: 'overlap', offset: 0, duration: s(40), basis: 'drain.overlap' }], {
+        canaryHosts: 1,
+        waves: 3,
+        batchSize: 2,
+        bakingMs: s(420),
+        rolloutWorstCase: s(540),
+      }),
+      4,
+    );
+    expect(text.split('\n')[1]).toBe(
+      'per host 40s (drain to verified 40s); a canary of 1 host, then 2 waves of 2 hosts: rollout at worst 9m (7m of it baking and watching)',
+    );
+  });
+
   it('draws one row per phase with a bar scaled to the host window', () => {
     const text = renderTimeline(
       timeline(

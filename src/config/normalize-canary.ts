@@ -1,0 +1,33 @@
+import type { RawConfig } from './schema.js';
+import type { CanaryConfig, JudgementConfig } from './types.js';
+
+type RawRollout = RawConfig['rollout'];
+
+/**
+ * The canary, bake and watch keys as the rollout reads them. The source
+ * defaults to what the balancer can count per host: HAProxy's servers; an
+ * ALB or a static balancer has no per-target counts, so the services' own.
+ */
+export function canaryConfig(
+  rollout: RawRollout,
+  balancerKind: string,
+  local: (p: string) => string,
+): { canary?: CanaryConfig; bake: number; watch: number; judgement: JudgementConfig } {
+  const c = rollout.canary;
+  const judgement: JudgementConfig = {
+    source: c?.source ?? (balancerKind === 'haproxy' ? 'balancer' : 'service'),
+    ...(c?.command !== undefined && { command: local(c.command) }),
+    commandTimeout: c?.command_timeout ?? 10_000,
+    margin: c?.margin ?? 0.01,
+    ...(c?.latency_margin !== undefined && { latencyMargin: c.latency_margin }),
+    minRequests: c?.min_requests ?? 100,
+    inconclusive: c?.inconclusive ?? 'fail',
+    poll: c?.poll ?? 5_000,
+  };
+  return {
+    ...(c !== undefined && { canary: { hosts: c.hosts, bake: c.bake } }),
+    bake: rollout.bake,
+    watch: rollout.watch,
+    judgement,
+  };
+}

@@ -1,0 +1,138 @@
+import type { Clock } from '../clock.js';
+import type { JudgementConfig } from '../config/types.js';
+import { formatMs } from '../timing/duration.js';
+import { addWindows, countsOf, type WindowCounts } from './counts.js';
+import { judgeAtEnd, judgeDuringBake, settle, type Side } from './canary-rule.js';
+import { HandoffError } from '../errors.js';
+import { readOrUnread, type CountWindow, type EvidenceSource } from './source.js';
+
+export interface BakeProgress {
+  readonly elapsedMs: number;
+  readonly leftMs: number;
+  readonly canary: Side;
+  readonly baseline: Side;
+  /** the latest read's problem, when it could not be read */
+  readonly unread?: string;
+}
+
+export interface BakeOutcome {
+  readonly passed: boolean;
+  /** one line with the numbers */
+  readonly reason: string;
+  readonly canary: Side;
+  readonly baseline: Side;
+  /** the bake ended early on a conclusive failure */
+  readonly early: boolean;
+  readonly elapsedMs: number;
+}
+
+export interface BakeOptions {
+  readonly source: EvidenceSource;
+  /** the hosts judged */
+  readonly canary: readonly string[];
+  /**
+   * the hosts compared with, over the same window; or, for a bake after the
+   * canary and the watch, a rate measured before the rollout
+   */
+  readonly baseline: readonly string[] | Side;
+  readonly durationMs: number;
+  readonly judgement: JudgementConfig;
+  readonly clock: Clock;
+  readonly onProgress?: (p: BakeProgress) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** the windows of some hosts as one side; an unread host makes the side unread */
+export function sideOf(
+  counts: ReadonlyMap<string, WindowCounts>,
+  hosts: readonly string[],
+): {
+  side: Side;
+  unread?: string;
+} {
+  let sum: WindowCounts = { kind: 'counted', counts: { requests: 0, failed: 0 } };
+  for (const h of hosts)
+    sum = addWindows(sum, counts.get(h) ?? { kind: 'unread', reason: `no counts for ${h}` });
+  const c = countsOf(sum);
+  const side: Side = {
+    errors: c.failed,
+    requests: c.requests,
+    ...(c.latencyMs !== undefined && { latencyMs: c.latencyMs }),
+  };
+  return sum.kind === 'unread' ? { side, unread: sum.reason } : { side };
+}
+
+/**
+ * One bake: the window opens now, is read every `poll`, and judged on each
+ * read (a conclusive failure ends it at once) and at the end. A read that
+ * fails is retried at the next look; if none succeeded by the end, or the
+ * last did not, the verdict is inconclusive, saying why — never a pass.
+ */
+export async function bake(o: BakeOptions): Promise<BakeOutcome> {
+  const { judgement: j, clock } = o;
+  const rule = {
+    margin: j.margin,
+    minRequests: j.minRequests,
+    ...(j.latencyMargin !== undefined && { latencyMargin: j.latencyMargin }),
+  };
+  const baselineHosts: readonly string[] = Array.isArray(o.baseline) ? o.baseline : [];
+  const hosts = [...o.canary, ...baselineHosts];
+  const started = clock.now();
+  // a source that cannot even open is retried at every look, like a failed read
+  const open = (): Promise<CountWindow | string> =>
+    o.source.open(hosts, o.signal).catch((error: unknown) => {
+      if (!(error instanceof HandoffError)) throw error;
+      return error.message.split('\n')[0] ?? '';
+    });
+  let window = await open();
+  const looks = Math.max(1, Math.ceil(o.durationMs / j.poll));
+  let canary: Side = { errors: 0, requests: 0 };
+  let baseline: Side = Array.isArray(o.baseline)
+    ? { errors: 0, requests: 0 }
+    : (o.baseline as Side);
+  let unread: string | undefined = 'not read yet';
+  const look = async (): Promise<void> => {
+    if (typeof window === 'string') window = await open();
+    if (typeof window === 'string') {
+      unread = window;
+      return;
+    }
+    const counts = await readOrUnread(window, hosts, o.signal);
+    const c = sideOf(counts, o.canary);
+    const b = Array.isArray(o.baseline) ? sideOf(counts, o.baseline) : { side: baseline };
+    unread = c.unread ?? b.unread;
+    if (unread === undefined) {
+      canary = c.side;
+      baseline = b.side;
+    }
+  };
+  for (;;) {
+    const elapsed = clock.now() - started;
+    const left = o.durationMs - elapsed;
+    if (left <= 0) break;
+    await clock.sleep(Math.min(j.poll, left), o.signal);
+    await look();
+    const now = clock.now() - started;
+    o.onProgress?.({
+      elapsedMs: now,
+      leftMs: Math.max(0, o.durationMs - now),
+      canary,
+      baseline,
+      ...(unread !== undefined && { unread }),
+    });
+    if (unread !== undefined) continue;
+    const early = judgeDuringBake(canary, baseline, rule, looks);
+    if (early.verdict === 'fail')
+      return { passed: false, reason: early.reason, canary, baseline, early: true, elapsedMs: now };
+  }
+  const elapsedMs = clock.now() - started;
+  const end =
+    unread !== undefined
+      ? {
+          verdict: 'inconclusive' as const,
+          reason: `the counts could not be read at the end of the ${formatMs(o.durationMs)} bake: ${unread}`,
+        }
+      : judgeAtEnd(canary, baseline, rule);
+  const { passed, reason } = settle(end, j.inconclusive);
+  return { passed, reason, canary, baseline, early: false, elapsedMs };
+}

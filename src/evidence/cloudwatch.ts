@@ -1,0 +1,109 @@
+import type { CloudWatchClient, GetMetricDataCommandOutput } from '@aws-sdk/client-cloudwatch';
+import type * as sdkTypes from '@aws-sdk/client-cloudwatch';
+import type { Clock } from '../clock.js';
+import { cloudWatchError } from './cloudwatch-errors.js';
+import type { Counts } from './counts.js';
+import {
+  countsFromSums,
+  DELAY_MS,
+  METRICS,
+  metricQueries,
+  minuteWindow,
+  type MetricId,
+} from './cloudwatch-queries.js';
+
+export interface AlbMetricsTarget {
+  readonly targetGroupArn: string;
+  /** from DescribeTargetGroups: CloudWatch names the target group under its load balancer */
+  readonly loadBalancerArn: string;
+  readonly region?: string;
+}
+
+export interface AlbReceipt {
+  readonly counts: Counts;
+  readonly from: Date;
+  readonly to: Date;
+  /** false while CloudWatch may still add to the window's minutes */
+  readonly final: boolean;
+  /** one line: what the figures cover and how late they are */
+  readonly note: string;
+}
+
+/**
+ * The SDK is imported on demand, as the ELBv2 one is: the agent bundle never
+ * carries it, and a rollout with HAProxy never loads it. The endpoint comes
+ * from the SDK's standard chain (AWS_ENDPOINT_URL_CLOUDWATCH in the lab).
+ */
+export async function createAlbMetrics(
+  target: AlbMetricsTarget,
+  clock: Clock,
+): Promise<AlbMetrics> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const sdk = await import('@aws-sdk/client-cloudwatch');
+  const silent = { debug: noop, info: noop, warn: noop, error: noop };
+  const client = new sdk.CloudWatchClient({
+    ...(target.region !== undefined && { region: target.region }),
+    logger: silent,
+  });
+  return new AlbMetrics(target, sdk, client, clock);
+}
+
+function noop(): undefined {
+  return undefined;
+}
+
+export class AlbMetrics {
+  constructor(
+    private readonly target: AlbMetricsTarget,
+    private readonly sdk: typeof sdkTypes,
+    private readonly client: CloudWatchClient,
+    private readonly clock: Clock,
+  ) {}
+
+  async receipt(from: number, to: number): Promise<AlbReceipt> {
+    const { start, end } = minuteWindow(from, to);
+    const sums: Record<MetricId, number> = { requests: 0, target5xx: 0, connect: 0, elb5xx: 0 };
+    const ids = new Map((Object.keys(METRICS) as MetricId[]).map((id) => [id.toLowerCase(), id]));
+    let partial = false;
+    let token: string | undefined;
+    do {
+      let page: GetMetricDataCommandOutput;
+      try {
+        page = await this.client.send(
+          new this.sdk.GetMetricDataCommand({
+            MetricDataQueries: metricQueries(
+              this.target.targetGroupArn,
+              this.target.loadBalancerArn,
+            ),
+            StartTime: start,
+            EndTime: end,
+            ...(token !== undefined && { NextToken: token }),
+          }),
+        );
+      } catch (error) {
+        throw cloudWatchError(error, this.target.region);
+      }
+      for (const r of page.MetricDataResults ?? []) {
+        const id = ids.get(r.Id ?? '');
+        if (id !== undefined) sums[id] += (r.Values ?? []).reduce((s, v) => s + v, 0);
+        if (r.StatusCode === 'PartialData') partial = true;
+      }
+      token = page.NextToken;
+    } while (token !== undefined);
+    const final = !partial && this.clock.now() - end.getTime() >= DELAY_MS;
+    const span = `${start.toISOString().slice(11, 16)}–${end.toISOString().slice(11, 16)} UTC`;
+    return {
+      counts: countsFromSums(sums),
+      from: start,
+      to: end,
+      final,
+      note: final
+        ? `CloudWatch, whole minutes ${span}`
+        : `CloudWatch, whole minutes ${span}; provisional: CloudWatch publishes 1–3 minutes late, run \`deploy receipt\` after ${new Date(end.getTime() + DELAY_MS).toISOString().slice(11, 16)} UTC for the final figures`,
+    };
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}

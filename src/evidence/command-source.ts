@@ -1,0 +1,126 @@
+import type { Clock } from '../clock.js';
+import { OperationError, UsageError } from '../errors.js';
+import { killGroup } from '../host/exec.js';
+import { formatMs } from '../timing/duration.js';
+import type { Counts, WindowCounts } from './counts.js';
+import type { CountWindow, EvidenceSource } from './source.js';
+
+export interface CommandSourceOptions {
+  /** rollout.canary.command, resolved beside deploy.yml */
+  readonly file: string;
+  readonly cwd: string;
+  readonly timeoutMs: number;
+  readonly service: string;
+  /** host name → balancer target */
+  readonly targets: ReadonlyMap<string, string>;
+  readonly clock: Clock;
+}
+
+const shape = '{"requests": N, "errors": N} (and optionally "latency_ms": N)';
+
+/**
+ * A user's command that knows the counts (Prometheus, CloudWatch Logs,
+ * Datadog …): run once per host and read, as argv (no shell), with
+ * HANDOFF_HOST, HANDOFF_TARGET, HANDOFF_FROM and HANDOFF_TO (ISO 8601) set;
+ * it prints one JSON object. A command that fails, hangs past its timeout or
+ * prints anything else is bad input, said in one line naming the host.
+ */
+export class CommandCountSource implements EvidenceSource {
+  readonly kind = 'command';
+  readonly label: string;
+
+  constructor(private readonly options: CommandSourceOptions) {
+    this.label = options.file;
+  }
+
+  open(): Promise<CountWindow> {
+    const openedAt = this.options.clock.now();
+    return Promise.resolve({
+      openedAt,
+      read: async (signal) => {
+        const to = this.options.clock.now();
+        const out = new Map<string, WindowCounts>();
+        for (const [host, target] of this.options.targets)
+          out.set(host, {
+            kind: 'counted',
+            counts: await this.run(host, target, openedAt, to, signal),
+          });
+        return out;
+      },
+    });
+  }
+
+  private async run(
+    host: string,
+    target: string,
+    from: number,
+    to: number,
+    signal?: AbortSignal,
+  ): Promise<Counts> {
+    const { execa } = await import('execa');
+    const o = this.options;
+    const child = execa(o.file, [], {
+      cwd: o.cwd,
+      env: {
+        HANDOFF_SERVICE: o.service,
+        HANDOFF_HOST: host,
+        HANDOFF_TARGET: target,
+        HANDOFF_FROM: new Date(from).toISOString(),
+        HANDOFF_TO: new Date(to).toISOString(),
+      },
+      stdin: 'ignore',
+      reject: false,
+      detached: true,
+      maxBuffer: 64 * 1024,
+      ...(signal && { cancelSignal: signal }),
+    });
+    const timer = new AbortController();
+    let timedOut = false;
+    void o.clock.sleep(o.timeoutMs, timer.signal).then(
+      () => {
+        timedOut = true;
+        killGroup(child.pid, 'SIGKILL');
+      },
+      () => undefined,
+    );
+    const result = await child.finally(() => timer.abort());
+    const said = `canary command ${o.file} for ${host}`;
+    if (timedOut)
+      throw new OperationError(
+        `${said} did not finish within command_timeout ${formatMs(o.timeoutMs)}`,
+      );
+    if (result.exitCode !== 0) {
+      const why = String(result.stderr).trim().split('\n')[0] ?? '';
+      throw new UsageError(
+        `${said} ${result.exitCode === undefined ? `could not run: ${result.shortMessage}` : `exited ${result.exitCode}${why ? `: ${why.slice(0, 160)}` : ''}`}`,
+      );
+    }
+    return parseCommandCounts(String(result.stdout), said);
+  }
+}
+
+export function parseCommandCounts(stdout: string, said: string): Counts {
+  const shown = JSON.stringify(stdout.trim().slice(0, 80));
+  let value: unknown;
+  try {
+    value = JSON.parse(stdout);
+  } catch {
+    throw new UsageError(`${said} printed ${shown}, not JSON: print ${shape}`);
+  }
+  const v = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const whole = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+  if (!whole(v.requests) || !whole(v.errors))
+    throw new UsageError(`${said} printed ${shown}: print ${shape}, whole numbers`);
+  if (v.errors > v.requests)
+    throw new UsageError(`${said} printed more errors (${v.errors}) than requests (${v.requests})`);
+  const latency = v.latency_ms;
+  if (latency !== undefined && (typeof latency !== 'number' || !(latency >= 0)))
+    throw new UsageError(
+      `${said} printed latency_ms ${JSON.stringify(latency)}: a number of ms, or leave it out`,
+    );
+  return {
+    requests: v.requests,
+    failed: v.errors,
+    ...(typeof latency === 'number' && { latencyMs: latency }),
+  };
+}

@@ -1,0 +1,125 @@
+import { HandoffError } from '../errors.js';
+import type { Log } from '../log.js';
+import type { FailureKind, WindowCounts } from './counts.js';
+import { countsOf } from './counts.js';
+import { BACKEND_OWN, totalOf } from './haproxy-source.js';
+import { readOrUnread, type CountWindow, type EvidenceSource } from './source.js';
+
+/**
+ * The loss receipt: what the balancer saw during each host's window (its
+ * lock to its unlock: drain, stop, start, back in rotation, confirmed) and
+ * during the whole rollout. A window whose counters reset or could not be
+ * read says so, never a zero.
+ */
+
+export interface ReceiptFigures {
+  readonly requests: number;
+  readonly failed: number;
+  readonly kinds?: Readonly<Partial<Record<FailureKind, number>>>;
+  /** the counts are a lower bound: counters reset during the window */
+  readonly reset?: string;
+  /** nothing could be counted */
+  readonly unread?: string;
+}
+
+export interface Receipt {
+  readonly source: string;
+  readonly hosts: readonly ({ readonly host: string } & ReceiptFigures)[];
+  readonly total: ReceiptFigures;
+}
+
+export function figuresOf(w: WindowCounts): ReceiptFigures {
+  const c = countsOf(w);
+  return {
+    requests: c.requests,
+    failed: c.failed,
+    ...(c.kinds !== undefined && { kinds: c.kinds }),
+    ...(w.kind === 'reset' && { reset: w.reason }),
+    ...(w.kind === 'unread' && { unread: w.reason }),
+  };
+}
+
+const n = (x: number): string => x.toLocaleString('en-US').replace(/,/g, ' ');
+
+function phrase(f: ReceiptFigures): string {
+  if (f.unread !== undefined) return `could not count (${f.unread})`;
+  const bound = f.reset !== undefined ? 'at least ' : '';
+  return `${bound}${n(f.failed)} failed of ${bound}${n(f.requests)} requests`;
+}
+
+export function hostReceiptLine(source: string, host: string, f: ReceiptFigures): string {
+  const reset = f.reset !== undefined ? `; ${f.reset}` : '';
+  return `${source} saw ${phrase(f)} to ${host} during its deploy${reset}`;
+}
+
+export function totalReceiptLine(source: string, f: ReceiptFigures): string {
+  const reset = f.reset !== undefined ? `; ${f.reset}` : '';
+  return `${source} saw ${phrase(f)} in all during the rollout${reset}`;
+}
+
+async function tryOpen(
+  source: EvidenceSource,
+  hosts: readonly string[],
+): Promise<CountWindow | string> {
+  try {
+    return await source.open(hosts);
+  } catch (error) {
+    if (!(error instanceof HandoffError)) throw error;
+    return error.message.split('\n')[0] ?? '';
+  }
+}
+
+export class ReceiptRecorder {
+  private rollout: CountWindow | string = 'not opened';
+  private readonly hosts: ({ host: string } & ReceiptFigures)[] = [];
+
+  constructor(
+    private readonly source: EvidenceSource,
+    private readonly all: readonly string[],
+    private readonly log: Log,
+  ) {}
+
+  async begin(): Promise<void> {
+    this.rollout = await tryOpen(this.source, this.all);
+  }
+
+  /** run one host's handshake inside its own window */
+  async host<T>(host: string, run: () => Promise<T>): Promise<T> {
+    const window = await tryOpen(this.source, [host]);
+    try {
+      return await run();
+    } finally {
+      const w: WindowCounts =
+        typeof window === 'string'
+          ? { kind: 'unread', reason: window }
+          : ((await readOrUnread(window, [host])).get(host) ?? {
+              kind: 'unread',
+              reason: `no counts for ${host}`,
+            });
+      const f = figuresOf(w);
+      this.hosts.push({ host, ...f });
+      this.log.emit({
+        level: 'info',
+        event: 'receipt',
+        host,
+        message: hostReceiptLine(this.source.label, host, f),
+        fields: { ...f },
+      });
+    }
+  }
+
+  async finish(): Promise<Receipt> {
+    const w: WindowCounts =
+      typeof this.rollout === 'string'
+        ? { kind: 'unread', reason: this.rollout }
+        : totalOf(await readOrUnread(this.rollout, [...this.all, BACKEND_OWN]));
+    const total = figuresOf(w);
+    this.log.emit({
+      level: 'info',
+      event: 'receipt',
+      message: totalReceiptLine(this.source.label, total),
+      fields: { ...total },
+    });
+    return { source: this.source.label, hosts: this.hosts, total };
+  }
+}

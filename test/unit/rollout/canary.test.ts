@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { failureMessage } from '../../../src/cli/rollout-report.js';
+import type { Config } from '../../../src/config/types.js';
+import type { EvidenceDeps } from '../../../src/evidence/create-source.js';
+import type { WindowCounts } from '../../../src/evidence/counts.js';
+import type { EvidenceSource } from '../../../src/evidence/source.js';
+import { rollout } from '../../../src/rollout/run-rollout.js';
+import type { RolloutOptions } from '../../../src/rollout/types.js';
+import { testConfig } from '../../support/config.js';
+import { fleet } from '../../support/rollout-fleet.js';
+
+const options: RolloutOptions = { release: 'r2', dryRun: false, rollback: true };
+
+/**
+ * Traffic the way a balancer counts it: every read, each host has answered
+ * 100 more requests, and a host on a release in `bad` failed `failing` of them.
+ */
+function traffic(release: (host: string) => string | null, bad: string, failing: number) {
+  const totals = new Map<string, { requests: number; failed: number }>();
+  const advance = (host: string) => {
+    const t = totals.get(host) ?? { requests: 0, failed: 0 };
+    const next = {
+      requests: t.requests + 100,
+      failed: t.failed + (release(host) === bad ? failing : 0),
+    };
+    totals.set(host, next);
+    return next;
+  };
+  const source: EvidenceSource = {
+    kind: 'balancer',
+    label: 'haproxy be_api',
+    open: (hosts) => {
+      const start = new Map(
+        hosts.map((h) => [h, { ...(totals.get(h) ?? { requests: 0, failed: 0 }) }]),
+      );
+      return Promise.resolve({
+        openedAt: 0,
+        read: () =>
+          Promise.resolve(
+            new Map<string, WindowCounts>(
+              hosts.map((h) => {
+                const end = advance(h);
+                const s = start.get(h) ?? { requests: 0, failed: 0 };
+                return [
+                  h,
+                  {
+                    kind: 'counted',
+                    counts: { requests: end.requests - s.requests, failed: end.failed - s.failed },
+                  },
+                ];
+              }),
+            ),
+          ),
+      });
+    },
+  };
+  const evidence: EvidenceDeps = { receipt: source, judgement: () => ({ source }) };
+  return evidence;
+}
+
+function withCanary(extra: Partial<Config['rollout']> = {}): Config {
+  const base = testConfig({}, 3);
+  return {
+    ...base,
+    rollout: {
+      ...base.rollout,
+      canary: { hosts: { kind: 'count', count: 1 }, bake: 60_000 },
+      judgement: {
+        source: 'balancer',
+        commandTimeout: 10_000,
+        margin: 0.01,
+        minRequests: 100,
+        inconclusive: 'fail',
+        poll: 5_000,
+      },
+      ...extra,
+    },
+  };
+}
+
+describe('a rollout with a canary', () => {
+  it('stops a release whose routes fail at the canary: rolled back, the rest untouched, with the numbers', async () => {
+    const f = fleet(withCanary());
+    const deps = { ...f.deps, evidence: traffic((h) => f.hosts.get(h)?.release ?? null, 'r2', 60) };
+    const result = await rollout(deps, options);
+    expect(result.ok).toBe(false);
+    expect(result.judgements?.[0]).toMatchObject({
+      kind: 'canary',
+      passed: false,
+      early: true,
+      hosts: ['web-1'],
+    });
+    expect([1, 2, 3].map((n) => f.host(n).release)).toEqual(['r1', 'r1', 'r1']);
+    expect(result.notReached).toEqual(['web-2', 'web-3']);
+    expect(result.fleetRollback?.hosts.map((h) => [h.host, h.result])).toEqual([
+      ['web-1', 'deployed'],
+    ]);
+    expect(failureMessage(result)).toMatch(
+      /^rollout of r2 stopped at the canary: canary \d+ errors of \d+ requests \(60\.0 %\), baseline 0 errors of \d+ requests \(0 %\): conclusively worse; 1 of 1 host\(s\) on the new release returned to their previous release; web-2, web-3 not reached$/,
+    );
+    // the receipt saw the canary's failures during web-1's window and in all
+    expect(result.receipt?.hosts[0]).toMatchObject({ host: 'web-1' });
+    expect(result.receipt?.total.failed).toBeGreaterThan(0);
+  });
+
+  it('bakes a good release for the whole bake, then goes on to every host', async () => {
+    const f = fleet(withCanary());
+    const deps = { ...f.deps, evidence: traffic((h) => f.hosts.get(h)?.release ?? null, 'r2', 0) };
+    const started = f.clock.now();
+    const result = await rollout(deps, options);
+    expect(result.ok).toBe(true);
+    expect(result.judgements?.map((j) => [j.kind, j.passed])).toEqual([['canary', true]]);
+    expect([1, 2, 3].map((n) => f.host(n).release)).toEqual(['r2', 'r2', 'r2']);
+    expect(f.clock.now() - started).toBeGreaterThanOrEqual(60_000);
+    const progress = f.log.events.filter((e) => e.event === 'bake');
+    expect(progress).toHaveLength(12);
+    expect(progress.at(-1)?.message).toMatch(
+      /^canary: canary 0 errors of \d+ requests \(0 %\), baseline .*; 0s left$/,
+    );
+  });
+
+  it('follows on_failure for a failed bake between later waves', async () => {
+    const f = fleet(withCanary({ canary: undefined, bake: 30_000, onFailure: 'stop' }));
+    const deps = { ...f.deps, evidence: traffic((h) => f.hosts.get(h)?.release ?? null, 'r2', 60) };
+    const result = await rollout(deps, options);
+    expect(result.judgements?.[0]).toMatchObject({ kind: 'bake', passed: false });
+    // stop: web-1 stays on the new release, nothing rolled back
+    expect(result.fleetRollback).toBeUndefined();
+    expect([1, 2, 3].map((n) => f.host(n).release)).toEqual(['r2', 'r1', 'r1']);
+  });
+});
