@@ -1,3 +1,4 @@
+import { defaultName } from './normalize-balancer.js';
 import { formatDuration } from './duration.js';
 import { sealHostConfig } from './sealed.js';
 import type { RawConfigInput } from './schema.js';
@@ -90,7 +91,11 @@ type RawEntry = NonNullable<RawConfigInput['balancers']>[number];
 function balancer(entry: BalancerEntry): RawEntry {
   const { name, targets, ...b } = entry;
   const given = Object.keys(targets).length > 0 ? { targets: { ...targets } } : {};
-  return { ...kindSettings(b), name, ...given };
+  const raw = kindSettings(b);
+  // a name made from the kind and its socket (haproxy:/run/…) is made again on load; written
+  // out, the name rule would refuse it in the host config
+  const named = name === defaultName(raw) ? {} : { name };
+  return { ...raw, ...named, ...given };
 }
 
 function kindSettings(b: BalancerConfig): RawEntry {

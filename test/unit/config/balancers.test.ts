@@ -82,6 +82,18 @@ describe('balancers: in deploy.yml', () => {
   });
 });
 
+describe('default balancer names in the host config', () => {
+  it('are made again on load, not written out where the name rule would refuse them', async () => {
+    const text = withBalancers(`  - { kind: haproxy, socket: /run/haproxy/a.sock, backend: be_api }
+  - { kind: alb, region: eu-west-1, target_group_arn: "arn:aws:elasticloadbalancing:eu-west-1:1:targetgroup/api/abc" }
+`);
+    const config = await loadConfig(await writeConfig(text), { env: {} });
+    const published = await writeConfig(toHostJson(config), 'host.json');
+    const again = await loadConfig(published, { env: {} });
+    expect(again.balancers.map((b) => b.name)).toEqual(['haproxy:/run/haproxy/a.sock', 'alb:api']);
+  });
+});
+
 describe('bad balancers: in deploy.yml', () => {
   it('with both spellings asks for one', async () => {
     const text = `${minimal.replace(tail, '')}balancers:\n${pair}${tail}`;
