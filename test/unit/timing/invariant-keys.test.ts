@@ -8,6 +8,7 @@ describe('the deploy.yml key an invariant points at', () => {
     ['capacity', 'rollout.min_healthy'],
     ['time-back', 'rollout.max_time_back'],
     ['watchdog-vs-drain', 'watchdog.every'],
+    ['canary-bake', 'rollout.canary.bake'],
   ] as const)('%s → %s', (id, key) => {
     expect(invariantKey(id)).toBe(key);
   });
