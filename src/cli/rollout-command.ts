@@ -92,7 +92,7 @@ async function run(
       balancer: await connections.balancer(),
       agent: (h) => connections.agent(h),
       who,
-      // what `deploy setup` publishes (fleet/setup.ts), so a host running another is refused
+      // what `deploy setup` publishes (setup/setup.ts), so a host running another is refused
       hostConfigSha256: sha256(toHostJson(await plainConfig(flags.config))),
       // a dry run changes nothing, and runs nothing that might
       ...(dryRun ? {} : { hooks }),

@@ -3,7 +3,7 @@ import type { RuleProblem } from './where.js';
 
 /**
  * Host paths that setup makes and, with ssh.sudo, hands to ssh.user as root
- * (fleet/root-steps.ts): `host.lock: /run/api.lock` once meant
+ * (setup/root-steps.ts): `host.lock: /run/api.lock` once meant
  * `chown deploy: /run`, and `..` walks out of any directory the rule names.
  * Refused at load, with the key: a path with `.` or `..` segments, a system
  * directory or anything under one whose contents root trusts, and a lock

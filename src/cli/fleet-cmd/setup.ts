@@ -1,16 +1,16 @@
 import { oldNodes } from '../../agent-client/node-check.js';
 import { BlockedError, UsageError } from '../../errors.js';
-import { sudoersFile } from '../../fleet/root-steps.js';
-import { cronEntry, isCronNode } from '../../fleet/setup-files.js';
-import { mapLimit } from '../../fleet/map-limit.js';
-import { setupHost } from '../../fleet/setup.js';
+import { sudoersFile } from '../../setup/root-steps.js';
+import { cronEntry, isCronNode } from '../../setup/setup-files.js';
+import { mapLimit } from '../../setup/map-limit.js';
+import { setupHost } from '../../setup/setup.js';
 import { readAgentBundle } from '../agent-bundle.js';
 import { createOutput } from '../output.js';
 import { hostConfigPath, plainConfig } from '../connections.js';
 import { open, hostError, type FleetFlags } from './open.js';
 /**
  * What root installs once under ssh.sudo: the sudoers file setup's root
- * steps need, or the cron entry setup may not write (fleet/root-steps.ts).
+ * steps need, or the cron entry setup may not write (setup/root-steps.ts).
  * Built from deploy.yml alone: no host is contacted.
  */
 export async function printRootFiles(

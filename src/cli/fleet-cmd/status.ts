@@ -1,6 +1,6 @@
 import { BlockedError } from '../../errors.js';
 import type { HostStatus } from '../../protocol/results.js';
-import { mapLimit } from '../../fleet/map-limit.js';
+import { mapLimit } from '../../setup/map-limit.js';
 import { targetJson } from '../target-json.js';
 import { open, hostError, type FleetFlags } from './open.js';
 export async function runStatus(flags: FleetFlags): Promise<void> {

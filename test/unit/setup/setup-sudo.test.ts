@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { cronEntry } from '../../../src/fleet/setup-files.js';
-import { setupHost, type SetupInput } from '../../../src/fleet/setup.js';
+import { cronEntry } from '../../../src/setup/setup-files.js';
+import { setupHost, type SetupInput } from '../../../src/setup/setup.js';
 import { silentLog } from '../../../src/log.js';
 import type { ExecResult, Transport } from '../../../src/remote/transport.js';
 import { testConfig } from '../../support/config.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { unsealHostConfig } from '../../../src/config/sealed.js';
-import { setupHost, type SetupInput } from '../../../src/fleet/setup.js';
+import { setupHost, type SetupInput } from '../../../src/setup/setup.js';
 import { silentLog } from '../../../src/log.js';
 import type { ExecResult, Transport } from '../../../src/remote/transport.js';
 import { testConfig } from '../../support/config.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { rootSteps, sudoersFile } from '../../../src/fleet/root-steps.js';
-import { privileged, stepFailed, sudoProblem } from '../../../src/fleet/sudo.js';
+import { rootSteps, sudoersFile } from '../../../src/setup/root-steps.js';
+import { privileged, stepFailed, sudoProblem } from '../../../src/setup/sudo.js';
 import { testConfig } from '../../support/config.js';
 
 const plain = testConfig();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runWatchdog, tickFlags } from '../../../src/cli/commands/watchdog.js';
 import type { Config } from '../../../src/config/types.js';
-import { cronEntry, cronSchedule } from '../../../src/fleet/setup-files.js';
+import { cronEntry, cronSchedule } from '../../../src/setup/setup-files.js';
 import { UsageError } from '../../../src/errors.js';
 
 function configWith(
