@@ -1,11 +1,10 @@
 import { messageOf, OperationError } from '../../errors.js';
-import { hostActions } from '../host-actions.js';
 import type { HostOutcome } from '../types.js';
 import { releaseLock } from './drain-steps.js';
 import { handshakeSteps } from './lists.js';
 import { recover } from './recover.js';
 import { runSteps } from './runner.js';
-import { freshProgress, type HostContext, type HostRun } from './step.js';
+import { hostContext, type HostContext, type HostRun } from './step.js';
 
 export type { HostRun } from './step.js';
 
@@ -15,17 +14,7 @@ export type { HostRun } from './step.js';
  */
 export async function deployHost(run: HostRun): Promise<HostOutcome> {
   const { deps, host, rec } = run;
-  const controller = new AbortController();
-  const forward = (): void => controller.abort(deps.signal.reason);
-  deps.signal.addEventListener('abort', forward, { once: true });
-  const ctx: HostContext = {
-    run,
-    actions: hostActions(deps, host, run.agent, run.release, run.leaseMs),
-    progress: freshProgress(),
-    signal: controller.signal,
-    reached: [],
-    abort: (reason) => controller.abort(reason),
-  };
+  const ctx = hostContext(run);
   let outcome: HostOutcome;
   try {
     await hostHook(run, 'pre-host');
@@ -34,7 +23,6 @@ export async function deployHost(run: HostRun): Promise<HostOutcome> {
   } catch (error) {
     outcome = await recover(ctx, error);
   } finally {
-    deps.signal.removeEventListener('abort', forward);
     await unlock(ctx);
   }
   // the host is done either way: a failing post-host is reported, it changes nothing on it

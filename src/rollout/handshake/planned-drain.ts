@@ -1,6 +1,5 @@
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { HostConfig } from '../../config/types.js';
-import { hostActions } from '../host-actions.js';
 import { formatMs } from '../../timing/duration.js';
 import { StepRecorder } from '../recorder.js';
 import { settingsOfEach } from '../../balancer/set.js';
@@ -16,7 +15,7 @@ import {
   unlockStep,
 } from './drain-steps.js';
 import { runSteps } from './runner.js';
-import { freshProgress, type HostContext, type HostStep } from './step.js';
+import { hostContext, type HostStep } from './step.js';
 
 export interface PlannedDrainOptions {
   /** true: drain; false: undrain */
@@ -82,25 +81,17 @@ export async function plannedDrain(
   const bounds = options.wait
     ? boundsOfBalancers(await settingsOfEach(balancer), config.drain)
     : undefined;
-  const controller = new AbortController();
-  const ctx: HostContext = {
-    run: {
-      deps,
-      host,
-      agent,
-      release: '',
-      rollback: false,
-      bounds: bounds ?? { awaitOut: 0, awaitIn: 0, interval: 0 },
-      rec: new StepRecorder(host.name, '', deps.who, clock, deps.log, started),
-      leaseMs: options.leaseMs,
-      liveBefore: null,
-    },
-    actions: hostActions(deps, host, agent, '', options.leaseMs),
-    progress: freshProgress(),
-    signal: AbortSignal.any([deps.signal, controller.signal]),
-    reached: [],
-    abort: (reason) => controller.abort(reason),
-  };
+  const ctx = hostContext({
+    deps,
+    host,
+    agent,
+    release: '',
+    rollback: false,
+    bounds: bounds ?? { awaitOut: 0, awaitIn: 0, interval: 0 },
+    rec: new StepRecorder(host.name, '', deps.who, clock, deps.log, started),
+    leaseMs: options.leaseMs,
+    liveBefore: null,
+  });
   try {
     await runSteps(ctx, plannedSteps(options, bounds, config.drain.overlap, deps.who));
   } finally {

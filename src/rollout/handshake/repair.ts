@@ -1,14 +1,13 @@
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { HostConfig } from '../../config/types.js';
 import type { HostStatus } from '../../protocol/results.js';
-import { hostActions } from '../host-actions.js';
 import { StepRecorder } from '../recorder.js';
 import type { Bounds } from '../rotation.js';
 import type { RolloutDeps } from '../types.js';
 import { releaseLock } from './drain-steps.js';
 import { repairSteps } from './lists.js';
 import { runSteps } from './runner.js';
-import { freshProgress, type HostContext } from './step.js';
+import { hostContext } from './step.js';
 
 /**
  * A drain marker with nobody holding the lock is what an interrupted or killed
@@ -34,26 +33,18 @@ export async function repairLeftover(
     message: `leftover drain marker by ${marker.by} since ${marker.since}${marker.release ? ` (release ${marker.release})` : ''}, running ${status.release ?? 'no release'}: repairing`,
   });
   const release = status.release ?? '';
-  const controller = new AbortController();
-  const ctx: HostContext = {
-    run: {
-      deps,
-      host,
-      agent,
-      release,
-      rollback: true,
-      bounds,
-      // a repair's steps are not a deploy's: logged, not recorded in the rollout's report
-      rec: new StepRecorder(host.name, release, deps.who, deps.clock, deps.log, deps.clock.now()),
-      leaseMs: 0,
-      liveBefore: status.previous,
-    },
-    actions: hostActions(deps, host, agent, release, 0),
-    progress: freshProgress(),
-    signal: AbortSignal.any([deps.signal, controller.signal]),
-    reached: [],
-    abort: (reason) => controller.abort(reason),
-  };
+  const ctx = hostContext({
+    deps,
+    host,
+    agent,
+    release,
+    rollback: true,
+    bounds,
+    // a repair's steps are not a deploy's: logged, not recorded in the rollout's report
+    rec: new StepRecorder(host.name, release, deps.who, deps.clock, deps.log, deps.clock.now()),
+    leaseMs: 0,
+    liveBefore: status.previous,
+  });
   try {
     await runSteps(ctx, repairSteps(deps.config, bounds, status), { record: false });
   } finally {

@@ -2,7 +2,7 @@ import type { HeldLock } from '../../agent-client/client.js';
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { HostConfig } from '../../config/types.js';
 import type { VerifyReport } from '../../protocol/results.js';
-import type { HostActions } from '../host-actions.js';
+import { hostActions, type HostActions } from '../host-actions.js';
 import type { StepRecorder } from '../recorder.js';
 import type { Bounds } from '../rotation.js';
 import type { Change, RolloutDeps, StepName } from '../types.js';
@@ -105,4 +105,22 @@ export interface HostStep {
   readonly after?: (ctx: HostContext) => void;
   /** not recorded as a step of its own (the lock released between a drain and its wait) */
   readonly quiet?: boolean;
+}
+
+/**
+ * A fresh context for one run of a list on a host: its drain actions, its
+ * progress, and a signal that fires on the command's abort (Ctrl-C) or when
+ * the lock holder goes away.
+ */
+export function hostContext(run: HostRun): HostContext {
+  const { deps, host, agent } = run;
+  const controller = new AbortController();
+  return {
+    run,
+    actions: hostActions(deps, host, agent, run.release, run.leaseMs),
+    progress: freshProgress(),
+    signal: AbortSignal.any([deps.signal, controller.signal]),
+    reached: [],
+    abort: (reason) => controller.abort(reason),
+  };
 }
