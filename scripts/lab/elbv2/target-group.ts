@@ -153,9 +153,16 @@ export class LabTargetGroup {
       reg.seenUp = false;
       reg.maint = false;
       delete reg.deregisteredAt;
-      await this.haproxy(`set server ${this.backend()}/${reg.server} state ready`);
-      // a registered target earns `healthy` with the group's healthy threshold, like on AWS
-      await this.haproxy(`set server ${this.backend()}/${reg.server} health down`);
+      // a registered target earns `healthy` with the group's healthy threshold, like on AWS.
+      // Until both commands are done it is `initial`: a DescribeTargetHealth between them
+      // would see the server's old UP and call a target healthy that has passed no check
+      reg.settling = true;
+      try {
+        await this.haproxy(`set server ${this.backend()}/${reg.server} state ready`);
+        await this.haproxy(`set server ${this.backend()}/${reg.server} health down`);
+      } finally {
+        reg.settling = false;
+      }
     }
   }
 

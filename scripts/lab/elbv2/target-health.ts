@@ -15,6 +15,8 @@ export interface Registration {
   seenUp: boolean;
   /** the deregistration completed: HAProxy has the server in maint */
   maint?: boolean;
+  /** RegisterTargets is still telling HAProxy: the server's status is not the target's yet */
+  settling?: boolean;
 }
 
 /** AWS completes a deregistration early when nothing is in flight; the lab waits this long at least */
@@ -60,7 +62,7 @@ export function targetHealth(
       Description: 'Target is not registered to the target group',
     };
   }
-  const status = row?.status ?? '';
+  const status = reg.settling ? '' : (row?.status ?? '');
   if (/^UP/.test(status)) {
     reg.seenUp = true;
     return { State: 'healthy' };
