@@ -124,7 +124,8 @@ function own(node: object, key: string | number, value: unknown): void {
   Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-describe('the config loader under fuzzing', () => {
+// CPU-bound runs of fixed size: the bound is generous so a loaded machine is slow, not red
+describe('the config loader under fuzzing', { timeout: 120_000 }, () => {
   it('answers arbitrary text with a Config or one located line per problem', () => {
     fc.assert(fc.property(nasty, assertLoadsOrIsOneLocatedLinePerProblem), { numRuns: 300 });
   });

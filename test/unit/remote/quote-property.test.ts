@@ -57,7 +57,8 @@ function args(stdout: Buffer): string[] {
   return stdout.toString('utf8').split('\0').slice(0, -1);
 }
 
-describe.each(shells)('quoteArgv through %s -c', (shell) => {
+// 150 shell processes per shell: the bound is generous so a loaded machine is slow, not red
+describe.each(shells)('quoteArgv through %s -c', { timeout: 120_000 }, (shell) => {
   it('gives back exactly the arguments it was given', () => {
     fc.assert(
       fc.property(fc.array(arg, { minLength: 1, maxLength: 5 }), (argv) => {
