@@ -51,6 +51,22 @@ export class StepRecorder {
     }
   }
 
+  /**
+   * An event of the run that is no step (a balancer reload), appended to the
+   * host's audit while this host holds its lock; nothing when it does not.
+   */
+  note(what: string, detail: string): void {
+    this.audit?.({
+      release: this.release,
+      step: what,
+      start: new Date(this.clock.now()).toISOString(),
+      duration_ms: 0,
+      result: 'ok',
+      who: this.who,
+      detail,
+    });
+  }
+
   private record(
     step: StepName,
     start: number,

@@ -18,6 +18,7 @@ import { planFleetRollback, runFleetRollback } from './fleet-rollback.js';
 import { missingRelease } from './rollback-target.js';
 import { readRolloutArtifact, type ReadArtifact } from './artifact.js';
 import { checkArtifactRoom } from './artifact-room.js';
+import { auditReloads } from './reload-audit.js';
 import { artifactShipper, describeShip } from './ship.js';
 import { pruneFleet } from './prune.js';
 import type { ReleaseFile } from '../host/release-files.js';
@@ -127,7 +128,8 @@ async function walk(
     ...(receipt && { receipt }),
     ...(deps.evidence && { judge: new WaveJudge({ ...deps, evidence: deps.evidence }) }),
   };
-  const waves = await runWaves(run);
+  const unaudit = auditReloads(deps.balancer, plan.waves.flat(), run.recorder);
+  const waves = await runWaves(run).finally(unaudit);
   const judgedBad = waves.judgements.find((j) => !j.passed);
   const ok =
     waves.outcomes.length === plan.waves.flat().length &&

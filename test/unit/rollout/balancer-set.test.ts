@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Balancer } from '../../../src/balancer/balancer.js';
+import type { Balancer, BalancerReload } from '../../../src/balancer/balancer.js';
 import { BalancerSet } from '../../../src/balancer/set.js';
 import type { HealthCheckSettings } from '../../../src/config/types.js';
 import { BlockedError, OperationError } from '../../../src/errors.js';
@@ -53,7 +53,46 @@ class OutOn extends FakeBalancer {
   }
 }
 
+/** a balancer that reloads when asked, as the HAProxy adapter tells its listeners */
+class Reloading extends FakeBalancer {
+  readonly listeners = new Set<(r: BalancerReload) => void>();
+  onReload(listener: (r: BalancerReload) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  reload(message: string): void {
+    for (const l of this.listeners) l({ message });
+  }
+}
+
 describe('a rollout through two balancers', () => {
+  it('audits a reload of one of them on the host mid-handshake, named by that balancer', async () => {
+    let lbB: Reloading | undefined;
+    const f = pairFleet((h, c) => {
+      lbB = new Reloading(h, c, slow);
+      return [new FakeBalancer(h, c, fast), lbB];
+    });
+    f.host(1).onCall = (op) => {
+      if (op === 'stop') lbB?.reload('haproxy /run/b.sock reloaded (pid 1 → 2, up 0s)');
+    };
+    const result = await rollout(f.deps, options);
+    expect(result.ok).toBe(true);
+    const reloads = f.host(1).audit.filter((e) => e.step === 'balancer-reload');
+    expect(reloads).toMatchObject([
+      {
+        release: 'r2',
+        result: 'ok',
+        who: 'ci@runner',
+        detail: 'lb-b: haproxy /run/b.sock reloaded (pid 1 → 2, up 0s)',
+      },
+    ]);
+    // the others held no lock at that moment
+    for (const n of [2, 3])
+      expect(f.host(n).audit.some((e) => e.step === 'balancer-reload')).toBe(false);
+    // once the rollout ended, nobody listens
+    expect(lbB?.listeners.size).toBe(0);
+  });
+
   it('stops a host only after the slower balancer took it out too', async () => {
     const f = pairFleet();
     const result = await rollout(f.deps, options);
