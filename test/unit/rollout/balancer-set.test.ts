@@ -102,6 +102,14 @@ describe('a rollout through two balancers', () => {
     expect(awaitOut?.duration_ms).toBeGreaterThanOrEqual(9_000);
     // the bound is the slower balancer's: 3 s × 3 + its 2 s check timeout
     expect(awaitOut?.bound_ms).toBe(11_000);
+    // and the record says when each one had it out
+    expect(Object.keys(awaitOut?.balancers ?? {})).toEqual(['lb-a', 'lb-b']);
+    expect(awaitOut?.balancers?.['lb-a']).toBeLessThan(3_000);
+    expect(awaitOut?.balancers?.['lb-b']).toBeGreaterThanOrEqual(9_000);
+    const awaitIn = result.hosts[0]?.steps.find((s) => s.step === 'await-in');
+    expect(Object.values(awaitIn?.balancers ?? {}).every((ms) => typeof ms === 'number')).toBe(
+      true,
+    );
   });
 
   it('fails a host that one balancer keeps in rotation, naming both views', async () => {
