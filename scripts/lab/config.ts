@@ -33,6 +33,8 @@ export interface LabConfigOptions {
   readonly drainMethod?: 'health' | 'deregister';
   /** with the lab's balancer alb: the endpoint's target group (the lab fills it in) */
   readonly targetGroupArn?: string;
+  /** with alb and the pair: the second group's, backed by lb-b (the lab fills it in) */
+  readonly secondGroupArn?: string;
   /** hosts[].target of the hosts named here: a target the group does not know */
   readonly targets?: Readonly<Record<string, string>>;
 }
@@ -72,6 +74,7 @@ function commands(
  * can be; otherwise each reads its own config file, as a real pair would.
  */
 function pairBalancers(layout: LabLayout, options: LabConfigOptions) {
+  if (layout.balancer === 'alb') return albGroups(layout, options);
   return haproxyInstances(layout).map((h) => ({
     name: h.name,
     kind: 'haproxy',
@@ -86,6 +89,23 @@ function pairBalancers(layout: LabLayout, options: LabConfigOptions) {
           deregistration_delay: '5s',
         }
       : { config: h.files.config }),
+  }));
+}
+
+/**
+ * The pair behind the ELBv2 endpoint: two target groups (a public and an
+ * internal ALB), each backed by one of the HAProxies, with its own checks.
+ */
+function albGroups(layout: LabLayout, options: LabConfigOptions) {
+  const arns = [options.targetGroupArn ?? '', options.secondGroupArn ?? ''];
+  return haproxyInstances(layout).map((h, i) => ({
+    name: i === 0 ? 'public' : 'internal',
+    kind: 'alb',
+    target_group_arn: arns[i],
+    interval: s(h.timings.interval),
+    timeout: s(h.timings.checkTimeout),
+    unhealthy_threshold: h.timings.fall,
+    healthy_threshold: h.timings.rise,
   }));
 }
 

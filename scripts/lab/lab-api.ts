@@ -153,7 +153,11 @@ export function labApi(
           }
         : {},
     config: (o) =>
-      labConfig(layout, { ...o, ...(elbv2 ? { targetGroupArn: elbv2.group.arn } : {}) }),
+      labConfig(layout, {
+        ...o,
+        ...(elbv2 ? { targetGroupArn: elbv2.group.arn } : {}),
+        ...(elbv2?.groups[1] ? { secondGroupArn: elbv2.groups[1].arn } : {}),
+      }),
     stageRelease: (h, release, o) => stageRelease(layout, byName(h), release, o),
     startServicesDirectly: (h, dir) => startServicesDirectly(layout, byName(h), dir),
     startByHand: (h, dir) => startByHand(layout, byName(h), dir),

@@ -3,6 +3,7 @@ import type { EnvVars } from '../host/release-env.js';
 import { encodePublish, type ReleaseFile } from '../host/release-files.js';
 import type { ReleaseInventory } from '../host/release-inventory.js';
 import type {
+  ArtifactState,
   HelloData,
   HostStatus,
   StartReport,
@@ -52,8 +53,8 @@ export abstract class AgentOps {
     onProgress?: (sent: number, total: number) => void,
   ): Promise<ShipResult> {
     const ask = { release, sha256: artifact.sha256 };
-    const state = await this.run('artifact', ask);
-    if (state.present || state.upload === undefined) return { uploaded: false, bytes: 0 };
+    const state = await this.artifactState(release, artifact.sha256);
+    if (state.present) return { uploaded: false, bytes: 0 };
     const upload = state.upload;
     onProgress?.(0, artifact.bytes);
     try {
@@ -67,6 +68,10 @@ export abstract class AgentOps {
     }
     await this.run('artifact', { ...ask, file: upload });
     return { uploaded: true, bytes: artifact.bytes };
+  }
+
+  artifactState(release: string, sha256: string): Promise<ArtifactState> {
+    return this.run('artifact', { release, sha256 });
   }
 
   releases(): Promise<ReleaseInventory> {

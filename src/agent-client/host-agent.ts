@@ -4,6 +4,7 @@ import type { ExecResult } from '../remote/transport.js';
 import type { EnvVars } from '../host/release-env.js';
 import type { ReleaseInventory } from '../host/release-inventory.js';
 import type {
+  ArtifactState,
   HelloData,
   HostStatus,
   StartReport,
@@ -28,6 +29,8 @@ export interface LocalArtifact {
   readonly path: string;
   readonly sha256: string;
   readonly bytes: number;
+  /** what it extracts to, about (the gzip trailer's size of the tar): the room an install takes */
+  readonly unpackedBytes?: number;
 }
 
 export interface ShipResult {
@@ -57,6 +60,8 @@ export interface HostAgent {
     artifact: LocalArtifact,
     onProgress?: (sent: number, total: number) => void,
   ): Promise<ShipResult>;
+  /** whether the release is here from this artifact, else the room for it and what would refuse it */
+  artifactState?(release: string, sha256: string): Promise<ArtifactState>;
   /** the releases on the host, newest first, with current and previous */
   releases?(): Promise<ReleaseInventory>;
   /** remove all but the newest `keep` releases, never current or previous */

@@ -49,7 +49,16 @@ export interface Balancer {
   proveRegister?(registeredTarget: string): Promise<void>;
   /** ALB: the routing minimum below which the group fails open (see fail-open.ts) */
   failOpenMinimum?(): Promise<FailOpenMinimum>;
+  /** HAProxy: call `listener` on each reload seen (after the states handoff set are back); returns the unsubscribe */
+  onReload?(listener: (reload: BalancerReload) => void): () => void;
   close(): Promise<void>;
+}
+
+/** A reload (another process answering) seen during a run, as it is logged. */
+export interface BalancerReload {
+  readonly message: string;
+  /** the balancer's name, when it is one of several */
+  readonly balancer?: string;
 }
 
 /** What an adapter that waits or reports needs from the run: its clock and its log. */

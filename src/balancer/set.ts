@@ -1,6 +1,6 @@
 import type { HealthCheckSettings } from '../config/types.js';
 import type { NamedSettings } from '../timing/index.js';
-import type { Balancer, TargetState } from './balancer.js';
+import type { Balancer, BalancerReload, TargetState } from './balancer.js';
 import { combineStates } from './set-states.js';
 
 /** One balancer of the set, and how it names the hosts. */
@@ -62,6 +62,19 @@ export class BalancerSet implements Balancer {
     await this.each(
       (m) => m.balancer.proveRegister?.(this.targetAt(m, registeredTarget)) ?? Promise.resolve(),
     );
+  }
+
+  /** each member's reloads, named by the member when there are several */
+  onReload(listener: (reload: BalancerReload) => void): () => void {
+    const several = this.members.length > 1;
+    const offs = this.members.map(
+      (m) =>
+        m.balancer.onReload?.((r) => listener(several ? { ...r, balancer: m.name } : r)) ??
+        (() => undefined),
+    );
+    return () => {
+      for (const off of offs) off();
+    };
   }
 
   async close(): Promise<void> {

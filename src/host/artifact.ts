@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, statfs, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OperationError, UsageError } from '../errors.js';
+import type { ArtifactState } from '../protocol/results.js';
 import type { HostExec } from './exec.js';
 import { releaseDir } from './layout.js';
 import { strayEntry } from './artifact-entries.js';
@@ -28,20 +29,33 @@ export async function artifactSha256(root: string, release: string): Promise<str
 }
 
 /**
- * Asked before an upload: the release is there from this very artifact (skip),
- * or where to upload it — a hidden name in `releases/`, on the same filesystem
- * as the release directory it becomes, and never listed as a release.
+ * Asked before an upload (and in preflight, before any host is drained): the
+ * release is there from this very artifact (skip), or where to upload it — a
+ * hidden name in `releases/`, on the same filesystem as the release directory
+ * it becomes, and never listed as a release — with the room there and whether
+ * the install would be refused because that id is live from another build.
  */
 export async function artifactState(
   root: string,
   release: string,
   sha: string,
-): Promise<{ present: true } | { present: false; upload: string }> {
+): Promise<ArtifactState> {
   if ((await artifactSha256(root, release)) === sha) return { present: true };
-  await mkdir(path.join(root, 'releases'), { recursive: true });
+  const releases = path.join(root, 'releases');
+  await mkdir(releases, { recursive: true });
   await removeLeftovers(root, Date.now());
   const name = `.upload-${release}-${randomBytes(6).toString('hex')}.tgz`;
-  return { present: false, upload: path.join(root, 'releases', name) };
+  const free = await statfs(releases).then(
+    (s) => s.bavail * s.bsize,
+    () => undefined,
+  );
+  const liveOther = (await readLiveRelease(root)) === release;
+  return {
+    present: false,
+    upload: path.join(releases, name),
+    ...(free !== undefined && { freeBytes: free }),
+    ...(liveOther && { liveOther }),
+  };
 }
 
 /** names handoff writes into a release itself: never taken from an artifact */

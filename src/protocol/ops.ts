@@ -9,6 +9,7 @@
  * neither may load a schema library to read a few flags.
  */
 import type {
+  ArtifactState,
   AuditRead,
   HelloData,
   HostStatus,
@@ -60,7 +61,7 @@ export const OPS = {
       file: text,
     },
     timeoutMs: (a) => (a.file === undefined ? 60_000 : PUBLISH_MS),
-    result: returns<{ present: boolean; upload?: string }>(),
+    result: returns<ArtifactState>(),
   },
   'lock-hold': {
     channel: 'process',

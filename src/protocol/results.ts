@@ -16,6 +16,21 @@ export interface ServiceVerdict {
   readonly detail?: string;
 }
 
+/**
+ * `artifact` without `file`: the release is here from this artifact, or where
+ * to upload it, with what would make its install fail (asked in preflight too).
+ */
+export type ArtifactState =
+  | { readonly present: true }
+  | {
+      readonly present: false;
+      readonly upload: string;
+      /** bytes free to this user on the filesystem of releases/ */
+      readonly freeBytes?: number;
+      /** the release is live here from another artifact: its install would be refused */
+      readonly liveOther?: boolean;
+    };
+
 export interface VerifyReport {
   readonly ok: boolean;
   readonly services: readonly ServiceVerdict[];

@@ -1,4 +1,4 @@
-import { access, constants, mkdtemp, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LocalArtifact } from '../agent-client/host-agent.js';
@@ -52,7 +52,7 @@ export async function readArtifact(file: string, flag = '--artifact'): Promise<R
     try {
       const packed = path.join(dir, 'release.tgz');
       await packDirectory(file, packed, flag);
-      return { path: packed, ...(await fileSha256(packed)), cleanup };
+      return { path: packed, ...(await measured(packed)), cleanup };
     } catch (error) {
       await cleanup();
       throw error;
@@ -61,5 +61,31 @@ export async function readArtifact(file: string, flag = '--artifact'): Promise<R
   if (!info.isFile()) throw bad('neither a file nor a directory');
   if (!ARTIFACT_EXTENSIONS.some((ext) => file.endsWith(ext)))
     throw bad('expected a .tar.gz or .tgz file, or a directory');
-  return { path: file, ...(await fileSha256(file)), cleanup: () => Promise.resolve() };
+  return { path: file, ...(await measured(file)), cleanup: () => Promise.resolve() };
+}
+
+/** Its sha256 and size, and what it extracts to (at least its own size). */
+async function measured(
+  file: string,
+): Promise<{ sha256: string; bytes: number; unpackedBytes: number }> {
+  const { sha256, bytes } = await fileSha256(file);
+  return { sha256, bytes, unpackedBytes: Math.max(bytes, await gzipSize(file, bytes)) };
+}
+
+/**
+ * The uncompressed size a gzip file's trailer records (ISIZE: its last four
+ * bytes, modulo 4 GiB): about what the tar extracts to. 0 when it is no gzip.
+ */
+async function gzipSize(file: string, bytes: number): Promise<number> {
+  if (bytes < 18) return 0;
+  const handle = await open(file, 'r');
+  try {
+    const [head, tail] = [Buffer.alloc(2), Buffer.alloc(4)];
+    await handle.read(head, 0, 2, 0);
+    if (head[0] !== 0x1f || head[1] !== 0x8b) return 0;
+    await handle.read(tail, 0, 4, bytes - 4);
+    return tail.readUInt32LE(0);
+  } finally {
+    await handle.close();
+  }
 }

@@ -9,7 +9,12 @@ import { formatMs } from '../timing/duration.js';
  * Times every step of one host, emits it as an event, and appends it to the
  * host's audit log through the lock holder as soon as it ends.
  */
-export type Describe<T> = (value: T) => { ok?: boolean; detail?: string; bound_ms?: number };
+export type Describe<T> = (value: T) => {
+  ok?: boolean;
+  detail?: string;
+  bound_ms?: number;
+  balancers?: StepRecord['balancers'];
+};
 
 export class StepRecorder {
   readonly steps: StepRecord[] = [];
@@ -43,12 +48,28 @@ export class StepRecorder {
     try {
       const value = await run();
       const extra = describe?.(value) ?? {};
-      this.record(step, start, extra.ok ?? true, extra.detail, extra.bound_ms);
+      this.record(step, start, extra.ok ?? true, extra.detail, extra.bound_ms, extra.balancers);
       return value;
     } catch (error) {
       this.record(step, start, false, messageOf(error));
       throw error;
     }
+  }
+
+  /**
+   * An event of the run that is no step (a balancer reload), appended to the
+   * host's audit while this host holds its lock; nothing when it does not.
+   */
+  note(what: string, detail: string): void {
+    this.audit?.({
+      release: this.release,
+      step: what,
+      start: new Date(this.clock.now()).toISOString(),
+      duration_ms: 0,
+      result: 'ok',
+      who: this.who,
+      detail,
+    });
   }
 
   private record(
@@ -57,6 +78,7 @@ export class StepRecorder {
     ok: boolean,
     detail?: string,
     bound_ms?: number,
+    balancers?: StepRecord['balancers'],
   ): void {
     const duration_ms = this.clock.now() - start;
     const rec: StepRecord = {
@@ -66,6 +88,7 @@ export class StepRecorder {
       ok,
       ...(detail === undefined ? {} : { detail }),
       ...(bound_ms === undefined ? {} : { bound_ms }),
+      ...(balancers === undefined ? {} : { balancers }),
     };
     this.steps.push(rec);
     const took = formatMs(duration_ms);

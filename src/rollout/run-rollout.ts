@@ -17,6 +17,8 @@ import { WaveJudge } from '../evidence/wave-judge.js';
 import { planFleetRollback, runFleetRollback } from './fleet-rollback.js';
 import { missingRelease } from './rollback-target.js';
 import { readRolloutArtifact, type ReadArtifact } from './artifact.js';
+import { checkArtifactRoom } from './artifact-room.js';
+import { auditReloads } from './reload-audit.js';
 import { artifactShipper, describeShip } from './ship.js';
 import { pruneFleet } from './prune.js';
 import type { ReleaseFile } from '../host/release-files.js';
@@ -97,6 +99,14 @@ async function walk(
       `preflight: release ${plan.release} is not on ${missing.join('; ')}; nothing was touched`,
     );
   }
+  // a later wave's prepare must not be the first to find the artifact will not fit
+  if (shipment.artifact && !options.dryRun)
+    await checkArtifactRoom(plan.waves.flat(), pre.agents, plan.release, shipment.artifact).catch(
+      (error: unknown) => {
+        closeSessions(pre);
+        throw error;
+      },
+    );
   const bounds = pre.bounds;
   if (options.dryRun) {
     closeSessions(pre);
@@ -118,7 +128,8 @@ async function walk(
     ...(receipt && { receipt }),
     ...(deps.evidence && { judge: new WaveJudge({ ...deps, evidence: deps.evidence }) }),
   };
-  const waves = await runWaves(run);
+  const unaudit = auditReloads(deps.balancer, plan.waves.flat(), run.recorder);
+  const waves = await runWaves(run).finally(unaudit);
   const judgedBad = waves.judgements.find((j) => !j.passed);
   const ok =
     waves.outcomes.length === plan.waves.flat().length &&

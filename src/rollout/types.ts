@@ -73,6 +73,11 @@ export interface StepRecord {
   readonly detail?: string;
   /** for balancer waits: the bound the step was held to */
   readonly bound_ms?: number;
+  /**
+   * for balancer waits through several balancers: ms until each one, by its
+   * name, agreed (had the target out, or back in); null: not within the bound
+   */
+  readonly balancers?: Readonly<Record<string, number | null>>;
 }
 
 export type HostResult = 'deployed' | 'rolled-back' | 'failed' | 'interrupted';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReport, startLoad } from '../../scripts/lab/index.js';
 import { liveReleases, rolloutUnderLoad, startFleet, type Fleet } from './fleet-harness.js';
+import { watchGroupStates } from './group-states.js';
 
 /**
  * The rollout through `balancer.kind: alb`: the real SDK, through its standard
@@ -26,28 +27,8 @@ const releases = (): Promise<string[]> => liveReleases((args) => fleet.deploy(ar
 async function watchStates<T>(run: () => Promise<T>): Promise<{ result: T; seen: string[][] }> {
   const group = fleet.lab.elbv2!.group;
   const ids = fleet.lab.hosts.map((h) => h.address);
-  const seen = ids.map(() => [] as string[]);
-  let done = false;
-  const sample = async (): Promise<void> => {
-    while (!done) {
-      const listed = (await group.health([], Date.now())) as {
-        Target: { Id: string };
-        TargetHealth: { State: string };
-      }[];
-      ids.forEach((id, i) => {
-        const state = listed.find((d) => d.Target.Id === id)?.TargetHealth.State ?? 'unused';
-        if (seen[i]?.at(-1) !== state) seen[i]?.push(state);
-      });
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
-  const sampling = sample();
-  try {
-    return { result: await run(), seen };
-  } finally {
-    done = true;
-    await sampling;
-  }
+  const { result, seen } = await watchGroupStates([group], ids, run);
+  return { result, seen: seen.get(group.name) ?? [] };
 }
 
 describe('deploy rollout with balancer.kind alb under load', () => {

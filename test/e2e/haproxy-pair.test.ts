@@ -95,6 +95,18 @@ describe('a rollout through an HAProxy pair', () => {
     expect(await releases()).toEqual(['r3', 'r3', 'r3']);
     // nothing left drained on the reloaded one
     for (const h of fleet.lab.hosts) expect(await lbB.serverStatus(h.name)).toBe('UP');
+    // the reload is in the audit of the host whose drain it undid, named by lb-b
+    const audit = await fleet.deploy(['audit', '--json']);
+    expect(audit.code, audit.stderr).toBe(0);
+    const last = JSON.parse(audit.stdout.trim().split('\n').at(-1)!) as {
+      entries: { host: string; release: string; step: string; detail?: string }[];
+    };
+    const reloads = last.entries.filter((e) => e.step === 'balancer-reload');
+    expect(reloads.length, JSON.stringify(last.entries.slice(-20))).toBeGreaterThan(0);
+    expect(reloads.some((e) => e.host === 'web-2' && e.release === 'r3')).toBe(true);
+    expect(reloads[0]?.detail).toMatch(
+      new RegExp(`^lb-b: haproxy \\S+ reloaded \\(pid \\d+ → ${newPid}`),
+    );
   });
 });
 

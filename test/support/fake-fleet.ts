@@ -199,6 +199,8 @@ export class FakeBalancer implements Balancer {
     /** a target that never leaves rotation (a balancer ignoring the drain) */
     readonly stuck = new Set<string>(),
   ) {}
+  /** targets it never puts back in rotation (a failing check it does not share with verify) */
+  readonly neverBack = new Set<string>();
   settings() {
     return Promise.resolve(this.s);
   }
@@ -217,7 +219,7 @@ export class FakeBalancer implements Balancer {
     for (const t of targets) {
       const h = this.hosts.get(t);
       if (!h) continue;
-      const inRotation = this.stuck.has(t) || this.inRotation(h, now);
+      const inRotation = this.stuck.has(t) || (!this.neverBack.has(t) && this.inRotation(h, now));
       out.set(t, { target: t, state: inRotation ? 'healthy' : 'unhealthy', inRotation });
     }
     this.maxOut = Math.max(this.maxOut, [...this.hosts.values()].filter((h) => h.drained).length);

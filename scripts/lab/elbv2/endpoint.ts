@@ -21,7 +21,10 @@ export const LAB_REGION = 'us-east-1';
 export interface Elbv2Endpoint {
   /** what AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2 (and _CLOUDWATCH) is set to */
   readonly url: string;
+  /** the first group: the one of lb-a, the lab's first HAProxy */
   readonly group: LabTargetGroup;
+  /** every group: with the lab's pair, a second one backed by lb-b (another ALB, say internal) */
+  readonly groups: readonly LabTargetGroup[];
   /** answer the next `count` calls of `action` with this fault instead */
   inject(action: string, kind: FaultKind, count: number): void;
   /** calls per action so far, faults included */
@@ -29,7 +32,22 @@ export interface Elbv2Endpoint {
   close(): Promise<void>;
 }
 
-type Handler = (params: Params, group: LabTargetGroup) => Promise<Record<string, XmlValue>>;
+type Handler = (params: Params, groups: Groups) => Promise<Record<string, XmlValue>>;
+
+/** the endpoint's groups, found by their ARN (or their load balancer's) as AWS does */
+class Groups {
+  constructor(readonly all: readonly LabTargetGroup[]) {}
+  byArn(arn: string | undefined): LabTargetGroup {
+    const g = this.all.find((x) => x.arn === arn);
+    if (!g) throw new ApiError('TargetGroupNotFound', `One or more target groups not found`);
+    return g;
+  }
+  byLoadBalancer(arn: string | undefined): LabTargetGroup {
+    const g = this.all.find((x) => x.loadBalancerArn === arn);
+    if (!g) throw new ApiError('LoadBalancerNotFound', 'One or more load balancers not found');
+    return g;
+  }
+}
 
 const targetsOf = (params: Params) =>
   members(params, 'Targets').map((t) => ({
@@ -38,42 +56,36 @@ const targetsOf = (params: Params) =>
   }));
 
 const handlers: Record<string, Handler> = {
-  DescribeTargetGroups: (p, g) => {
+  DescribeTargetGroups: (p, gs) => {
     const arns = members(p, 'TargetGroupArns').map((m) => m['']);
-    for (const arn of arns) g.requireArn(arn);
-    return Promise.resolve({ TargetGroups: [g.describeGroup()] });
+    return Promise.resolve({ TargetGroups: arns.map((arn) => gs.byArn(arn).describeGroup()) });
   },
-  DescribeTargetGroupAttributes: (p, g) => {
-    g.requireArn(p.get('TargetGroupArn'));
-    return Promise.resolve({ Attributes: g.groupAttributes() });
-  },
-  DescribeLoadBalancerAttributes: (p, g) => {
-    if (p.get('LoadBalancerArn') !== g.loadBalancerArn)
-      throw new ApiError('LoadBalancerNotFound', 'One or more load balancers not found');
+  DescribeTargetGroupAttributes: (p, gs) =>
+    Promise.resolve({ Attributes: gs.byArn(p.get('TargetGroupArn')).groupAttributes() }),
+  DescribeLoadBalancerAttributes: (p, gs) => {
+    gs.byLoadBalancer(p.get('LoadBalancerArn'));
     // HAProxy's `timeout server`: how long it keeps an idle connection to a host
     return Promise.resolve({ Attributes: [{ Key: 'idle_timeout.timeout_seconds', Value: '30' }] });
   },
-  DescribeTargetHealth: async (p, g) => {
-    g.requireArn(p.get('TargetGroupArn'));
+  DescribeTargetHealth: async (p, gs) => {
+    const g = gs.byArn(p.get('TargetGroupArn'));
     return { TargetHealthDescriptions: await g.health(targetsOf(p), Date.now()) };
   },
-  RegisterTargets: async (p, g) => {
-    g.requireArn(p.get('TargetGroupArn'));
-    await g.register(targetsOf(p), Date.now());
+  RegisterTargets: async (p, gs) => {
+    await gs.byArn(p.get('TargetGroupArn')).register(targetsOf(p), Date.now());
     return {};
   },
-  DeregisterTargets: async (p, g) => {
-    g.requireArn(p.get('TargetGroupArn'));
-    await g.deregister(targetsOf(p), Date.now());
+  DeregisterTargets: async (p, gs) => {
+    await gs.byArn(p.get('TargetGroupArn')).deregister(targetsOf(p), Date.now());
     return {};
   },
-  ModifyTargetGroup: async (p, g) => {
-    g.requireArn(p.get('TargetGroupArn'));
+  ModifyTargetGroup: async (p, gs) => {
+    const g = gs.byArn(p.get('TargetGroupArn'));
     await g.modifyGroup(p);
     return { TargetGroups: [g.describeGroup()] };
   },
-  ModifyTargetGroupAttributes: (p, g) => {
-    g.requireArn(p.get('TargetGroupArn'));
+  ModifyTargetGroupAttributes: (p, gs) => {
+    const g = gs.byArn(p.get('TargetGroupArn'));
     g.modifyAttributes(members(p, 'Attributes'));
     return Promise.resolve({ Attributes: g.groupAttributes() });
   },
@@ -88,11 +100,26 @@ export async function startElbv2Endpoint(
   layout: LabLayout,
   options: { deregistrationDelayS?: number; port?: number } = {},
 ): Promise<Elbv2Endpoint> {
-  const group = new LabTargetGroup(layout, labFiles(layout.workDir).haproxySocket, LAB_REGION, {
-    // at least the lab's max_request (5s), as the deregistration-delay invariant asks
-    deregistrationDelayS: options.deregistrationDelayS ?? 5,
+  // at least the lab's max_request (5s), as the deregistration-delay invariant asks
+  const deregistrationDelayS = options.deregistrationDelayS ?? 5;
+  const files = labFiles(layout.workDir);
+  const group = new LabTargetGroup(layout, files.haproxySocket, LAB_REGION, {
+    deregistrationDelayS,
     now: Date.now(),
   });
+  // with the pair: a second group (another ALB, as an internal one would be) backed by lb-b
+  const groups = new Groups([
+    group,
+    ...(layout.pair
+      ? [
+          new LabTargetGroup(layout, files.haproxyB.socket, LAB_REGION, {
+            deregistrationDelayS,
+            now: Date.now(),
+            second: { name: `${layout.service}-internal`, timings: layout.pair.timings },
+          }),
+        ]
+      : []),
+  ]);
   const faults = new Map<string, FaultKind[]>();
   const calls = new Map<string, number>();
   const metrics = new LabMetrics(labFiles(layout.workDir).haproxySocket, layout.backend);
@@ -136,7 +163,7 @@ export async function startElbv2Endpoint(
         }),
       };
     try {
-      return { status: 200, xml: resultXml(action, await handler(params, group)) };
+      return { status: 200, xml: resultXml(action, await handler(params, groups)) };
     } catch (error) {
       const e =
         error instanceof ApiError ? error : new ApiError('InternalFailure', String(error), 500);
@@ -183,13 +210,14 @@ export async function startElbv2Endpoint(
   return {
     url: `http://${address}:${port}`,
     group,
+    groups: groups.all,
     calls,
     inject: (action, kind, count) => {
       faults.set(action, [...(faults.get(action) ?? []), ...Array<FaultKind>(count).fill(kind)]);
     },
     close: async () => {
       metrics.close();
-      group.close();
+      for (const g of groups.all) g.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

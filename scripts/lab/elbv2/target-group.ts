@@ -1,5 +1,5 @@
 import { haproxyCommand, showStat } from '../haproxy.js';
-import type { LabLayout } from '../layout.js';
+import type { LabLayout, LabTimings } from '../layout.js';
 import type { XmlValue } from './protocol.js';
 import { applyChecks } from './haproxy-checks.js';
 import { targetHealth, type Registration, type ReportedHealth } from './target-health.js';
@@ -23,6 +23,7 @@ const ACCOUNT = '000000000000';
  */
 export class LabTargetGroup {
   readonly arn: string;
+  readonly name: string;
   readonly loadBalancerArn: string;
   private readonly targets = new Map<string, Registration>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -35,11 +36,19 @@ export class LabTargetGroup {
     private readonly layout: LabLayout,
     private readonly socket: string,
     region: string,
-    options: { deregistrationDelayS: number; now: number },
+    options: {
+      deregistrationDelayS: number;
+      now: number;
+      /** a second group (the lab's pair): its name, and the checks of the HAProxy behind it */
+      second?: { readonly name: string; readonly timings: LabTimings };
+    },
   ) {
-    this.arn = `arn:aws:elasticloadbalancing:${region}:${ACCOUNT}:targetgroup/${layout.service}/0123456789abcdef`;
-    this.loadBalancerArn = `arn:aws:elasticloadbalancing:${region}:${ACCOUNT}:loadbalancer/app/lab/fedcba9876543210`;
-    const t = layout.timings;
+    this.name = options.second?.name ?? layout.service;
+    const id = options.second ? '0123456789abcdee' : '0123456789abcdef';
+    const lb = options.second ? 'lab-internal/fedcba9876543211' : 'lab/fedcba9876543210';
+    this.arn = `arn:aws:elasticloadbalancing:${region}:${ACCOUNT}:targetgroup/${this.name}/${id}`;
+    this.loadBalancerArn = `arn:aws:elasticloadbalancing:${region}:${ACCOUNT}:loadbalancer/app/${lb}`;
+    const t = options.second?.timings ?? layout.timings;
     this.checks = {
       interval: t.interval / 1000,
       timeout: Math.ceil(t.checkTimeout / 1000),
@@ -74,15 +83,10 @@ export class LabTargetGroup {
     return this.layout.backend;
   }
 
-  requireArn(arn: string | undefined): void {
-    if (arn !== this.arn)
-      throw new ApiError('TargetGroupNotFound', `One or more target groups not found`);
-  }
-
   describeGroup(): Record<string, XmlValue> {
     return {
       TargetGroupArn: this.arn,
-      TargetGroupName: this.layout.service,
+      TargetGroupName: this.name,
       Protocol: 'HTTP',
       Port: this.layout.appPort,
       TargetType: 'ip',

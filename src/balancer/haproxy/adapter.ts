@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { HaproxyBalancerConfig, HealthCheckSettings } from '../../config/types.js';
 import { ConfigError, OperationError } from '../../errors.js';
-import type { Balancer, BalancerDeps, TargetState } from '../balancer.js';
+import type { Balancer, BalancerDeps, BalancerReload, TargetState } from '../balancer.js';
 import { describeAddress, parseSocketAddress, type SocketAddress } from './address.js';
 import * as cmd from './commands.js';
 import { readBackendChecks } from './config-file.js';
@@ -22,6 +22,7 @@ export class HaproxyBalancer implements Balancer {
   /** the runtime states handoff set and has not taken back: what a reload forgets */
   private readonly held = new Map<string, cmd.AdminState>();
   private readonly reload: ReloadWatch;
+  private readonly reloadListeners = new Set<(reload: BalancerReload) => void>();
 
   constructor(
     private readonly config: HaproxyBalancerConfig,
@@ -88,6 +89,11 @@ export class HaproxyBalancer implements Balancer {
     if (this.held.size === 0) this.reload.release();
   }
 
+  onReload(listener: (reload: BalancerReload) => void): () => void {
+    this.reloadListeners.add(listener);
+    return () => this.reloadListeners.delete(listener);
+  }
+
   close(): Promise<void> {
     this.reload.release();
     return Promise.resolve();
@@ -96,13 +102,16 @@ export class HaproxyBalancer implements Balancer {
   private async reassert(before: ProcessInfo, now: ProcessInfo): Promise<void> {
     const servers = [...this.held];
     const what = servers.map(([server, state]) => `${server} ${state}`).join(', ');
+    const seen = `haproxy ${this.config.socket} reloaded (pid ${before.pid} → ${now.pid}, up ${now.uptimeSec}s)`;
     this.deps?.log.emit({
       level: 'warn',
       event: 'balancer.reload',
-      message: `haproxy ${this.config.socket} reloaded (pid ${before.pid} → ${now.pid}, up ${now.uptimeSec}s)${what ? `: setting ${what} again; configure server-state-file and load-server-state-from-file so a reload keeps it (docs/balancers.md)` : ''}`,
+      message: `${seen}${what ? `: setting ${what} again; configure server-state-file and load-server-state-from-file so a reload keeps it (docs/balancers.md)` : ''}`,
       fields: { socket: this.config.socket, pid_before: before.pid, pid: now.pid, held: what },
     });
     for (const [server, state] of servers) await this.setState(server, state);
+    const message = `${seen}${what ? `; set ${what} again` : ''}`;
+    for (const listener of this.reloadListeners) listener({ message });
   }
 
   private async setState(target: string, state: cmd.AdminState): Promise<void> {

@@ -17,30 +17,60 @@ function steps(o: HostOutcome): string {
   return o.steps.map((s) => `${s.step} ${formatMs(s.duration_ms)}${s.ok ? '' : ' ✗'}`).join(' · ');
 }
 
+/** The balancers' names the waits recorded, in their order (none: one balancer). */
+function balancerNames(r: RolloutResult): string[] {
+  const names = new Set<string>();
+  for (const o of r.hosts)
+    for (const s of o.steps) for (const name of Object.keys(s.balancers ?? {})) names.add(name);
+  return [...names];
+}
+
+/** One balancer's view of a host: how long it took to have it out, and back in. */
+function balancerView(o: HostOutcome, name: string): string {
+  const of = (step: 'await-out' | 'await-in', word: string): string | undefined => {
+    const record = o.steps.findLast((s) => s.step === step && s.balancers);
+    if (!record?.balancers) return undefined;
+    const ms = record.balancers[name];
+    if (ms === undefined) return undefined;
+    return ms === null
+      ? `not ${word} within ${formatMs(record.bound_ms ?? 0)} ✗`
+      : `${word} ${formatMs(ms)}`;
+  };
+  return (
+    [of('await-out', 'out'), of('await-in', 'in')].filter((x) => x !== undefined).join(' · ') || '–'
+  );
+}
+
 /**
  * The Markdown appended to $GITHUB_STEP_SUMMARY: one row per host of the
- * plan with its result, its steps' durations and its release before and after.
+ * plan with its result, its steps' durations and its release before and after;
+ * through several balancers, a column per balancer with its own view (how long
+ * it took to have the host out, and back in).
  */
 export function stepSummary(
   r: RolloutResult,
   releaseBefore: ReadonlyMap<string, string | null>,
 ): string {
   const verdict = r.ok ? '✓ deployed' : '✗ rollout failed';
+  const names = balancerNames(r);
+  const header = ['Host', 'Result', 'Release before', 'Release after', ...names, 'Steps'];
   const rows = r.hosts.map((o) => {
     const before = releaseBefore.get(o.host) ?? undefined;
     const mark = o.result === 'deployed' ? '✓' : '✗';
     const result = `${mark} ${o.result}${o.leftDrained ? ', left drained' : ''}`;
-    return [o.host, result, before ?? '–', releaseAfter(o, r.release, before), steps(o)];
+    const views = names.map((name) => balancerView(o, name));
+    return [o.host, result, before ?? '–', releaseAfter(o, r.release, before), ...views, steps(o)];
   });
-  for (const host of r.notReached) rows.push([host, 'not reached', '–', 'unchanged', '']);
+  for (const host of r.notReached)
+    rows.push([host, 'not reached', '–', 'unchanged', ...names.map(() => '–'), '']);
   const reasons = [r.blocked, r.prepareFailed, ...r.hosts.map((h) => h.error)].filter(
     (x): x is string => x !== undefined,
   );
   const markdown = [
     `### deploy rollout ${cell(r.release)}: ${verdict} in ${formatMs(r.elapsed_ms)}`,
     '',
-    '| Host | Result | Release before | Release after | Steps |',
-    '| --- | --- | --- | --- | --- |',
+    `| ${header.map(cell).join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
     ...rows.map((cells) => `| ${cells.map(cell).join(' | ')} |`),
     ...(reasons.length > 0 ? ['', ...reasons.map((x) => `- ${cell(x)}`)] : []),
     '',

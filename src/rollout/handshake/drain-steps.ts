@@ -1,3 +1,4 @@
+import type { TargetState } from '../../balancer/balancer.js';
 import { OperationError } from '../../errors.js';
 import { formatMs } from '../../timing/duration.js';
 import { awaitRotation, describeState, type RotationWait } from '../rotation.js';
@@ -113,6 +114,8 @@ export function awaitStep(
     boundMs,
     async run(ctx): Promise<StepVerdict> {
       const { deps, host, bounds } = ctx.run;
+      const word = balancerWord(deps, host)(name);
+      const each = agreement(want === 'in', deps.clock.now());
       const wait = await awaitRotation(
         deps.balancer,
         host.target,
@@ -121,13 +124,40 @@ export function awaitStep(
         bounds.interval,
         deps.clock,
         ctx.signal,
-        balancerWord(deps, host)(name),
+        (state) => {
+          word(state);
+          each.see(state, deps.clock.now());
+        },
       );
       if (want === 'in') ctx.inRotation = wait.met;
       const error =
         !wait.met && failure ? new OperationError(failure(ctx, wait, boundMs)) : undefined;
-      return { ok: wait.met, bound_ms: boundMs, ...(error ? { error } : {}) };
+      const balancers = each.result();
+      return {
+        ok: wait.met,
+        bound_ms: boundMs,
+        ...(balancers ? { balancers } : {}),
+        ...(error ? { error } : {}),
+      };
     },
+  };
+}
+
+/**
+ * Through several balancers: when each one first agreed (had the target out,
+ * or back in), in ms since the wait began; null for one that never did.
+ */
+function agreement(want: boolean, startedAt: number) {
+  const at = new Map<string, number | null>();
+  return {
+    see(state: TargetState | undefined, now: number): void {
+      for (const [name, s] of state?.each ?? []) {
+        if (!at.has(name)) at.set(name, null);
+        if (at.get(name) === null && s.inRotation === want) at.set(name, now - startedAt);
+      }
+    },
+    result: (): Record<string, number | null> | undefined =>
+      at.size > 0 ? Object.fromEntries(at) : undefined,
   };
 }
 

@@ -1,6 +1,7 @@
 import { timerMs } from '../../config/duration.js';
 import type { Config } from '../../config/types.js';
 import { BlockedError, messageOf } from '../../errors.js';
+import { formatMs } from '../../timing/duration.js';
 import type { Bounds } from '../rotation.js';
 import type { HostOutcome } from '../types.js';
 import { runSteps, walkBack } from './runner.js';
@@ -120,8 +121,14 @@ async function rollBack(ctx: HostContext, steps: readonly HostStep[]): Promise<R
         } catch (error) {
           return failed(error);
         }
-        const detail = ctx.inRotation ? 'back in rotation' : 'undrained, not yet back in rotation';
-        return { ok: true, release, detail };
+        // undrained but the balancer never took it back within await-in's bound: not a rollback that worked
+        if (ctx.inRotation === false)
+          return {
+            ok: false,
+            release,
+            detail: `undrained, but the balancer did not put ${ctx.run.host.target} back in rotation within ${formatMs(ctx.run.bounds.awaitIn)}`,
+          };
+        return { ok: true, release, detail: 'back in rotation' };
       },
       (r) => ({ ok: r.ok, detail: `${release}: ${r.detail}` }),
     );

@@ -5,7 +5,7 @@ import type { VerifyReport } from '../../protocol/results.js';
 import { hostActions, type HostActions } from '../host-actions.js';
 import type { StepRecorder } from '../recorder.js';
 import type { Bounds } from '../rotation.js';
-import type { Change, RolloutDeps, StepName } from '../types.js';
+import type { Change, RolloutDeps, StepName, StepRecord } from '../types.js';
 
 /** One host's handshake: who runs it, toward which release, within which bounds. */
 export interface HostRun {
@@ -81,6 +81,7 @@ export interface StepVerdict {
   readonly ok?: boolean;
   readonly detail?: string;
   readonly bound_ms?: number;
+  readonly balancers?: StepRecord['balancers'];
   readonly error?: Error;
 }
 

@@ -72,6 +72,21 @@ describe('an haproxy reload during a deploy', () => {
     );
   });
 
+  it('tells its reload listeners once the drain is set again, and no more once unsubscribed', async () => {
+    const heard: string[] = [];
+    const off = balancer.onReload((r) => heard.push(r.message));
+    await balancer.deregister('web-1');
+    fake.answers['show info'] = info(200, 0);
+    await balancer.states(['web-1']);
+    expect(heard).toEqual([
+      `haproxy ${fake.path} reloaded (pid 100 → 200, up 0s); set web-1 drain again`,
+    ]);
+    off();
+    fake.answers['show info'] = info(300, 0);
+    await balancer.states(['web-1']);
+    expect(heard).toHaveLength(1);
+  });
+
   it('watches in the background while a drain is held, so a reload mid-stop is caught without a poll', async () => {
     await balancer.deregister('web-1');
     fake.answers['show info'] = info(300, 0);

@@ -8,6 +8,7 @@ import {
   readdir,
   rm,
   stat,
+  statfs,
   symlink,
   truncate,
   utimes,
@@ -223,6 +224,23 @@ describe('installArtifact', () => {
       /arrived with sha256 .* sent as a{64}; nothing was installed/,
     );
     expect(await readdir(path.join(root, 'releases'))).toEqual([]);
+  });
+
+  it('says, before any upload, how much room releases/ has and that a live id from another build is refused', async () => {
+    const fresh = await artifactState(root, 'r2', 'f'.repeat(64));
+    expect(fresh).toMatchObject({ present: false });
+    const free = fresh.present ? 0 : (fresh.freeBytes ?? 0);
+    const fs = await statfs(path.join(root, 'releases'));
+    // another process may write meanwhile: about the filesystem's free bytes
+    expect(Math.abs(free - fs.bavail * fs.bsize)).toBeLessThan(64 * 1024 * 1024);
+    expect(fresh).not.toHaveProperty('liveOther');
+    await mkdir(path.join(root, 'releases/r2'), { recursive: true });
+    await symlink('releases/r2', path.join(root, 'current'));
+    expect(await artifactState(root, 'r2', 'f'.repeat(64))).toMatchObject({
+      present: false,
+      liveOther: true,
+    });
+    expect(await artifactState(root, 'r3', 'f'.repeat(64))).not.toHaveProperty('liveOther');
   });
 
   it('never replaces the live release', async () => {

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LocalArtifact, ShipResult } from '../../../src/agent-client/host-agent.js';
-import { OperationError } from '../../../src/errors.js';
+import { BlockedError, OperationError } from '../../../src/errors.js';
+import type { ArtifactState } from '../../../src/protocol/results.js';
+import { readArtifact } from '../../../src/rollout/artifact.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import type { FakeHost } from '../../support/fake-fleet.js';
@@ -16,9 +18,18 @@ async function tarball(): Promise<string> {
 }
 
 /** A fake host that receives artifacts (present when it has this sha256) and prunes. */
-function receiving(host: FakeHost, has: string | null = null): { pruned: number[] } {
+function receiving(
+  host: FakeHost,
+  has: string | null = null,
+  room: { freeBytes?: number; liveOther?: boolean } = {},
+): { pruned: number[] } {
   const record = { pruned: [] as number[] };
   Object.assign(host, {
+    artifactState: (release: string, sha: string): Promise<ArtifactState> => {
+      host.calls.push(`artifact-state ${release}`);
+      if (has === sha) return Promise.resolve({ present: true });
+      return Promise.resolve({ present: false, upload: `/srv/.upload-${release}.tgz`, ...room });
+    },
     shipArtifact: (
       release: string,
       a: LocalArtifact,
@@ -92,5 +103,47 @@ describe('rollout --artifact', () => {
     for (const n of [1, 2, 3]) expect(f.host(n).calls).not.toContain('drain');
     expect(hosts.map((h) => h.pruned)).toEqual([[], [], []]);
     expect(result.pruned).toBeUndefined();
+  });
+
+  it('asks every host in preflight: a later wave without room, or whose id is live from another build, stops it before wave 1 drains', async () => {
+    const f = fleet();
+    receiving(f.host(1));
+    receiving(f.host(2), null, { liveOther: true });
+    receiving(f.host(3), null, { freeBytes: 5 });
+    const failure = await rollout(f.deps, {
+      release: 'r2',
+      dryRun: false,
+      rollback: true,
+      artifact: await tarball(),
+    }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(BlockedError);
+    expect((failure as Error).message.split('\n')).toEqual([
+      'preflight: web-2: release r2 is live there from another artifact; ship it under a new release id',
+      "preflight: web-3: releases/ has 0.0 MB free; the artifact needs 0.0 MB (0.0 MB uploaded, about 0.0 MB extracted): free space there ('deploy releases' shows each release's size; rollout.keep_releases bounds how many stay); nothing was drained",
+    ]);
+    for (const n of [1, 2, 3]) {
+      expect(f.host(n).calls).toContain('artifact-state r2');
+      expect(f.actions(n).filter((c) => !c.startsWith('artifact-state'))).toEqual([]);
+    }
+  });
+
+  it('a host with room and one with the artifact already pass the preflight ask', async () => {
+    const f = fleet();
+    const file = await tarball();
+    const { sha256 } = await readArtifact(file);
+    receiving(f.host(1), sha256);
+    receiving(f.host(2), null, { freeBytes: 1_000_000 });
+    receiving(f.host(3));
+    const result = await rollout(f.deps, {
+      release: 'r2',
+      dryRun: false,
+      rollback: true,
+      artifact: file,
+    });
+    expect(result.ok).toBe(true);
+    // asked in preflight, then again by the ship itself
+    expect(f.host(2).calls.indexOf('artifact-state r2')).toBeLessThan(
+      f.host(2).calls.indexOf('lock'),
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { sha256 } from '../../../src/host/release-files.js';
@@ -25,6 +26,18 @@ describe('readArtifact', () => {
     await writeFile(file, 'not really gzip, the host finds out');
     const a = await readArtifact(file);
     expect(a).toMatchObject({ path: file, sha256: sha256(await readFile(file)), bytes: 35 });
+  });
+
+  it('reads what a gzip extracts to from its trailer, and no less than its own size', async () => {
+    const dir = await tmp();
+    const file = path.join(dir, 'app.tgz');
+    await writeFile(file, gzipSync(Buffer.alloc(100_000, 'a')));
+    const a = await readArtifact(file);
+    expect(a.bytes).toBeLessThan(1000);
+    expect(a.unpackedBytes).toBe(100_000);
+    const notGzip = path.join(dir, 'other.tgz');
+    await writeFile(notGzip, 'not really gzip, the host finds out');
+    expect((await readArtifact(notGzip)).unpackedBytes).toBe(35);
   });
 
   it('packs a directory to the same bytes twice, so an unchanged build is skipped', async () => {

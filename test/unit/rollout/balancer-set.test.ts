@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Balancer } from '../../../src/balancer/balancer.js';
+import type { Balancer, BalancerReload } from '../../../src/balancer/balancer.js';
 import { BalancerSet } from '../../../src/balancer/set.js';
 import type { HealthCheckSettings } from '../../../src/config/types.js';
 import { BlockedError, OperationError } from '../../../src/errors.js';
@@ -53,7 +53,46 @@ class OutOn extends FakeBalancer {
   }
 }
 
+/** a balancer that reloads when asked, as the HAProxy adapter tells its listeners */
+class Reloading extends FakeBalancer {
+  readonly listeners = new Set<(r: BalancerReload) => void>();
+  onReload(listener: (r: BalancerReload) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  reload(message: string): void {
+    for (const l of this.listeners) l({ message });
+  }
+}
+
 describe('a rollout through two balancers', () => {
+  it('audits a reload of one of them on the host mid-handshake, named by that balancer', async () => {
+    let lbB: Reloading | undefined;
+    const f = pairFleet((h, c) => {
+      lbB = new Reloading(h, c, slow);
+      return [new FakeBalancer(h, c, fast), lbB];
+    });
+    f.host(1).onCall = (op) => {
+      if (op === 'stop') lbB?.reload('haproxy /run/b.sock reloaded (pid 1 → 2, up 0s)');
+    };
+    const result = await rollout(f.deps, options);
+    expect(result.ok).toBe(true);
+    const reloads = f.host(1).audit.filter((e) => e.step === 'balancer-reload');
+    expect(reloads).toMatchObject([
+      {
+        release: 'r2',
+        result: 'ok',
+        who: 'ci@runner',
+        detail: 'lb-b: haproxy /run/b.sock reloaded (pid 1 → 2, up 0s)',
+      },
+    ]);
+    // the others held no lock at that moment
+    for (const n of [2, 3])
+      expect(f.host(n).audit.some((e) => e.step === 'balancer-reload')).toBe(false);
+    // once the rollout ended, nobody listens
+    expect(lbB?.listeners.size).toBe(0);
+  });
+
   it('stops a host only after the slower balancer took it out too', async () => {
     const f = pairFleet();
     const result = await rollout(f.deps, options);
@@ -63,6 +102,14 @@ describe('a rollout through two balancers', () => {
     expect(awaitOut?.duration_ms).toBeGreaterThanOrEqual(9_000);
     // the bound is the slower balancer's: 3 s × 3 + its 2 s check timeout
     expect(awaitOut?.bound_ms).toBe(11_000);
+    // and the record says when each one had it out
+    expect(Object.keys(awaitOut?.balancers ?? {})).toEqual(['lb-a', 'lb-b']);
+    expect(awaitOut?.balancers?.['lb-a']).toBeLessThan(3_000);
+    expect(awaitOut?.balancers?.['lb-b']).toBeGreaterThanOrEqual(9_000);
+    const awaitIn = result.hosts[0]?.steps.find((s) => s.step === 'await-in');
+    expect(Object.values(awaitIn?.balancers ?? {}).every((ms) => typeof ms === 'number')).toBe(
+      true,
+    );
   });
 
   it('fails a host that one balancer keeps in rotation, naming both views', async () => {

@@ -160,6 +160,26 @@ describe('rollout', () => {
     expect(f.host(1).lenientVerifies).toEqual([false, true]);
   });
 
+  it('reports a rollback the balancer never takes back in rotation as failed, not rolled back', async () => {
+    const f = fleet();
+    f.host(1).bad.add('r2');
+    f.host(1).onCall = (op) => {
+      if (op === 'switch r1') f.balancer.neverBack.add('web-1');
+    };
+    const result = await rollout(f.deps, options);
+    expect(result.ok).toBe(false);
+    expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: false });
+    expect(f.host(1).release).toBe('r1');
+    const rollback = result.hosts[0]!.steps.find((s) => s.step === 'rollback');
+    expect(rollback).toMatchObject({ ok: false });
+    expect(rollback?.detail).toMatch(
+      /^r1: undrained, but the balancer did not put web-1 back in rotation within /,
+    );
+    expect(f.log.events.map((e) => e.message).join('\n')).toMatch(
+      /NOT drained: rollback did not bring it back healthy/,
+    );
+  });
+
   it('with --no-rollback leaves the failed host drained for inspection', async () => {
     const f = fleet();
     f.host(1).bad.add('r2');

@@ -199,6 +199,48 @@ describe('the summary table', () => {
     expect(md).toContain('| a | ✗ failed, left drained | r1 | r1 |  |');
     expect(md).toContain('- x \\| y z');
   });
+
+  it('through several balancers, gives each its own column: how long it took to have the host out and back', () => {
+    const wait = (name: 'await-out' | 'await-in', balancers: Record<string, number | null>) => ({
+      ...step(name, 9000),
+      bound_ms: 11_000,
+      balancers,
+    });
+    const md = stepSummary(
+      {
+        ok: false,
+        release: 'r2',
+        elapsed_ms: 10,
+        notReached: ['c'],
+        hosts: [
+          {
+            host: 'a',
+            result: 'deployed',
+            steps: [
+              wait('await-out', { 'lb-a': 2000, 'lb-b': 9000 }),
+              wait('await-in', { 'lb-a': 2000, 'lb-b': 4000 }),
+            ],
+            leftDrained: false,
+          },
+          {
+            host: 'b',
+            result: 'failed',
+            steps: [{ ...wait('await-out', { 'lb-a': 2000, 'lb-b': null }), ok: false }],
+            leftDrained: false,
+          },
+        ],
+      },
+      new Map([['a', 'r1']]),
+    );
+    const lines = md.split('\n');
+    expect(lines).toContain(
+      '| Host | Result | Release before | Release after | lb-a | lb-b | Steps |',
+    );
+    expect(lines).toContain('| --- | --- | --- | --- | --- | --- | --- |');
+    expect(md).toContain('| a | ✓ deployed | r1 | r2 | out 2.0s · in 2.0s | out 9.0s · in 4.0s |');
+    expect(md).toContain('| b | ✗ failed | – | unknown | out 2.0s | not out within 11s ✗ |');
+    expect(md).toContain('| c | not reached | – | unchanged | – | – |  |');
+  });
 });
 
 describe("deploy.yml's line for a key", () => {
