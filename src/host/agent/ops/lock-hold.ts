@@ -111,7 +111,11 @@ export async function lockHold(
       const error = new UsageError(`${call.op} needs the host lock: send a lock call first`);
       return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
     }
-    return options.handle(call, ending.signal);
+    // a lock lost to staleness (a frozen holder) aborts what runs under it: another may act now
+    return options.handle(
+      call,
+      lock ? AbortSignal.any([ending.signal, lock.signal]) : ending.signal,
+    );
   };
   try {
     for (;;) {
