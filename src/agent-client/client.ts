@@ -148,7 +148,9 @@ export class AgentClient extends AgentOps implements HostAgent {
 
   /** End a session that never took the lock (the rollout stopped before this host). */
   close(): void {
-    if (this.sessionProc && !this.locked) this.sessionProc.end();
+    if (!this.sessionProc || this.locked) return;
+    this.session?.quiet();
+    this.sessionProc.end();
   }
 
   /**
@@ -227,6 +229,7 @@ export class AgentClient extends AgentOps implements HostAgent {
       release: async () => {
         releasing = true;
         this.locked = false;
+        session?.quiet();
         // the holder ends with the lock: nothing more may be sent to it (a later step opens anew)
         if (this.sessionProc === proc) {
           this.session = undefined;

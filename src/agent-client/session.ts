@@ -2,6 +2,7 @@ import { HostUnreachableError, OperationError } from '../errors.js';
 import type { Log } from '../log.js';
 import type { CallArgs } from '../protocol/args.js';
 import { decodeLine, relayEvent, type AgentCall } from '../protocol/lines.js';
+import { HEARTBEAT } from '../protocol/ops.js';
 import type { RemoteProcess } from '../remote/transport.js';
 
 /** the hard bound of one step inside a session, when the table gives none */
@@ -22,12 +23,15 @@ interface Pending {
 /**
  * The orchestrator's side of a holding `lock-hold`: operations go down its
  * stdin as `call` lines and come back as `reply` lines, so a deploy step costs
- * a line on an open channel instead of a process start on the host.
+ * a line on an open channel instead of a process start on the host. While it
+ * is open it sends a `heartbeat` every HEARTBEAT.everyMs, whatever the rollout
+ * waits for: the holder ends the session after HEARTBEAT.silenceMs without one.
  */
 export class AgentSession {
   private next = 1;
   private readonly pending = new Map<number, Pending>();
   private gone = false;
+  private readonly beat: ReturnType<typeof setInterval>;
   private ended: (result?: { ok: boolean; message?: string }) => void = () => undefined;
   /**
    * The holder's last line, its result (it writes it once the lock is released),
@@ -43,7 +47,14 @@ export class AgentSession {
     private readonly proc: RemoteProcess,
     lines: AsyncIterator<string>,
     private readonly log: Log,
+    everyMs: number = HEARTBEAT.everyMs,
   ) {
+    // its answer matters not: a lost session fails the next real call, and says why
+    this.beat = setInterval(
+      () => void this.call('heartbeat', {}, HEARTBEAT.silenceMs).catch(() => undefined),
+      everyMs,
+    );
+    this.beat.unref();
     void this.read(lines);
     void proc.exited.then(() => this.fail());
   }
@@ -100,8 +111,14 @@ export class AgentSession {
     }
   }
 
+  /** No more heartbeats: the session is being ended (released, or closed before the lock). */
+  quiet(): void {
+    clearInterval(this.beat);
+  }
+
   private fail(): void {
     this.gone = true;
+    clearInterval(this.beat);
     for (const [id, p] of this.pending) {
       this.pending.delete(id);
       p.reject(this.lost(p.op));

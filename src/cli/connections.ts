@@ -96,27 +96,57 @@ export class Connections {
   }
 }
 
-/** Ctrl-C and SIGTERM abort the signal; the command finishes or undoes its current step. */
-export function interruptSignal(log: Log): { signal: AbortSignal; dispose(): void } {
+/**
+ * Ctrl-C and SIGTERM (CI's cancel: GitHub sends SIGINT, then SIGTERM, then
+ * SIGKILL) abort `signal`: the command stops at the next safe point, finishing
+ * or undoing its current step. A second one aborts `urgent` as well: a verify
+ * in flight is not waited for, the host is rolled back now.
+ */
+export function interruptSignal(log: Log): {
+  signal: AbortSignal;
+  urgent: AbortSignal;
+  dispose(): void;
+} {
   const controller = new AbortController();
+  const urgent = new AbortController();
   const on = (name: NodeJS.Signals) => () => {
-    if (controller.signal.aborted) return;
+    if (urgent.signal.aborted) return;
+    if (controller.signal.aborted) {
+      log.emit({
+        level: 'warn',
+        event: 'interrupt',
+        message: `${name} again: rolling back now, without waiting for the current check; hosts are not left drained`,
+      });
+      urgent.abort(new Error(name));
+      return;
+    }
     log.emit({
       level: 'warn',
       event: 'interrupt',
-      message: `${name}: finishing the current step, then undoing it; hosts are not left drained`,
+      message: `${name}: finishing the current step, then undoing it; hosts are not left drained (another signal: roll back now)`,
     });
     controller.abort(new Error(name));
   };
   const onInt = on('SIGINT');
   const onTerm = on('SIGTERM');
+  // a stopped orchestrator would hold host locks and drained hosts while it sleeps
+  const onStop = (): void =>
+    log.emit({
+      level: 'warn',
+      event: 'interrupt',
+      message:
+        'SIGTSTP: not stopping while hosts are locked or drained; Ctrl-C stops at the next safe point',
+    });
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
+  process.on('SIGTSTP', onStop);
   return {
     signal: controller.signal,
+    urgent: urgent.signal,
     dispose: () => {
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);
+      process.off('SIGTSTP', onStop);
     },
   };
 }

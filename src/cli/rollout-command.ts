@@ -89,6 +89,7 @@ async function run(
       clock: systemClock,
       log: out,
       signal: interrupt.signal,
+      urgent: interrupt.urgent,
       balancer: await connections.balancer(),
       agent: (h) => connections.agent(h),
       who,

@@ -24,6 +24,15 @@ import { returns, type OpSpec, type Returns } from './spec.js';
 const text = { kind: 'text' } as const;
 const release = { kind: 'release' } as const;
 const on = { kind: 'switch' } as const;
+/**
+ * The session's heartbeat: while a `lock-hold` session is open the orchestrator
+ * sends a `heartbeat` call every `everyMs`, whatever it is waiting for (overlap,
+ * balancer polls, verify). A holder that hears nothing for `silenceMs` while no
+ * call of its own runs ends the session: it releases the lock and leaves the drain
+ * marker and its lease as they are (a frozen or vanished orchestrator; the
+ * watchdog finishes the job once the lease is over).
+ */
+export const HEARTBEAT = Object.freeze({ everyMs: 5_000, silenceMs: 15_000 });
 /** publishing may pull images (compose): as long as an exec'd publish may take */
 const PUBLISH_MS = 15 * 60_000;
 
@@ -66,9 +75,18 @@ export const OPS = {
   'lock-hold': {
     channel: 'process',
     readOnly: false,
-    // defer: start the session now, take the lock later (a `lock` call)
-    args: { what: text, message: text, defer: on },
+    // defer: start the session now, take the lock later (a `lock` call);
+    // silenceMs: end after this long without a line from the orchestrator (HEARTBEAT)
+    args: { what: text, message: text, defer: on, silenceMs: { kind: 'ms' } },
     result: returns<{ released: boolean; reason: string }>(),
+  },
+  // the orchestrator is alive: any line resets a session's silence, this one says nothing else
+  heartbeat: {
+    channel: 'session',
+    readOnly: true,
+    args: {},
+    timeoutMs: HEARTBEAT.silenceMs,
+    result: returns<Record<string, never>>(),
   },
   drain: {
     channel: 'locked',

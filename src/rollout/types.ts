@@ -12,8 +12,10 @@ export interface RolloutDeps {
   readonly config: Config;
   readonly clock: Clock;
   readonly log: Log;
-  /** aborts on Ctrl-C / SIGTERM */
+  /** aborts on Ctrl-C / SIGTERM: stop at the next safe point */
   readonly signal: AbortSignal;
+  /** aborts on a second one: a read-only step in flight (a verify) is not waited for */
+  readonly urgent?: AbortSignal;
   readonly balancer: Balancer;
   agent(host: HostConfig): Promise<HostAgent>;
   /** who is deploying: user@machine, for the drain marker and the audit */

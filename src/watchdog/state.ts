@@ -19,6 +19,8 @@ export interface WatchdogState {
   readonly expiredMarker?: string;
   /** no release was live at the last tick: said once, not every minute */
   readonly noRelease?: boolean;
+  /** the expired rollout marker (`since`) whose release the watchdog already started to heal it */
+  readonly healStarted?: string;
 }
 
 const trigger = z.object({
@@ -36,6 +38,7 @@ export const watchdogStateSchema = z.object({
   skippedFor: z.optional(z.string()),
   expiredMarker: z.optional(z.string()),
   noRelease: z.optional(z.boolean()),
+  healStarted: z.optional(z.string()),
 });
 
 export function freshState(): WatchdogState {

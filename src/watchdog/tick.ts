@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
 import { LockHeldError } from '../errors.js';
-import { runCheck } from '../host/checks/run.js';
+import { runChecks } from '../host/checks/run.js';
 import { isExpired, readDrainMarker } from '../host/drain-marker.js';
 import type { HostExec } from '../host/exec.js';
 import { readCurrentRelease } from '../host/layout.js';
@@ -25,7 +25,7 @@ export interface TickOptions {
   readonly store?: CounterStore;
 }
 
-export type TickOutcome = 'checked' | 'skipped-lock' | 'skipped-drain' | 'no-release';
+export type TickOutcome = 'checked' | 'skipped-lock' | 'skipped-drain' | 'no-release' | 'healed';
 
 export interface TickResult {
   readonly outcome: TickOutcome;
@@ -73,6 +73,16 @@ export async function tick(config: Config, options: TickOptions): Promise<TickRe
     const marker = await readDrainMarker(config.host.state);
     if (marker.present) {
       const m = marker.value;
+      // a rollout's marker (it names its release) whose lease is over: the rollout died
+      if (m?.release !== undefined && isExpired(m, clock.now())) {
+        const { heal } = await import('./heal.js');
+        const healed = await heal({ ...options, config, signal: lock.signal, marker: m, state });
+        await save(healed.outcome === 'undrained' ? healed.state : forgetStreaks(healed.state));
+        return {
+          outcome: healed.outcome === 'undrained' ? 'healed' : 'skipped-drain',
+          restarted: [],
+        };
+      }
       if (m && isExpired(m, clock.now()) && state.expiredMarker !== m.since) {
         log.emit({
           level: 'error',
@@ -100,19 +110,19 @@ export async function tick(config: Config, options: TickOptions): Promise<TickRe
     const { noRelease: _was, ...live } = state;
     state = live;
     const runtime = createRuntime(runtimeSettings(config), release, options.exec);
-    const results = await Promise.all(
-      config.services.map(async (s) => {
-        const r = await runCheck(s.check, {
-          clock,
-          state: config.host.state,
-          service: s.name,
-          runtime,
-          release,
-          signal: lock.signal,
-        });
-        return { service: s.name, ok: r.ok, code: r.code, thresholds: s.check };
-      }),
-    );
+    const checked = await runChecks(config.services, {
+      clock,
+      state: config.host.state,
+      runtime,
+      release,
+      signal: lock.signal,
+    });
+    const results = checked.map(({ service: s, result: r }) => ({
+      service: s.name,
+      ok: r.ok,
+      code: r.code,
+      thresholds: s.check,
+    }));
     const now = clock.now();
     let decision = decide(state, results, schmittTrigger, config.watchdog, now);
     if (decision.restart.length > 0) {

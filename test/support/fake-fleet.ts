@@ -168,17 +168,25 @@ export class FakeHost implements HostAgent {
   }
   /** the releaseOptional of each verify */
   lenientVerifies: boolean[] = [];
-  verify(options: { allowDraining: boolean; releaseOptional?: boolean }): Promise<VerifyReport> {
+  /** the next verify answers only once this resolves (a verify that takes its whole bound) */
+  holdVerify: Promise<void> | undefined;
+  async verify(options: {
+    allowDraining: boolean;
+    releaseOptional?: boolean;
+  }): Promise<VerifyReport> {
     this.op(options.allowDraining ? 'verify' : 'confirm');
     this.lenientVerifies.push(options.releaseOptional ?? false);
+    const held = this.holdVerify;
+    this.holdVerify = undefined;
+    if (held) await held;
     const ok = this.healthy;
-    return Promise.resolve({
+    return {
       ok,
       elapsed_ms: 1,
       services: [
         { name: 'app', ok, code: ok ? 'ok' : 'status-500', latency_ms: 1, passes: ok ? 1 : 0 },
       ],
-    });
+    };
   }
 }
 

@@ -82,14 +82,21 @@ async function withForwardedSignals<T>(run: (signal: AbortSignal) => Promise<T>)
   const controller = new AbortController();
   const forward = (signal: NodeJS.Signals): void => controller.abort(signal);
   const ignore = (): void => undefined;
+  // stopped (Ctrl-Z), we would stop refreshing the lock: it goes stale and another takes it
+  const refuseStop = (): void =>
+    void process.stderr.write(
+      'deploy: SIGTSTP: not stopping while holding the host lock (it would go stale under the command)\n',
+    );
   process.on('SIGTERM', forward);
   process.on('SIGHUP', forward);
   process.on('SIGINT', ignore);
+  process.on('SIGTSTP', refuseStop);
   try {
     return await run(controller.signal);
   } finally {
     process.off('SIGTERM', forward);
     process.off('SIGHUP', forward);
     process.off('SIGINT', ignore);
+    process.off('SIGTSTP', refuseStop);
   }
 }

@@ -50,7 +50,9 @@ export const HANDLERS: { readonly [K in AgentOp]: Handler<K> } = {
       clock,
       handle,
       defer: a.defer ?? false,
+      ...(a.silenceMs === undefined ? {} : { silenceMs: a.silenceMs }),
     }),
+  heartbeat: () => Promise.resolve({}),
   drain: (a, { config, clock }) =>
     ops.drain(config, clock, {
       by: a.by,

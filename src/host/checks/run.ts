@@ -1,4 +1,4 @@
-import type { CheckConfig } from '../../config/types.js';
+import type { CheckConfig, ServiceConfig } from '../../config/types.js';
 import { heartbeatCheck } from './heartbeat.js';
 import { httpCheck } from './http.js';
 import type { CheckDeps, CheckResult } from './result.js';
@@ -19,4 +19,17 @@ export async function runCheck(check: CheckConfig, deps: CheckDeps): Promise<Che
     case 'runtime':
       return runtimeCheck(check, deps);
   }
+}
+
+/** Every service's check at once, each with its own hard timeout: the results in services' order. */
+export async function runChecks(
+  services: readonly ServiceConfig[],
+  deps: Omit<CheckDeps, 'service'>,
+): Promise<{ service: ServiceConfig; result: CheckResult }[]> {
+  return Promise.all(
+    services.map(async (s) => ({
+      service: s,
+      result: await runCheck(s.check, { ...deps, service: s.name }),
+    })),
+  );
 }

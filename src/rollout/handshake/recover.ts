@@ -60,6 +60,8 @@ export async function recover(ctx: HostContext, error: unknown): Promise<HostOut
   }
   // the walk-back has its own time budget: the Ctrl-C that may have caused it must not cut it short
   ctx.signal = AbortSignal.timeout(rollbackBudgetMs(deps.config, run.bounds));
+  // and its verifies are waited for, a second Ctrl-C or not: they decide the undrain
+  ctx.cut = undefined;
   const back = walkBack(ctx);
   if (!p.stopped) {
     // the balancer refused the drain before anything changed (a deregister denied): exit 3

@@ -89,12 +89,29 @@ export function verifyOptions(ctx: HostContext, o: VerifyStepOptions): VerifyOpt
   };
 }
 
+/**
+ * A verify's answer, unless `ctx.cut` aborts first (a second Ctrl-C): it changes
+ * nothing, so the walk-back need not wait for it (the agent cuts it short as the
+ * session ends).
+ */
+function unlessCut<T>(ctx: HostContext, answer: Promise<T>): Promise<T> {
+  const cut = ctx.cut;
+  if (!cut) return answer;
+  if (cut.aborted) return Promise.reject(cut.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onCut = (): void => reject(cut.reason as Error);
+    cut.addEventListener('abort', onCut, { once: true });
+    answer.then(resolve, reject).finally(() => cut.removeEventListener('abort', onCut));
+  });
+}
+
 /** Every service answers (`successes` passes in a row), within the bound. */
 export function verifyStep(o: VerifyStepOptions): HostStep {
   return {
     name: o.name,
     boundMs: o.boundMs,
-    run: async (ctx) => judge(ctx, o, await ctx.run.agent.verify(verifyOptions(ctx, o))),
+    run: async (ctx) =>
+      judge(ctx, o, await unlessCut(ctx, ctx.run.agent.verify(verifyOptions(ctx, o)))),
   };
 }
 
@@ -120,9 +137,9 @@ export function confirmStep(o: VerifyStepOptions): HostStep {
     boundMs: o.boundMs,
     async run(ctx) {
       const { agent } = ctx.run;
-      const passes = await (ctx.streak ?? agent.verify(verifyOptions(ctx, o)));
+      const passes = await unlessCut(ctx, ctx.streak ?? agent.verify(verifyOptions(ctx, o)));
       const report = passes.ok
-        ? await agent.verify({ ...verifyOptions(ctx, o), successes: 1 })
+        ? await unlessCut(ctx, agent.verify({ ...verifyOptions(ctx, o), successes: 1 }))
         : passes;
       return judge(ctx, o, report);
     },

@@ -64,6 +64,8 @@ export interface HostContext {
   readonly progress: HostProgress;
   /** the handshake's signal, or a rollback's own budget while walking back */
   signal: AbortSignal;
+  /** a verify in flight is abandoned when it aborts (a second Ctrl-C); none while walking back */
+  cut?: AbortSignal;
   /** the steps that began, in order: what a walk-back undoes */
   readonly reached: HostStep[];
   /** confirm's streak of passes, started as the host is undrained */
@@ -121,6 +123,7 @@ export function hostContext(run: HostRun): HostContext {
     actions: hostActions(deps, host, agent, run.release, run.leaseMs),
     progress: freshProgress(),
     signal: AbortSignal.any([deps.signal, controller.signal]),
+    ...(deps.urgent ? { cut: AbortSignal.any([deps.urgent, controller.signal]) } : {}),
     reached: [],
     abort: (reason) => controller.abort(reason),
   };

@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AgentClient } from '../../../src/agent-client/client.js';
 import { AgentError } from '../../../src/errors.js';
 import { toFlags } from '../../../src/protocol/args.js';
+import { HEARTBEAT } from '../../../src/protocol/ops.js';
 import { encodePublish, releaseFile } from '../../../src/host/release-files.js';
 import { MemoryLog } from '../../../src/log.js';
 import type {
@@ -328,5 +329,45 @@ describe('AgentClient', () => {
       '5',
       '--allow-draining',
     ]);
+  });
+});
+
+describe('the session heartbeat', () => {
+  const beats = (t: RecordingTransport) =>
+    t.written.filter((w) => w.includes('"op":"heartbeat"')).length;
+
+  it('sends one every HEARTBEAT.everyMs while the session is open, whatever the rollout waits for, and none once released', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const t = new RecordingTransport();
+      const client = new AgentClient(t, paths, new MemoryLog());
+      await client.openSession();
+      const lock = await client.holdLock('rollout', 'release r2');
+      expect(beats(t)).toBe(0);
+      vi.advanceTimersByTime(HEARTBEAT.everyMs * 3);
+      expect(beats(t)).toBe(3);
+      await lock.release();
+      vi.advanceTimersByTime(HEARTBEAT.everyMs * 3);
+      expect(beats(t)).toBe(3);
+      expect(t.written.at(-1)).toBe('release\n');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('stops beating when a session that never took the lock is closed', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const t = new RecordingTransport();
+      const client = new AgentClient(t, paths, new MemoryLog());
+      await client.openSession();
+      vi.advanceTimersByTime(HEARTBEAT.everyMs);
+      expect(beats(t)).toBe(1);
+      client.close();
+      vi.advanceTimersByTime(HEARTBEAT.everyMs * 2);
+      expect(beats(t)).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -2,8 +2,6 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
-import type { AgentIO } from '../../../src/host/agent/io.js';
-import type { AgentLine } from '../../../src/protocol/lines.js';
 import type { AgentOp } from '../../../src/protocol/ops.js';
 import { serveAgentOp, serveFlags, type AgentArgs } from '../../../src/host/agent/server.js';
 import type { FlagArgs } from '../../../src/protocol/args.js';
@@ -11,32 +9,7 @@ import type { VerifyReport } from '../../../src/protocol/results.js';
 import { encodePublish, releaseFile } from '../../../src/host/release-files.js';
 import { acquireHostLock, readLockStatus } from '../../../src/host/lock.js';
 import { hostFixture, type HostFixture } from '../../support/host-fixture.js';
-
-/** Stdin the test feeds line by line; stdout collected as protocol lines. */
-function memoryIO() {
-  const lines: AgentLine[] = [];
-  const queue: string[] = [];
-  let wake: (() => void) | undefined;
-  let closed = false;
-  const io: AgentIO = {
-    send: (line) => void lines.push(line),
-    input: {
-      async *[Symbol.asyncIterator]() {
-        for (;;) {
-          if (queue.length > 0) yield queue.shift()!;
-          else if (closed) return;
-          else await new Promise<void>((r) => (wake = r));
-        }
-      },
-    },
-  };
-  return {
-    io,
-    lines,
-    write: (l: string) => (queue.push(l), wake?.()),
-    close: () => ((closed = true), wake?.()),
-  };
-}
+import { memoryIO, startSession } from '../../support/memory-io.js';
 
 let host: HostFixture | undefined;
 afterEach(async () => {
@@ -69,19 +42,6 @@ async function argv(h: HostFixture, op: string, flags: FlagArgs) {
     readStdin: () => Promise.resolve(''),
   });
   return { code, result: m.lines.find((l) => l.type === 'result'), configRead };
-}
-
-/** `lock-hold` with these args, fed and read through memory */
-function startSession(h: HostFixture, args: AgentArgs) {
-  const m = memoryIO();
-  const holding = serveAgentOp('lock-hold', args, {
-    config: h.config,
-    clock: systemClock,
-    io: m.io,
-    self: __filename,
-    readStdin: () => Promise.resolve(''),
-  });
-  return { m, holding };
 }
 
 describe('the agent on a host', () => {
@@ -209,7 +169,7 @@ describe('the agent on a host', () => {
 
   it('releases the lock when stdin closes, as when the SSH session drops', async () => {
     host = await hostFixture();
-    const { m, holding } = startSession(host, { what: 'rollout' });
+    const { m, holding } = startSession(host.config, { what: 'rollout' });
     await expect.poll(() => m.lines.some((l) => l.type === 'locked')).toBe(true);
     m.close();
     expect(await holding).toBe(0);
@@ -284,7 +244,7 @@ describe('a lock session', () => {
   it('runs operations sent as call lines under the lock, answering reply lines', async () => {
     host = await hostFixture();
     await call(host, 'publish', { release: 'r1' });
-    const { m, holding } = startSession(host, { what: 'rollout' });
+    const { m, holding } = startSession(host.config, { what: 'rollout' });
     await expect.poll(() => m.lines.some((l) => l.type === 'locked')).toBe(true);
     m.write(JSON.stringify({ call: { id: 1, op: 'switch', args: { release: 'r1' } } }));
     m.write(JSON.stringify({ call: { id: 2, op: 'switch', args: {} } }));
@@ -313,7 +273,7 @@ describe('a lock session', () => {
 
   it('answers other calls while a verify runs, and cuts the verify short when it ends', async () => {
     host = await hostFixture();
-    const { m, holding } = startSession(host, { what: 'rollout' });
+    const { m, holding } = startSession(host.config, { what: 'rollout' });
     await expect.poll(() => m.lines.some((l) => l.type === 'locked')).toBe(true);
     // nothing runs on this host: the verify keeps failing until its timeout, minutes away
     m.write(
@@ -437,7 +397,7 @@ describe('deploy host argv', () => {
 describe('a call line', () => {
   it('has its arguments checked against the table like flags are', async () => {
     host = await hostFixture();
-    const { m, holding } = startSession(host, { what: 'rollout' });
+    const { m, holding } = startSession(host.config, { what: 'rollout' });
     await expect.poll(() => m.lines.some((l) => l.type === 'locked')).toBe(true);
     m.write(JSON.stringify({ call: { id: 1, op: 'drain', args: { by: 'ci', leaseMs: '5' } } }));
     m.write(JSON.stringify({ call: { id: 2, op: 'switch', args: { release: '../x' } } }));

@@ -236,6 +236,38 @@ describe('rollout', () => {
     expect(f.host(1).drained).toBe(false);
   });
 
+  it('finishes a verify in flight on the first signal, and rolls back at once on a second', async () => {
+    const f = fleet();
+    const urgent = new AbortController();
+    let answer: () => void = () => undefined;
+    f.host(1).onCall = (op) => {
+      if (op !== 'verify' || f.host(1).release !== 'r2' || f.controller.signal.aborted) return;
+      f.host(1).holdVerify = new Promise<void>((r) => (answer = r));
+      f.controller.abort(new Error('SIGINT'));
+    };
+    const running = rollout({ ...f.deps, urgent: urgent.signal }, options);
+    await expect.poll(() => f.controller.signal.aborted).toBe(true);
+    // the first signal waits for the verify: nothing is undone under it
+    await new Promise((r) => setTimeout(r, 20));
+    expect(f.actions(1).at(-1)).toBe('verify');
+    urgent.abort(new Error('SIGTERM'));
+    const result = await running;
+    expect(result.hosts[0]).toMatchObject({ result: 'interrupted', leftDrained: false });
+    expect(f.host(1).release).toBe('r1');
+    expect(f.host(1).drained).toBe(false);
+    expect(f.host(1).locked).toBe(false);
+    expect(f.actions(1).slice(f.actions(1).indexOf('verify') + 1)).toEqual([
+      'stop',
+      'switch r1',
+      'start',
+      'verify',
+      'undrain',
+      'unlock',
+    ]);
+    answer();
+    expect(result.notReached).toEqual(['web-2', 'web-3']);
+  });
+
   it('is blocked by the capacity guard before draining anything', async () => {
     const f = fleet(testConfig({ rollout: { ...testConfig().rollout, minHealthy: 2 } }));
     f.host(2).bad.add('r1');

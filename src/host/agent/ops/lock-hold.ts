@@ -2,12 +2,13 @@ import type { Clock } from '../../../clock.js';
 import type { Config } from '../../../config/types.js';
 import { LockHeldError, UsageError } from '../../../errors.js';
 import { appendAudit } from '../../audit.js';
+import { readDrainMarker } from '../../drain-marker.js';
 import { acquireHostLock, type HostLock } from '../../lock.js';
 import { announceLockIntent, withdrawLockIntent } from '../../lock-intent.js';
 import { errorInfo } from '../error-info.js';
 import { sendEvent, type AgentIO } from '../io.js';
 import type { AgentCall, AgentReplyLine } from '../../../protocol/lines.js';
-import { isAgentOp, OPS } from '../../../protocol/ops.js';
+import { HEARTBEAT, isAgentOp, OPS } from '../../../protocol/ops.js';
 
 /** A watchdog tick holds the lock for seconds: wait it out rather than fail a deploy. */
 const WAIT_FOR_WATCHDOG = 60_000;
@@ -46,13 +47,25 @@ async function acquire(
  * `call` lines run the deploy's operations here, under the lock, and are
  * answered with `reply` lines. With `defer` the session starts at once
  * (during prepare, off the critical path) and a `lock` call takes the lock
- * when the host's turn comes.
+ * when the host's turn comes. An orchestrator that goes silent (frozen, or cut
+ * off by a partition that keeps the SSH session up) ends the session after
+ * `silenceMs` without a line while no call runs: the lock is released, the
+ * drain marker stays with its lease.
  */
 export async function lockHold(
   config: Config,
   io: AgentIO,
-  options: { what: string; message: string; clock: Clock; handle: CallHandler; defer?: boolean },
+  options: {
+    what: string;
+    message: string;
+    clock: Clock;
+    handle: CallHandler;
+    defer?: boolean;
+    silenceMs?: number;
+  },
 ): Promise<unknown> {
+  const { clock } = options;
+  const silenceMs = options.silenceMs ?? HEARTBEAT.silenceMs;
   let lock: HostLock | undefined;
   let onCompromised: () => void = () => undefined;
   const compromised = new Promise<'compromised'>(
@@ -80,6 +93,8 @@ export async function lockHold(
   // when the session ends they are cut short, so the process and the lock end with it
   const reads = new Set<Promise<void>>();
   const ending = new AbortController();
+  const heard = { at: clock.now(), busy: false };
+  const silent = silence(clock, silenceMs, heard, ending.signal);
   const handle = async (call: AgentCall): Promise<AgentReplyLine> => {
     if (call.op === 'lock') {
       try {
@@ -96,15 +111,25 @@ export async function lockHold(
       const error = new UsageError(`${call.op} needs the host lock: send a lock call first`);
       return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
     }
-    return options.handle(call, ending.signal);
+    // a lock lost to staleness (a frozen holder) aborts what runs under it: another may act now
+    return options.handle(
+      call,
+      lock ? AbortSignal.any([ending.signal, lock.signal]) : ending.signal,
+    );
   };
   try {
     for (;;) {
-      const next = await Promise.race([lines.next(), compromised, terminated]);
+      const next = await Promise.race([lines.next(), compromised, terminated, silent]);
       if (next === 'terminated') {
         reason = 'terminated';
         break;
       }
+      if (next === 'silent') {
+        reason = 'silence';
+        await endSilent(config, io, silenceMs, lock, clock.now());
+        break;
+      }
+      heard.at = clock.now();
       if (next === 'compromised') {
         const why = (lock?.signal.reason as Error | undefined)?.message ?? 'lost the host lock';
         sendEvent(io, 'error', 'lock.compromised', why);
@@ -119,7 +144,9 @@ export async function lockHold(
       if (!text.startsWith('{')) continue;
       const line = onLine(config, io, text, handle);
       if (!isReadOnly(text)) {
-        await line;
+        // the orchestrator waits for this answer: its silence counts from the answer on
+        heard.busy = true;
+        await line.finally(() => Object.assign(heard, { at: clock.now(), busy: false }));
         continue;
       }
       const read = line.finally(() => reads.delete(read));
@@ -135,6 +162,47 @@ export async function lockHold(
     await lock?.release();
   }
   return { released: lock !== undefined, reason };
+}
+
+/** Resolves once nothing was heard for `silenceMs` while no call ran; never, once `ending` aborts. */
+async function silence(
+  clock: Clock,
+  silenceMs: number,
+  heard: { at: number; busy: boolean },
+  ending: AbortSignal,
+): Promise<'silent'> {
+  const every = Math.max(10, Math.min(1000, Math.floor(silenceMs / 4)));
+  for (;;) {
+    try {
+      await clock.sleep(every, ending);
+    } catch {
+      return new Promise<never>(() => undefined);
+    }
+    if (!heard.busy && clock.now() - heard.at >= silenceMs) return 'silent';
+  }
+}
+
+/** Say why the session ends, on the channel (if anyone still reads it) and in audit.jsonl. */
+async function endSilent(
+  config: Config,
+  io: AgentIO,
+  silenceMs: number,
+  lock: HostLock | undefined,
+  now: number,
+): Promise<void> {
+  const message = `no word from the orchestrator for ${Math.round(silenceMs / 1000)}s: ending the session${lock ? ', releasing the host lock; a drain marker stays until its lease ends, then the watchdog finishes the job' : ''}`;
+  sendEvent(io, 'error', 'session.silent', message);
+  if (!lock) return;
+  const marker = await readDrainMarker(config.host.state).catch(() => undefined);
+  await audit(config, io, {
+    release: marker?.value?.release ?? '-',
+    step: 'session.silent',
+    start: new Date(now).toISOString(),
+    duration_ms: 0,
+    result: 'failed',
+    who: `${lock.holder.what} session (${lock.holder.message ?? 'no message'})`,
+    detail: message,
+  });
 }
 
 /** Runs one operation of a session; its errors become the reply. */
