@@ -7,6 +7,7 @@ import {
 } from '../lab/index.js';
 import type { RolloutResult, StepName } from '../../src/rollout/types.js';
 import { startBenchFleet } from './fleet.js';
+import { formatPhases, p2Phases } from './p2-phases.js';
 import { median, ms, type Row } from './table.js';
 
 const OVERHEAD_GOAL_MS = 300;
@@ -124,6 +125,8 @@ async function benchRolloutThrough(
     report(
       `step medians (ms): ${[...byStep].map(([k, v]) => `${k} ${Math.round(median(v))}`).join(', ')}`,
     );
+    const phases = formatPhases(p2Phases(result, WAITS));
+    report(`P2 by phase (ms per host, ${balancer}): ${phases}`);
     const awaitOut = steps.filter((s) => s.step === 'await-out' && s.bound_ms);
     const worst = awaitOut.reduce(
       (w, s) => (s.duration_ms / (s.bound_ms ?? 1) > w.duration_ms / (w.bound_ms ?? 1) ? s : w),
@@ -153,6 +156,12 @@ async function benchRolloutThrough(
         baseline: `${ms(result.elapsed_ms)} elapsed − ${ms(waits)} waits`,
         goal: `≤ ${OVERHEAD_GOAL_MS} ms`,
         pass: overhead <= OVERHEAD_GOAL_MS,
+      },
+      {
+        figure: `P2 by phase, ms per host (${balancer})`,
+        value: phases,
+        baseline: '-',
+        goal: 'recorded',
       },
       {
         figure: `P2 rollout process wall time (incl. startup, SSH connect; ${balancer})`,

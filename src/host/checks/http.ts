@@ -1,5 +1,4 @@
 import http from 'node:http';
-import https from 'node:https';
 import type { CheckConfig } from '../../config/types.js';
 import {
   clip,
@@ -121,7 +120,10 @@ function probe(
     };
     // a socket deadline bounds I/O in real time, even under a test's fake clock
     const timer = setTimeout(() => finish(answered ?? { kind: 'timeout' }), timeoutMs);
-    const request = url.protocol === 'https:' ? https.request : http.request;
+    // node:https (and tls with it) only for an https URL: loading it costs a watchdog tick
+    // about a third of a bare node's CPU (docs/benchmarks.md), and most checks are http
+    const request =
+      url.protocol === 'https:' ? process.getBuiltinModule('node:https').request : http.request;
     let req: http.ClientRequest;
     try {
       req = request(url, {
