@@ -15,6 +15,7 @@ import {
   timingModel,
 } from '../timing/index.js';
 import { readAgent } from './agent-bundle.js';
+import { withCanaryFlags, type CanaryFlags } from './canary-flags.js';
 import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Connections, interruptSignal, plainConfig, whoAmI } from './connections.js';
@@ -23,7 +24,7 @@ import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { targetStates } from './target-json.js';
 import { failureMessage, renderHandshakes, renderPlan, renderResult } from './rollout-report.js';
 
-export interface RolloutCliFlags {
+export interface RolloutCliFlags extends CanaryFlags {
   readonly release: string;
   readonly config: string;
   readonly hosts?: string;
@@ -36,7 +37,9 @@ export interface RolloutCliFlags {
 }
 
 /** `deploy rollback [ID]`: the same flags, less the release, which the hosts say. */
-export type RollbackCliFlags = Omit<RolloutCliFlags, 'release'> & { readonly id?: string };
+export type RollbackCliFlags = Omit<RolloutCliFlags, 'release' | keyof CanaryFlags> & {
+  readonly id?: string;
+};
 
 export function runRollout(flags: RolloutCliFlags): Promise<void> {
   return runDeploy(flags, { kind: 'rollout', release: flags.release });
@@ -67,9 +70,10 @@ async function run(
   mode: Mode,
   out: RolloutOutput,
 ): Promise<void> {
-  const config = await loadConfig(flags.config, { log: out });
+  const loaded = await loadConfig(flags.config, { log: out });
   const hosts = parseHostsFlag(flags.hosts);
-  const selected = selectHosts(config.hosts, hosts);
+  const selected = selectHosts(loaded.hosts, hosts);
+  const config = withCanaryFlags(loaded, flags, selected.length);
   const batch = parseBatchOption(flags.batch, selected.length);
   const who = whoAmI();
   const dryRun = flags.dryRun ?? false;
