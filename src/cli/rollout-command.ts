@@ -1,4 +1,5 @@
 import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/types.js';
 import { toHostJson } from '../config/serialize.js';
 import { sha256 } from '../host/release-files.js';
 import { evidenceDeps } from '../evidence/create-source.js';
@@ -40,6 +41,13 @@ export interface RolloutCliFlags extends CanaryFlags {
 export type RollbackCliFlags = Omit<RolloutCliFlags, 'release' | keyof CanaryFlags> & {
   readonly id?: string;
 };
+
+/** source service: the host's agent reads its services' counts (protocol/ops.ts service-counts) */
+async function readServiceCounts(connections: Connections, config: Config, name: string) {
+  const host = config.hosts.find((h) => h.name === name);
+  if (!host) throw new Error(`no host ${name} in deploy.yml`);
+  return (await connections.agent(host)).serviceCounts();
+}
 
 export function runRollout(flags: RolloutCliFlags): Promise<void> {
   return runDeploy(flags, { kind: 'rollout', release: flags.release });
@@ -100,7 +108,9 @@ async function run(
       hostConfigSha256: sha256(toHostJson(await plainConfig(flags.config))),
       // a dry run changes nothing, and runs nothing that might
       ...(dryRun ? {} : { hooks }),
-      evidence: evidenceDeps(config, systemClock),
+      evidence: evidenceDeps(config, systemClock, (name) =>
+        readServiceCounts(connections, config, name),
+      ),
     };
     const release =
       mode.kind === 'rollout' ? mode.release : await resolveRollback(deps, selected, mode.id);

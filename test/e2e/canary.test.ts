@@ -54,10 +54,10 @@ function canaryConfig(bake: string, margin: string) {
   };
 }
 
-async function rollout(release: string, stage: StageOptions) {
+async function rollout(release: string, stage: StageOptions, flags: readonly string[] = []) {
   await fleet.stageEverywhere(release, stage);
   const load = startLoad({ url: fleet.lab.url, concurrency: 8 });
-  const r = await fleet.deploy(['rollout', '--release', release, '--json']);
+  const r = await fleet.deploy(['rollout', '--release', release, '--json', ...flags]);
   const report: LoadReport = await load.stop();
   const lines = r.stdout.trim().split('\n');
   const events = lines.map((l) => JSON.parse(l) as { event?: string; fields?: unknown });
@@ -121,4 +121,24 @@ describe('the canary in the lab under load', () => {
     }
     expect(await liveReleases((args) => fleet.deploy(args))).toEqual(Array(HOSTS).fill(`e${RUNS}`));
   }, 1_500_000);
+
+  it("judges the canary from the services' own counts, read by each host's agent (source service), with --canary flags over deploy.yml", async () => {
+    const before = await liveReleases((args) => fleet.deploy(args));
+    await fleet.configure({
+      batch: HOSTS - 1,
+      canary: { hosts: '50%', bake: '10m', source: 'service', poll: '1s' },
+    });
+    const r = await rollout('s1', { routesFail: true }, ['--canary', '1', '--canary-bake', '30s']);
+    const why = `${r.log}\n${formatReport(r.report)}`;
+    expect(r.code, why).toBe(1);
+    expect(r.log).toContain(
+      "canary 30s: web-1 judged against web-2, web-3, web-4 (the services' counts)",
+    );
+    const canary = r.result.judgements?.[0];
+    expect(canary?.early, why).toBe(true);
+    expect(canary!.canary.errors, why).toBeGreaterThan(canary!.canary.requests / 2);
+    expect(canary!.baseline.requests, why).toBeGreaterThan(0);
+    expect(r.result.not_reached, why).toHaveLength(HOSTS - 1);
+    expect(await liveReleases((args) => fleet.deploy(args))).toEqual(before);
+  }, 180_000);
 });
