@@ -37,6 +37,11 @@ export interface LabConfigOptions {
   readonly secondGroupArn?: string;
   /** hosts[].target of the hosts named here: a target the group does not know */
   readonly targets?: Readonly<Record<string, string>>;
+  /** rollout.canary as deploy.yml writes it (docs/canary.md) */
+  readonly canary?: Readonly<Record<string, unknown>>;
+  /** rollout.bake and rollout.watch as deploy.yml writes them ("5s") */
+  readonly bake?: string;
+  readonly watch?: string;
 }
 
 const s = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
@@ -158,6 +163,9 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
       verify_timeout: s(options.verifyTimeoutMs ?? 10_000),
       rollback: options.rollback ?? true,
       ...(options.onFailure ? { on_failure: options.onFailure } : {}),
+      ...(options.canary ? { canary: options.canary } : {}),
+      ...(options.bake ? { bake: options.bake } : {}),
+      ...(options.watch ? { watch: options.watch } : {}),
     },
     ...(options.hooksTimeoutMs ? { hooks: { timeout: s(options.hooksTimeoutMs) } } : {}),
     host: layout.paths,

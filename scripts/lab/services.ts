@@ -35,6 +35,10 @@ export interface StageOptions {
   readonly readyAfterMs?: number;
   /** the app ignores SIGTERM: a stop ends it only by SIGKILL after drain.stop_timeout */
   readonly ignoreSigterm?: boolean;
+  /** /health passes while every real route answers 500 (a missing migration, a bad config value) */
+  readonly routesFail?: boolean;
+  /** this fraction of real requests answers 500 (background errors), e.g. 0.01 */
+  readonly errorRate?: number;
 }
 
 /**
@@ -77,6 +81,23 @@ export async function stageRelease(
     check(
       `${host.name}: ignore SIGTERM`,
       await inHost(host, ['touch', path.posix.join(dir, 'IGNORE_SIGTERM')]),
+    );
+  if (options.routesFail)
+    check(
+      `${host.name}: routes fail`,
+      await inHost(host, ['touch', path.posix.join(dir, 'ROUTES_FAIL')]),
+    );
+  if (options.errorRate !== undefined)
+    check(
+      `${host.name}: ${options.errorRate} of requests fail`,
+      await inHost(host, [
+        'sh',
+        '-c',
+        'printf "%s\\n" "$1" > "$2"',
+        'error-rate',
+        String(options.errorRate),
+        path.posix.join(dir, 'ERROR_RATE'),
+      ]),
     );
   if (options.readyAfterMs !== undefined)
     check(

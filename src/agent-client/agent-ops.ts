@@ -1,3 +1,4 @@
+import type { ServiceReading } from '../evidence/service-counts.js';
 import type { AuditRead } from '../host/audit-read.js';
 import type { EnvVars } from '../host/release-env.js';
 import { encodePublish, type ReleaseFile } from '../host/release-files.js';
@@ -76,6 +77,11 @@ export abstract class AgentOps {
 
   releases(): Promise<ReleaseInventory> {
     return this.run('releases', {});
+  }
+
+  /** the services' own counts in host.state (rollout.canary.source: service) */
+  serviceCounts(): Promise<ServiceReading> {
+    return this.run('service-counts', {});
   }
 
   prune(keep: number): Promise<{ removed: string[]; kept: string[] }> {

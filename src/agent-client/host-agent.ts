@@ -1,3 +1,4 @@
+import type { ServiceReading } from '../evidence/service-counts.js';
 import type { AuditEntry } from '../protocol/results.js';
 import type { ReleaseFile } from '../host/release-files.js';
 import type { ExecResult } from '../remote/transport.js';
@@ -64,6 +65,8 @@ export interface HostAgent {
   artifactState?(release: string, sha256: string): Promise<ArtifactState>;
   /** the releases on the host, newest first, with current and previous */
   releases?(): Promise<ReleaseInventory>;
+  /** the services' own counts in host.state, by process (rollout.canary.source: service) */
+  serviceCounts?(): Promise<ServiceReading>;
   /** remove all but the newest `keep` releases, never current or previous */
   prune?(keep: number): Promise<{ removed: string[]; kept: string[] }>;
   holdLock(what: string, message: string): Promise<HeldLock>;

@@ -1,4 +1,5 @@
 import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/types.js';
 import { toHostJson } from '../config/serialize.js';
 import { sha256 } from '../host/release-files.js';
 import { evidenceDeps } from '../evidence/create-source.js';
@@ -15,6 +16,7 @@ import {
   timingModel,
 } from '../timing/index.js';
 import { readAgent } from './agent-bundle.js';
+import { withCanaryFlags, type CanaryFlags } from './canary-flags.js';
 import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Connections, interruptSignal, plainConfig, whoAmI } from './connections.js';
@@ -23,7 +25,7 @@ import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { targetStates } from './target-json.js';
 import { failureMessage, renderHandshakes, renderPlan, renderResult } from './rollout-report.js';
 
-export interface RolloutCliFlags {
+export interface RolloutCliFlags extends CanaryFlags {
   readonly release: string;
   readonly config: string;
   readonly hosts?: string;
@@ -36,7 +38,16 @@ export interface RolloutCliFlags {
 }
 
 /** `deploy rollback [ID]`: the same flags, less the release, which the hosts say. */
-export type RollbackCliFlags = Omit<RolloutCliFlags, 'release'> & { readonly id?: string };
+export type RollbackCliFlags = Omit<RolloutCliFlags, 'release' | keyof CanaryFlags> & {
+  readonly id?: string;
+};
+
+/** source service: the host's agent reads its services' counts (protocol/ops.ts service-counts) */
+async function readServiceCounts(connections: Connections, config: Config, name: string) {
+  const host = config.hosts.find((h) => h.name === name);
+  if (!host) throw new Error(`no host ${name} in deploy.yml`);
+  return (await connections.agent(host)).serviceCounts();
+}
 
 export function runRollout(flags: RolloutCliFlags): Promise<void> {
   return runDeploy(flags, { kind: 'rollout', release: flags.release });
@@ -67,9 +78,10 @@ async function run(
   mode: Mode,
   out: RolloutOutput,
 ): Promise<void> {
-  const config = await loadConfig(flags.config, { log: out });
+  const loaded = await loadConfig(flags.config, { log: out });
   const hosts = parseHostsFlag(flags.hosts);
-  const selected = selectHosts(config.hosts, hosts);
+  const selected = selectHosts(loaded.hosts, hosts);
+  const config = withCanaryFlags(loaded, flags, selected.length);
   const batch = parseBatchOption(flags.batch, selected.length);
   const who = whoAmI();
   const dryRun = flags.dryRun ?? false;
@@ -97,7 +109,9 @@ async function run(
       hostConfigSha256: sha256(toHostJson(await plainConfig(flags.config))),
       // a dry run changes nothing, and runs nothing that might
       ...(dryRun ? {} : { hooks }),
-      evidence: evidenceDeps(config, systemClock),
+      evidence: evidenceDeps(config, systemClock, (name) =>
+        readServiceCounts(connections, config, name),
+      ),
     };
     const release =
       mode.kind === 'rollout' ? mode.release : await resolveRollback(deps, selected, mode.id);

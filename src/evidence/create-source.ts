@@ -4,6 +4,7 @@ import type { Config } from '../config/types.js';
 import { CommandCountSource } from './command-source.js';
 import { readHaproxyCounters } from './haproxy-read.js';
 import { HaproxyCountSource } from './haproxy-source.js';
+import { ServiceCountSource, type ReadHost } from './service-source.js';
 import type { EvidenceSource } from './source.js';
 
 /**
@@ -28,6 +29,7 @@ export function receiptSource(config: Config, clock: Clock): EvidenceSource | un
 export function judgementSource(
   config: Config,
   clock: Clock,
+  readHost?: ReadHost,
 ): { source: EvidenceSource } | { missing: string } {
   const j = config.rollout.judgement;
   const source = j?.source ?? 'balancer';
@@ -46,10 +48,9 @@ export function judgementSource(
         clock,
       }),
     };
-  return {
-    missing:
-      "source service: the host agent's read of the services' counts is not wired into the rollout yet; use source balancer (HAProxy) or command",
-  };
+  if (source === 'service' && readHost !== undefined)
+    return { source: new ServiceCountSource(readHost, () => clock.now()) };
+  return { missing: `source ${source} cannot be read here` };
 }
 
 /** What a rollout is given to count with (built in cli/, faked in tests). */
@@ -58,7 +59,11 @@ export interface EvidenceDeps {
   judgement(): { source: EvidenceSource } | { missing: string };
 }
 
-export function evidenceDeps(config: Config, clock: Clock): EvidenceDeps {
+/** `readHost`: each host's agent's `service-counts`, for source service */
+export function evidenceDeps(config: Config, clock: Clock, readHost?: ReadHost): EvidenceDeps {
   const receipt = receiptSource(config, clock);
-  return { ...(receipt && { receipt }), judgement: () => judgementSource(config, clock) };
+  return {
+    ...(receipt && { receipt }),
+    judgement: () => judgementSource(config, clock, readHost),
+  };
 }

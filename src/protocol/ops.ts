@@ -19,6 +19,7 @@ import type {
   SwitchResult,
   VerifyReport,
 } from './results.js';
+import type { ServiceReading } from '../evidence/service-counts.js';
 import { returns, type OpSpec, type Returns } from './spec.js';
 
 const text = { kind: 'text' } as const;
@@ -148,6 +149,14 @@ export const OPS = {
     args: {},
     timeoutMs: 60_000,
     result: returns<ReleaseInventory>(),
+  },
+  // the services' own counts (health library, countResponses) in host.state: a canary's source
+  'service-counts': {
+    channel: 'session',
+    readOnly: true,
+    args: {},
+    timeoutMs: 15_000,
+    result: returns<ServiceReading>(),
   },
   // keep: releases kept besides current and previous
   prune: {

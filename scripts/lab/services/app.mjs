@@ -8,7 +8,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHealth, gracefulShutdown } from './health.mjs';
+import { countResponses, createHealth, gracefulShutdown } from './health.mjs';
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const inRelease = (name) => path.join(dir, name);
@@ -27,6 +27,12 @@ const readyAfterMs = existsSync(inRelease('READY_AFTER_MS'))
   ? Number(readFileSync(inRelease('READY_AFTER_MS'), 'utf8').trim())
   : 0;
 const startedAt = Date.now();
+// a release whose /health passes while its real routes fail (a missing migration): 500 on every route
+const routesFail = existsSync(inRelease('ROUTES_FAIL'));
+// background errors: this fraction of real requests answers 500, on any release built so
+const errorRate = existsSync(inRelease('ERROR_RATE'))
+  ? Number(readFileSync(inRelease('ERROR_RATE'), 'utf8').trim())
+  : 0;
 
 const health = createHealth({
   stateDir,
@@ -43,16 +49,26 @@ const health = createHealth({
 });
 health.start({ intervalMs: 250 });
 
-const server = http.createServer((req, res) => {
-  const url = new URL(req.url ?? '/', 'http://app');
-  if (health.handles(req)) return health.handler(req, res);
-  // a long request, to show that a graceful stop lets it finish
-  const ms = Math.min(Number(url.searchParams.get('sleep') || 0), 60_000);
-  setTimeout(() => {
-    res.writeHead(200, { 'content-type': 'application/json', 'x-release': release });
-    res.end(JSON.stringify({ host: os.hostname(), release, pid: process.pid }));
-  }, ms);
-});
+// the service's own counts by status class (rollout.canary.source: service), health probes aside
+const counter = countResponses({ stateDir, skip: (req) => health.handles(req) });
+
+const server = http.createServer(
+  counter.wrap((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://app');
+    if (health.handles(req)) return health.handler(req, res);
+    if (routesFail || (errorRate > 0 && Math.random() < errorRate)) {
+      res.writeHead(500, { 'content-type': 'application/json', 'x-release': release });
+      res.end(JSON.stringify({ host: os.hostname(), release, error: 'route failed' }));
+      return;
+    }
+    // a long request, to show that a graceful stop lets it finish
+    const ms = Math.min(Number(url.searchParams.get('sleep') || 0), 60_000);
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-release': release });
+      res.end(JSON.stringify({ host: os.hostname(), release, pid: process.pid }));
+    }, ms);
+  }),
+);
 // longer than the balancer's keep-alive: the balancer, never the app, closes an idle connection
 server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;

@@ -10,7 +10,10 @@ export const registerRollout: RegisterCommand = (program: Command) => {
       .command('rollout')
       .description('deploy a release host by host with the drain handshake')
       .requiredOption('--release <id>', 'the release id to deploy')
-      .option('--artifact <path>', 'a .tar.gz, .tgz or directory shipped into releases/<id>/'),
+      .option('--artifact <path>', 'a .tar.gz, .tgz or directory shipped into releases/<id>/')
+      .option('--canary <n|p%>', 'deploy and bake this many hosts first (default rollout.canary)')
+      .option('--canary-bake <duration>', "the canary's bake (default rollout.canary.bake, 5m)")
+      .option('--no-canary', 'no canary this time, whatever rollout.canary says'),
   ).action(async (flags: RolloutCliFlags) => {
     const { runRollout } = await import('../rollout-command.js');
     await runRollout(flags);

@@ -1,6 +1,7 @@
 import { maskUrlPasswords } from '../../safe-text.js';
 import { formatMs } from '../../timing/duration.js';
 import type { HostOutcome, RolloutResult } from '../../rollout/types.js';
+import { hostReceiptLine, totalReceiptLine } from '../../evidence/receipt.js';
 
 /** A table cell: one line, and a `|` that does not end the cell. */
 const cell = (text: string): string => text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
@@ -41,6 +42,22 @@ function balancerView(o: HostOutcome, name: string): string {
   );
 }
 
+/** the canary's, bakes' and watch's verdicts, and the balancer's receipt (docs/canary.md) */
+function evidence(r: RolloutResult): string[] {
+  const judged = (r.judgements ?? []).map(
+    (j) => `- ${j.kind} ${j.passed ? '✓ passed' : '✗ failed'}: ${j.reason}`,
+  );
+  const source = r.receipt?.source ?? '';
+  const receipt = r.receipt
+    ? [
+        ...r.receipt.hosts.map((h) => `- ${hostReceiptLine(source, h.host, h)}`),
+        `- ${totalReceiptLine(source, r.receipt.total)}`,
+      ]
+    : [];
+  const lines = [...judged, ...receipt].map(cell);
+  return lines.length > 0 ? ['', ...lines] : [];
+}
+
 /**
  * The Markdown appended to $GITHUB_STEP_SUMMARY: one row per host of the
  * plan with its result, its steps' durations and its release before and after;
@@ -73,6 +90,7 @@ export function stepSummary(
     `| ${header.map(() => '---').join(' | ')} |`,
     ...rows.map((cells) => `| ${cells.map(cell).join(' | ')} |`),
     ...(reasons.length > 0 ? ['', ...reasons.map((x) => `- ${cell(x)}`)] : []),
+    ...evidence(r),
     '',
   ].join('\n');
   return maskUrlPasswords(markdown);

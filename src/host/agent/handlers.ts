@@ -3,6 +3,7 @@ import type { Config } from '../../config/types.js';
 import { UsageError } from '../../errors.js';
 import type { ArgsOf, AgentOp } from '../../protocol/ops.js';
 import { readAudit } from '../audit-read.js';
+import { readServiceCounts } from '../../evidence/service-counts.js';
 import type { AgentIO } from './io.js';
 import * as ops from './ops/basic.js';
 import { lockHold, type CallHandler } from './ops/lock-hold.js';
@@ -82,6 +83,7 @@ export const HANDLERS: { readonly [K in AgentOp]: Handler<K> } = {
   'audit-read': (a, { config }) => readAudit(config.host.root, sinceMs(a.since)),
   'lock-release': (a, { config, clock }) => lockRelease(config, clock, a.force ?? false),
   releases: (_, { config, clock }) => releases(config, clock),
+  'service-counts': (_, { config }) => readServiceCounts(config.host.state),
   prune: (a, { config, clock }) => prune(config, clock, a.keep ?? config.rollout.keepReleases),
 };
 

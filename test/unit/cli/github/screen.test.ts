@@ -254,3 +254,43 @@ describe("deploy.yml's line for a key", () => {
     expect(locate('rollout.min_healthy')).toBeUndefined();
   });
 });
+
+describe('the summary of a judged rollout', () => {
+  it("says the canary's verdict with its numbers and the balancer's receipt, per host and in all", () => {
+    const md = stepSummary(
+      {
+        ok: false,
+        release: 'r2',
+        elapsed_ms: 10,
+        notReached: ['b'],
+        hosts: [{ host: 'a', result: 'deployed', steps: [], leftDrained: false }],
+        judgements: [
+          {
+            kind: 'canary',
+            hosts: ['a'],
+            passed: false,
+            reason:
+              'canary 212 errors of 1040 requests (20.4 %), baseline 3 errors of 3100 requests (0.097 %): conclusively worse',
+            canary: { errors: 212, requests: 1040 },
+            baseline: { errors: 3, requests: 3100 },
+            early: true,
+            elapsedMs: 5000,
+          },
+        ],
+        receipt: {
+          source: 'haproxy be_api',
+          hosts: [{ host: 'a', requests: 9329, failed: 0 }],
+          total: { requests: 27823, failed: 212 },
+        },
+      },
+      new Map([['a', 'r1']]),
+    );
+    expect(md.split('\n').slice(-5)).toEqual([
+      '',
+      '- canary ✗ failed: canary 212 errors of 1040 requests (20.4 %), baseline 3 errors of 3100 requests (0.097 %): conclusively worse',
+      '- haproxy be_api saw 0 failed of 9 329 requests to a during its deploy',
+      '- haproxy be_api saw 212 failed of 27 823 requests in all during the rollout',
+      '',
+    ]);
+  });
+});
