@@ -18,6 +18,7 @@ import type {
   SwitchResult,
   VerifyReport,
 } from './results.js';
+import type { LeaseAnswer } from './lease.js';
 import { returns, type OpSpec, type Returns } from './spec.js';
 
 const text = { kind: 'text' } as const;
@@ -68,6 +69,16 @@ export const OPS = {
     // defer: start the session now, take the lock later (a `lock` call)
     args: { what: text, message: text, defer: on },
     result: returns<{ released: boolean; reason: string }>(),
+  },
+  // this host's piece of the fleet lease (host/lease-file.ts); lease: the request, as JSON.
+  // It touches nothing that runs: in the session before the lock too, and beside a running
+  // step, so a heartbeat never waits behind a stop
+  lease: {
+    channel: 'session',
+    readOnly: true,
+    args: { action: { kind: 'text', required: true }, lease: text },
+    timeoutMs: 15_000,
+    result: returns<LeaseAnswer>(),
   },
   drain: {
     channel: 'locked',

@@ -3,6 +3,7 @@ import type { Config } from '../../config/types.js';
 import { UsageError } from '../../errors.js';
 import type { ArgsOf, AgentOp } from '../../protocol/ops.js';
 import { readAudit } from '../audit-read.js';
+import { leaseCall } from './ops/lease.js';
 import type { AgentIO } from './io.js';
 import * as ops from './ops/basic.js';
 import { lockHold, type CallHandler } from './ops/lock-hold.js';
@@ -51,6 +52,7 @@ export const HANDLERS: { readonly [K in AgentOp]: Handler<K> } = {
       handle,
       defer: a.defer ?? false,
     }),
+  lease: (a, { config, clock }) => leaseCall(config.host.state, clock, a.action, a.lease),
   drain: (a, { config, clock }) =>
     ops.drain(config, clock, {
       by: a.by,
