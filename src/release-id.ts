@@ -14,3 +14,26 @@ export function checkReleaseId(release: string, flag = '--release'): string {
     );
   return release;
 }
+
+/**
+ * The order of release ids: runs of digits compare as numbers, everything
+ * else as text, so `2026-11-30.9` < `2026-11-30.10` and `v1.9` < `v1.10`.
+ * Negative: `a` is older.
+ */
+export function compareReleaseIds(a: string, b: string): number {
+  const pa = a.match(/\d+|\D+/g) ?? [];
+  const pb = b.match(/\d+|\D+/g) ?? [];
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x = pa[i] ?? '';
+    const y = pb[i] ?? '';
+    if (x === y) continue;
+    const digits = /^\d/.test(x) && /^\d/.test(y);
+    if (digits) {
+      const n = BigInt(x) - BigInt(y);
+      if (n !== 0n) return n < 0n ? -1 : 1;
+      continue;
+    }
+    return x < y ? -1 : 1;
+  }
+  return pa.length - pb.length || (a < b ? -1 : a > b ? 1 : 0);
+}

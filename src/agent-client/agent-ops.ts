@@ -14,6 +14,7 @@ import type {
   VerifyReport,
 } from '../protocol/results.js';
 import type { AgentOp, ArgsOf, ResultOf } from '../protocol/ops.js';
+import type { LeaseAction, LeaseAnswer, LeaseRequest } from '../protocol/lease.js';
 import type { ExecResult, Transport } from '../remote/transport.js';
 import type { LocalArtifact, ShipResult } from './host-agent.js';
 
@@ -86,6 +87,11 @@ export abstract class AgentOps {
 
   prune(keep: number): Promise<{ removed: string[]; kept: string[] }> {
     return this.run('prune', { keep });
+  }
+
+  /** this host's piece of the fleet lease (host/lease-file.ts) */
+  lease(action: LeaseAction, request?: LeaseRequest): Promise<LeaseAnswer> {
+    return this.run('lease', { action, ...(request ? { lease: JSON.stringify(request) } : {}) });
   }
 
   async drain(by: string, leaseMs: number, release: string): Promise<void> {

@@ -1,5 +1,6 @@
 import type { ServiceReading } from '../evidence/service-counts.js';
 import type { AuditEntry } from '../protocol/results.js';
+import type { LeaseAction, LeaseAnswer, LeaseRequest } from '../protocol/lease.js';
 import type { ReleaseFile } from '../host/release-files.js';
 import type { ExecResult } from '../remote/transport.js';
 import type { EnvVars } from '../host/release-env.js';
@@ -69,6 +70,8 @@ export interface HostAgent {
   serviceCounts?(): Promise<ServiceReading>;
   /** remove all but the newest `keep` releases, never current or previous */
   prune?(keep: number): Promise<{ removed: string[]; kept: string[] }>;
+  /** this host's piece of the fleet lease; absent: a fake that keeps none */
+  lease?(action: LeaseAction, request?: LeaseRequest): Promise<LeaseAnswer>;
   holdLock(what: string, message: string): Promise<HeldLock>;
   /** start the lock holder ahead (prepare), so taking the lock later is cheap */
   openSession?(): Promise<void>;

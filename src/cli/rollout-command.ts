@@ -17,6 +17,9 @@ import {
 } from '../timing/index.js';
 import { readAgent } from './agent-bundle.js';
 import { withCanaryFlags, type CanaryFlags } from './canary-flags.js';
+import { parseWaitLease, withFleetLease } from './fleet-lease.js';
+import { supersededBy } from '../rollout/lease/superseded.js';
+import type { HostConfig } from '../config/types.js';
 import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Connections, interruptSignal, plainConfig, whoAmI } from './connections.js';
@@ -35,6 +38,8 @@ export interface RolloutCliFlags extends CanaryFlags {
   readonly rollback: boolean;
   readonly json?: boolean;
   readonly verbose?: boolean;
+  /** queue for the fleet lease this long instead of being refused */
+  readonly waitLease?: string;
 }
 
 /** `deploy rollback [ID]`: the same flags, less the release, which the hosts say. */
@@ -83,6 +88,7 @@ async function run(
   const selected = selectHosts(loaded.hosts, hosts);
   const config = withCanaryFlags(loaded, flags, selected.length);
   const batch = parseBatchOption(flags.batch, selected.length);
+  const waitMs = parseWaitLease(flags.waitLease);
   const who = whoAmI();
   const dryRun = flags.dryRun ?? false;
   const hooks = await loadHooks({
@@ -148,23 +154,50 @@ async function run(
       out.result(true, { ...dryRunResult, handshakes });
       return;
     }
-    const result = await withDeployHooks(hooks, release, out, interrupt.signal, () =>
-      rollout(deps, options),
-    );
-    out.text(renderResult(result));
-    out.finish(result);
-    const targetOf = await targetStates(() => connections.balancer(), plan.waves.flat());
-    const byName = new Map(plan.waves.flat().map((h) => [h.name, h]));
-    out.result(result.ok, {
-      ...result,
-      hosts: result.hosts.map((h) => {
-        const host = byName.get(h.host);
-        return host ? { ...h, target: targetOf(host) } : h;
-      }),
+    const lease = { config, connections, log: out, signal: interrupt.signal, waitMs };
+    const command = mode.kind;
+    await withFleetLease({ ...lease, command, release }, async (held, signal) => {
+      if (held.waited && mode.kind === 'rollout' && config.rollout.superseded === 'skip') {
+        const newer = supersededBy(release, await liveReleases(connections, selected));
+        if (newer) {
+          out.text(
+            `superseded: ${release} is older than ${newer}, which the fleet runs now (rollout.superseded: skip); nothing was deployed`,
+          );
+          out.result(true, { superseded: true, release, by: newer });
+          return;
+        }
+      }
+      const result = await withDeployHooks(hooks, release, out, signal, () =>
+        rollout({ ...deps, signal }, options),
+      );
+      out.text(renderResult(result));
+      out.finish(result);
+      const targetOf = await targetStates(() => connections.balancer(), plan.waves.flat());
+      const byName = new Map(plan.waves.flat().map((h) => [h.name, h]));
+      out.result(result.ok, {
+        ...result,
+        hosts: result.hosts.map((h) => {
+          const host = byName.get(h.host);
+          return host ? { ...h, target: targetOf(host) } : h;
+        }),
+      });
+      if (!result.ok) throw rolloutFailure(result, failureMessage(result));
     });
-    if (!result.ok) throw rolloutFailure(result, failureMessage(result));
   } finally {
     interrupt.dispose();
     await connections.close();
   }
+}
+
+/** What each host runs now, by its own word (null: none, or it did not say). */
+async function liveReleases(
+  connections: Connections,
+  hosts: readonly HostConfig[],
+): Promise<(string | null)[]> {
+  return Promise.all(
+    hosts.map(async (h) => {
+      const status = await (await connections.agent(h)).status().catch(() => undefined);
+      return status?.release ?? null;
+    }),
+  );
 }

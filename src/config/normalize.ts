@@ -60,6 +60,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       rollback: rollout.rollback,
       maxTimeBack: rollout.max_time_back,
       onFailure: rollout.on_failure,
+      superseded: rollout.superseded,
       allowDowntime: rollout.allow_downtime,
       ...(rollout.artifact !== undefined && { artifact: local(rollout.artifact) }),
       keepReleases: rollout.keep_releases,

@@ -113,6 +113,10 @@ const rollout = z
       description:
         'when a host fails: stop there, or also roll back every host already on the new release',
     }),
+    superseded: z.enum(['deploy', 'skip']).default('deploy').meta({
+      description:
+        'a job that waited for the fleet lease (--wait-lease) while a newer release deployed: deploy its older one anyway, or skip (exit 0, "superseded")',
+    }),
     allow_downtime: z.boolean().default(false).meta({
       description:
         'accept that nothing serves while a batch deploys (a one-host fleet): the capacity guard and invariant stand aside',

@@ -104,6 +104,8 @@ export interface RolloutConfig {
   readonly maxTimeBack: Duration;
   /** a failed host stops the rollout; `rollback` also returns the hosts already on the new release */
   readonly onFailure: 'stop' | 'rollback';
+  /** a job that waited for the fleet lease behind a newer release: deploy anyway, or skip */
+  readonly superseded: 'deploy' | 'skip';
   /** said explicitly: nothing may serve during a batch (one host); the capacity guard stands aside */
   readonly allowDowntime: boolean;
   /** a local .tar.gz, .tgz or directory; `{release}` is replaced by the release id */

@@ -20,6 +20,7 @@ import type {
   VerifyReport,
 } from './results.js';
 import type { ServiceReading } from '../evidence/service-counts.js';
+import type { LeaseAnswer } from './lease.js';
 import { returns, type OpSpec, type Returns } from './spec.js';
 
 const text = { kind: 'text' } as const;
@@ -88,6 +89,16 @@ export const OPS = {
     args: {},
     timeoutMs: HEARTBEAT.silenceMs,
     result: returns<Record<string, never>>(),
+  },
+  // this host's piece of the fleet lease (host/lease-file.ts); lease: the request, as JSON.
+  // It touches nothing that runs: in the session before the lock too, and beside a running
+  // step, so a heartbeat never waits behind a stop
+  lease: {
+    channel: 'session',
+    readOnly: true,
+    args: { action: { kind: 'text', required: true }, lease: text },
+    timeoutMs: 15_000,
+    result: returns<LeaseAnswer>(),
   },
   drain: {
     channel: 'locked',

@@ -28,6 +28,7 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
       uploadConcurrency: 4,
       maxTimeBack: 60_000,
       onFailure: 'stop',
+      superseded: 'deploy',
       allowDowntime: false,
     },
     host: {

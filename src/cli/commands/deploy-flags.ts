@@ -7,6 +7,10 @@ export function addDeployFlags(command: Command): Command {
     .option('--hosts <names>', 'only these hosts (comma separated)')
     .option('--batch <n|p%>', 'hosts drained at once (default rollout.batch)')
     .option('--dry-run', 'print the plan and the timeline; change nothing')
+    .option(
+      '--wait-lease <duration>',
+      'queue behind another deploy holding the fleet lease (default: refuse at once)',
+    )
     .option('--no-rollback', 'leave a failed host drained for inspection')
     .option('--json', 'NDJSON events, ending with a result line')
     .option('-v, --verbose', 'also print step starts');

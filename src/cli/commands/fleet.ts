@@ -9,6 +9,7 @@ interface Flags {
   readonly lease?: string;
   /** commander's `--no-wait`: false when given */
   readonly wait?: boolean;
+  readonly waitLease?: string;
 }
 
 const common = (c: Command): Command =>
@@ -97,7 +98,11 @@ export const registerFleet: RegisterCommand = (program: Command) => {
         ),
     )
       .argument('<host>', 'host name from deploy.yml')
-      .option('--no-wait', 'change the drain marker and return without asking the balancer');
+      .option('--no-wait', 'change the drain marker and return without asking the balancer')
+      .option(
+        '--wait-lease <duration>',
+        'queue behind another deploy holding the fleet lease (default: refuse at once)',
+      );
     if (drain)
       cmd.option(
         '--lease <duration>',
@@ -109,11 +114,15 @@ export const registerFleet: RegisterCommand = (program: Command) => {
         import('../fleet-cmd/drain.js'),
         import('../../config/duration.js'),
       ]);
+      const { waitLease, ...rest } = flags;
       await runDrain(
         {
-          ...flags,
+          ...rest,
           lease: parseDuration(flags.lease ?? '24h', '--lease'),
           wait: flags.wait ?? true,
+          ...(waitLease !== undefined && {
+            waitLease: parseDuration(waitLease, '--wait-lease'),
+          }),
         },
         host,
         drain,

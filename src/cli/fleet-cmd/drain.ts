@@ -3,6 +3,7 @@ import { findHost } from '../../rollout/plan.js';
 import { plannedDrain } from '../../rollout/handshake/planned-drain.js';
 import { formatMs } from '../../timing/duration.js';
 import { interruptSignal, whoAmI } from '../connections.js';
+import { withFleetLease } from '../fleet-lease.js';
 import { open, type FleetFlags } from './open.js';
 
 /**
@@ -10,7 +11,7 @@ import { open, type FleetFlags } from './open.js';
  * host lock; then, unless --no-wait, until the balancer agrees (planned-drain.ts).
  */
 export async function runDrain(
-  flags: FleetFlags & { lease: number; wait: boolean },
+  flags: FleetFlags & { lease: number; wait: boolean; waitLease?: number },
   hostName: string,
   drain: boolean,
 ): Promise<void> {
@@ -21,19 +22,23 @@ export async function runDrain(
     const agent = await connections.agent(host);
     // built lazily: with --no-wait and the health method nothing asks it anything
     const balancer = await connections.balancer();
-    const r = await plannedDrain(
-      {
-        config,
-        clock: systemClock,
-        log: out,
-        signal: interrupt.signal,
-        balancer,
-        who: `deploy ${drain ? 'drain' : 'undrain'} by ${whoAmI()}`,
-        agent: () => Promise.resolve(agent),
-      },
-      host,
-      agent,
-      { drain, leaseMs: flags.lease, wait: flags.wait },
+    const command = drain ? 'drain' : 'undrain';
+    const lease = { config, connections, log: out, signal: interrupt.signal, command };
+    const r = await withFleetLease({ ...lease, waitMs: flags.waitLease }, (_, signal) =>
+      plannedDrain(
+        {
+          config,
+          clock: systemClock,
+          log: out,
+          signal,
+          balancer,
+          who: `deploy ${command} by ${whoAmI()}`,
+          agent: () => Promise.resolve(agent),
+        },
+        host,
+        agent,
+        { drain, leaseMs: flags.lease, wait: flags.wait },
+      ),
     );
     out.text(`${host.name}: ${say(r.drained, r.confirmed, flags.lease)}`);
     out.result(true, {

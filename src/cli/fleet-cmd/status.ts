@@ -2,12 +2,15 @@ import { BlockedError } from '../../errors.js';
 import type { HostStatus } from '../../protocol/results.js';
 import { mapLimit } from '../../setup/map-limit.js';
 import { targetJson } from '../target-json.js';
+import { fleetLeaseStore } from '../fleet-lease.js';
+import { renderLease, summarizeLease } from '../lease-report.js';
 import { open, hostError, type FleetFlags } from './open.js';
 export async function runStatus(flags: FleetFlags): Promise<void> {
   const { out, config, hosts, connections } = await open(flags);
   try {
     const balancer = await connections.balancer();
     const states = await balancer.states(config.hosts.map((h) => h.target));
+    const lease = summarizeLease(await fleetLeaseStore(config, connections).read());
     const rows = await mapLimit(hosts, 16, async (host) => {
       try {
         return {
@@ -42,9 +45,11 @@ export async function runStatus(flags: FleetFlags): Promise<void> {
         `${r.host}: release ${s.release ?? '-'}${composeSummary(s.compose)} (previous ${s.previous ?? '-'}), ${lock}, ${drain}, balancer ${target}; watchdog ${watchdogSummary(s.watchdog)}${killedSummary(s.lastStop)}`,
       );
     }
+    for (const line of renderLease(lease)) out.text(line);
     out.result(
       rows.every((r) => !('error' in r)),
       {
+        lease,
         hosts: rows.map((r) =>
           'error' in r
             ? { ...r, reachable: false }

@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import type { ArgsOf, AgentOp } from '../../protocol/ops.js';
 import { readAudit } from '../audit-read.js';
 import { readServiceCounts } from '../../evidence/service-counts.js';
+import { leaseCall } from './ops/lease.js';
 import type { AgentIO } from './io.js';
 import * as ops from './ops/basic.js';
 import { lockHold, type CallHandler } from './ops/lock-hold.js';
@@ -54,6 +55,7 @@ export const HANDLERS: { readonly [K in AgentOp]: Handler<K> } = {
       ...(a.silenceMs === undefined ? {} : { silenceMs: a.silenceMs }),
     }),
   heartbeat: () => Promise.resolve({}),
+  lease: (a, { config, clock }) => leaseCall(config.host.state, clock, a.action, a.lease),
   drain: (a, { config, clock }) =>
     ops.drain(config, clock, {
       by: a.by,

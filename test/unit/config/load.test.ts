@@ -112,6 +112,7 @@ describe('loading deploy.yml', () => {
       rollback: true,
       maxTimeBack: 60_000,
       onFailure: 'stop',
+      superseded: 'deploy',
       allowDowntime: false,
       keepReleases: 5,
       uploadConcurrency: 4,

@@ -30,6 +30,7 @@ export const base: TimingInput = {
     uploadConcurrency: 4,
     maxTimeBack: s(30),
     onFailure: 'stop',
+    superseded: 'deploy',
     allowDowntime: false,
   },
   watchdog: {

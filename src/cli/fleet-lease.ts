@@ -1,0 +1,58 @@
+import { systemClock } from '../clock.js';
+import type { Config, HostConfig } from '../config/types.js';
+import { parseDuration } from '../config/duration.js';
+import type { Log } from '../log.js';
+import { takeLease, type HeldLease } from '../rollout/lease/fleet-lease.js';
+import { leaseRequest } from '../rollout/lease/holder.js';
+import { HostLeaseStore } from '../rollout/lease/host-store.js';
+import type { LeaseStore } from '../rollout/lease/store.js';
+import type { Connections } from './connections.js';
+import { whoAmI } from './connections.js';
+
+/** The default store of deploy.yml's fleet: a piece on every host, over these connections. */
+export function fleetLeaseStore(config: Config, connections: Connections): LeaseStore {
+  return new HostLeaseStore(config.hosts, (h: HostConfig) => connections.agent(h));
+}
+
+/** `--wait-lease DURATION`, read: undefined when not given (refuse at once). */
+export function parseWaitLease(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : parseDuration(text, '--wait-lease');
+}
+
+/**
+ * Run `fn` holding the fleet lease: taken before it changes anything, given
+ * back when it ends, also when it fails. `fn` gets the signal that aborts on
+ * an interrupt or when the lease is lost.
+ */
+export async function withFleetLease<T>(
+  ctx: {
+    readonly config: Config;
+    readonly connections: Connections;
+    readonly log: Log;
+    readonly signal: AbortSignal;
+    readonly command: string;
+    readonly release?: string;
+    readonly waitMs: number | undefined;
+  },
+  fn: (lease: HeldLease, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const request = leaseRequest({
+    command: ctx.command,
+    ...(ctx.release ? { release: ctx.release } : {}),
+    env: process.env,
+    who: whoAmI(),
+    pid: process.pid,
+  });
+  const deps = {
+    store: fleetLeaseStore(ctx.config, ctx.connections),
+    clock: systemClock,
+    log: ctx.log,
+    signal: ctx.signal,
+  };
+  const lease = await takeLease(deps, request, ctx.waitMs);
+  try {
+    return await fn(lease, AbortSignal.any([ctx.signal, lease.lost]));
+  } finally {
+    await lease.release();
+  }
+}

@@ -1,0 +1,149 @@
+import type { Clock } from '../../clock.js';
+import { BlockedError, messageOf } from '../../errors.js';
+import type { Log } from '../../log.js';
+import { formatMs } from '../../timing/duration.js';
+import {
+  LEASE_RENEW_MS,
+  LEASE_TTL_MS,
+  describeLease,
+  type LeaseRequest,
+} from '../../protocol/lease.js';
+import type { HeldPiece, LeaseStore } from './store.js';
+
+/** how often a waiting deployer asks again */
+export const LEASE_POLL_MS = 2_000;
+/** a waiting deployer says it still waits this often (and whenever the holder changes) */
+const WAIT_REPORT_MS = 15_000;
+
+export interface LeaseDeps {
+  readonly store: LeaseStore;
+  readonly clock: Clock;
+  readonly log: Log;
+  /** an interrupt: a waiting deployer stops waiting */
+  readonly signal: AbortSignal;
+}
+
+/** The fleet lease, held: renewed in the background until released. */
+export interface HeldLease {
+  readonly request: LeaseRequest;
+  /** true when it was queued behind another deployer first */
+  readonly waited: boolean;
+  /** the deployers it waited behind, in order */
+  readonly behind: readonly HeldPiece[];
+  /** aborts when a renewal finds a piece is no longer ours */
+  readonly lost: AbortSignal;
+  /** stop renewing and give every piece back (idempotent) */
+  release(): Promise<void>;
+}
+
+/**
+ * Take the fleet lease before anything changes. Refused by default (exit 3,
+ * naming the holder); with `waitMs` queue behind it, saying so, until it is
+ * free or the wait runs out.
+ */
+export async function takeLease(
+  deps: LeaseDeps,
+  request: LeaseRequest,
+  waitMs?: number,
+): Promise<HeldLease> {
+  const { store, clock, log } = deps;
+  const started = clock.now();
+  const behind: HeldPiece[] = [];
+  let reported = -Infinity;
+  for (;;) {
+    const take = await store.take(request);
+    if (take.ok) {
+      for (const old of take.tookOver)
+        log.emit({
+          level: 'warn',
+          event: 'lease.takeover',
+          host: old.where,
+          message: `took over an expired fleet lease of ${describeLease(old.lease)}: its heartbeat was ${formatMs(old.ageMs)} old (expired after ${formatMs(old.lease.ttlMs)})`,
+          fields: { holder: old.lease, heartbeat_age_ms: old.ageMs },
+        });
+      log.emit({
+        level: 'info',
+        event: 'lease.taken',
+        message: `took the fleet lease${behind.length > 0 ? ` after waiting ${formatMs(clock.now() - started)}` : ''}`,
+        fields: { id: request.id, waited_ms: clock.now() - started },
+      });
+      return hold(deps, request, behind);
+    }
+    const holder = take.holder;
+    const waited = clock.now() - started;
+    if (waitMs === undefined || waited >= waitMs)
+      throw new BlockedError(refusal(holder, waitMs === undefined ? undefined : waited));
+    const changed = behind.at(-1)?.lease.id !== holder.lease.id;
+    if (changed) behind.push(holder);
+    if (changed || clock.now() - reported >= WAIT_REPORT_MS) {
+      reported = clock.now();
+      log.emit({
+        level: 'info',
+        event: 'lease.wait',
+        host: holder.where,
+        message: `waiting for the fleet lease, held by ${describeLease(holder.lease)}, heartbeat ${formatMs(holder.ageMs)} ago (waited ${formatMs(waited)} of ${formatMs(waitMs)})`,
+        fields: { holder: holder.lease, heartbeat_age_ms: holder.ageMs, waited_ms: waited },
+      });
+    }
+    await clock.sleep(Math.min(LEASE_POLL_MS, Math.max(1, waitMs - waited)), deps.signal);
+  }
+}
+
+/** The one line a refused deployer prints. */
+export function refusal(holder: HeldPiece, waitedMs?: number): string {
+  const where = holder.where;
+  const age = formatMs(holder.ageMs);
+  const waited = waitedMs === undefined ? '' : ` after waiting ${formatMs(waitedMs)}`;
+  const hint = waitedMs === undefined ? '; wait for it, or queue with --wait-lease DURATION' : '';
+  return `the fleet lease is held (on ${where}) by ${describeLease(holder.lease)}, heartbeat ${age} ago${waited}${hint}`;
+}
+
+function hold(deps: LeaseDeps, request: LeaseRequest, behind: readonly HeldPiece[]): HeldLease {
+  const { store, clock, log } = deps;
+  const stop = new AbortController();
+  const lost = new AbortController();
+  const renewing = (async () => {
+    while (!stop.signal.aborted) {
+      try {
+        await clock.sleep(LEASE_RENEW_MS, stop.signal);
+      } catch {
+        return;
+      }
+      const renewed = await store.renew(request).catch((error: unknown) => {
+        log.emit({ level: 'warn', event: 'lease.renew', message: messageOf(error) });
+        return undefined;
+      });
+      if (renewed?.ok === false) {
+        const by = renewed.holder ? `: now held by ${describeLease(renewed.holder.lease)}` : '';
+        log.emit({
+          level: 'error',
+          event: 'lease.lost',
+          host: renewed.where,
+          message: `lost the fleet lease${by}; stopping at the next safe point`,
+        });
+        lost.abort(new BlockedError(`lost the fleet lease on ${renewed.where}${by}`));
+        return;
+      }
+      if (renewed && renewed.unreachable.length > 0)
+        log.emit({
+          level: 'warn',
+          event: 'lease.renew',
+          message: `could not renew the fleet lease on ${renewed.unreachable.join(', ')}; it expires there ${formatMs(LEASE_TTL_MS)} after its last heartbeat`,
+        });
+    }
+  })();
+  let released: Promise<void> | undefined;
+  return {
+    request,
+    waited: behind.length > 0,
+    behind,
+    lost: lost.signal,
+    release: () =>
+      (released ??= (async () => {
+        stop.abort();
+        await renewing;
+        await store.release(request);
+        log.emit({ level: 'info', event: 'lease.released', message: 'released the fleet lease' });
+      })()),
+  };
+}

@@ -1,0 +1,42 @@
+import type { LeaseRecord, LeaseRequest } from '../../protocol/lease.js';
+
+/** Who held a piece the taker replaced or was refused by, and how old its heartbeat was. */
+export interface HeldPiece {
+  /** where the piece lives: a host of deploy.yml for the default store */
+  readonly where: string;
+  readonly lease: LeaseRecord;
+  readonly ageMs: number;
+}
+
+export type LeaseTake =
+  | { readonly ok: true; readonly tookOver: readonly HeldPiece[] }
+  /** refused: a live lease of another deployer; nothing of the fleet is held */
+  | { readonly ok: false; readonly holder: HeldPiece };
+
+export type LeaseRenew =
+  | { readonly ok: true; readonly unreachable: readonly string[] }
+  /** a piece is no longer ours: taken over after it expired, or removed */
+  | { readonly ok: false; readonly where: string; readonly holder?: HeldPiece };
+
+export interface LeaseView {
+  readonly where: string;
+  readonly lease?: LeaseRecord;
+  readonly ageMs?: number;
+  /** the piece could not be read (an unreachable host, a garbage file) */
+  readonly problem?: string;
+}
+
+/**
+ * Where the fleet lease lives. The default keeps a piece on every host
+ * (host-store.ts); a store on Consul or DynamoDB implements the same four
+ * calls. `take` is all or nothing: a store that cannot take every piece
+ * gives back what it took and refuses (or throws, exit 3, when a piece
+ * cannot be reached) — the lease is never silently partial.
+ */
+export interface LeaseStore {
+  take(request: LeaseRequest): Promise<LeaseTake>;
+  renew(request: LeaseRequest): Promise<LeaseRenew>;
+  /** best effort; a piece left behind expires after its bound */
+  release(request: LeaseRequest): Promise<void>;
+  read(): Promise<readonly LeaseView[]>;
+}

@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../src/clock.js';
+import type { AgentIO } from '../../../src/host/agent/io.js';
+import { serveFlags } from '../../../src/host/agent/server.js';
+import type { FlagArgs } from '../../../src/protocol/args.js';
+import type { AgentLine } from '../../../src/protocol/lines.js';
+import { hostFixture, type HostFixture } from '../../support/host-fixture.js';
+
+let host: HostFixture | undefined;
+afterEach(() => {
+  host = undefined;
+});
+
+/** `deploy host lease …` as argv gives it */
+async function lease(h: HostFixture, flags: FlagArgs) {
+  const lines: AgentLine[] = [];
+  const io: AgentIO = {
+    send: (l) => void lines.push(l),
+    input: (async function* () {})(),
+  };
+  const code = await serveFlags('lease', flags, {
+    loadConfig: () => Promise.resolve(h.config),
+    clock: systemClock,
+    io,
+    self: __filename,
+    readStdin: () => Promise.resolve(''),
+  });
+  return { code, result: lines.find((l) => l.type === 'result') };
+}
+
+const request = JSON.stringify({
+  id: 'job-1',
+  holder: { user: 'alice', host: 'laptop', pid: 42 },
+  command: 'rollout',
+  release: 'r2',
+});
+
+describe('deploy host lease', () => {
+  it('takes, reads and releases this host’s piece from argv', async () => {
+    host = await hostFixture();
+    expect(await lease(host, { action: 'take', lease: request })).toMatchObject({
+      code: 0,
+      result: { ok: true, data: { ok: true, lease: { id: 'job-1', release: 'r2', version: 1 } } },
+    });
+    expect(await lease(host, { action: 'read' })).toMatchObject({
+      code: 0,
+      result: { data: { ok: true, lease: { id: 'job-1' } } },
+    });
+    await lease(host, { action: 'release', lease: request });
+    expect(await lease(host, { action: 'read' })).toMatchObject({
+      result: { data: { ok: false } },
+    });
+  });
+
+  it('refuses an unknown action or a request that is not one, exit 2', async () => {
+    host = await hostFixture();
+    expect(await lease(host, { action: 'steal' })).toMatchObject({
+      code: 2,
+      result: { ok: false, error: { message: '--action "steal": use take, renew, release, read' } },
+    });
+    expect(await lease(host, { action: 'take', lease: '{"id":1}' })).toMatchObject({
+      code: 2,
+      result: { ok: false },
+    });
+  });
+});

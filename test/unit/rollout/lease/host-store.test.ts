@@ -1,0 +1,100 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HostLeaseStore } from '../../../../src/rollout/lease/host-store.js';
+import { FakeClock } from '../../../support/fake-clock.js';
+import { testConfig } from '../../../support/config.js';
+import { tempDir } from '../../host/helpers.js';
+import { LeaseHosts, request } from './lease-hosts.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let clock: FakeClock;
+let hosts: LeaseHosts;
+// deploy.yml's order is not the lease's: the pieces go in sorted host names
+const fleet = [...testConfig().hosts].reverse();
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir('handoff-lease-'));
+  clock = new FakeClock();
+  hosts = new LeaseHosts(dir, clock);
+});
+afterEach(() => cleanup());
+
+const store = () => new HostLeaseStore(fleet, hosts.agentOf);
+
+describe('the lease kept on the hosts', () => {
+  it('takes a piece on every host, one at a time in sorted name order', async () => {
+    expect(await store().take(request('a'))).toEqual({ ok: true, tookOver: [] });
+    expect(hosts.calls).toEqual(['web-1 take a', 'web-2 take a', 'web-3 take a']);
+    const views = await store().read();
+    expect(views.map((v) => [v.where, v.lease?.id])).toEqual([
+      ['web-1', 'a'],
+      ['web-2', 'a'],
+      ['web-3', 'a'],
+    ]);
+  });
+
+  it('a second deployer is refused at the first host, and holds nothing', async () => {
+    await store().take(request('a'));
+    hosts.calls.length = 0;
+    const take = await store().take(request('b', 'r8'));
+    expect(take).toMatchObject({ ok: false, holder: { where: 'web-1', lease: { id: 'a' } } });
+    expect(hosts.calls).toEqual(['web-1 take b']);
+  });
+
+  it('refused part-way (B after A): gives back what it took, then refuses', async () => {
+    // someone holds web-2 only (a deployer mid-take, or a leftover still live)
+    await new HostLeaseStore([fleet[1]!], hosts.agentOf).take(request('other'));
+    const take = await store().take(request('b'));
+    expect(take).toMatchObject({ ok: false, holder: { where: 'web-2' } });
+    const views = await store().read();
+    expect(views.map((v) => v.lease?.id ?? null)).toEqual([null, 'other', null]);
+  });
+
+  it('an unreachable host: exit 3 naming it, and nothing is left held', async () => {
+    hosts.down.add('web-3');
+    const taking = store().take(request('a'));
+    await expect(taking).rejects.toMatchObject({ exitCode: 3 });
+    await expect(taking).rejects.toThrow(
+      /^web-3: cannot take the fleet lease there \(connection refused\).*never partial/,
+    );
+    hosts.down.clear();
+    expect((await store().read()).every((v) => v.lease === undefined)).toBe(true);
+  });
+
+  it('takes over expired pieces and says whose they were', async () => {
+    await store().take(request('dead'));
+    clock.advance(45_000);
+    const take = await store().take(request('b'));
+    expect(take.ok && take.tookOver.map((p) => [p.where, p.lease.id, p.ageMs])).toEqual([
+      ['web-1', 'dead', 45_000],
+      ['web-2', 'dead', 45_000],
+      ['web-3', 'dead', 45_000],
+    ]);
+  });
+
+  it('renewal says which piece was lost, and to whom', async () => {
+    await store().take(request('a'));
+    clock.advance(40_000);
+    await new HostLeaseStore([fleet[0]!], hosts.agentOf).take(request('b'));
+    expect(await store().renew(request('a'))).toMatchObject({
+      ok: false,
+      where: 'web-3',
+      holder: { lease: { id: 'b' } },
+    });
+  });
+
+  it('renewal goes on past an unreachable host, naming it', async () => {
+    await store().take(request('a'));
+    hosts.down.add('web-2');
+    expect(await store().renew(request('a'))).toEqual({ ok: true, unreachable: ['web-2'] });
+  });
+
+  it('release gives back every piece; a host that cannot be read is named by read', async () => {
+    await store().take(request('a'));
+    await store().release(request('a'));
+    hosts.down.add('web-1');
+    const views = await store().read();
+    expect(views[0]?.where).toBe('web-1');
+    expect(views[0]?.problem).toContain('connection refused');
+    expect(views.slice(1).every((v) => v.lease === undefined && !v.problem)).toBe(true);
+  });
+});

@@ -1,0 +1,42 @@
+import path from 'node:path';
+import type { HostAgent } from '../../../../src/agent-client/host-agent.js';
+import type { HostConfig } from '../../../../src/config/types.js';
+import { HostUnreachableError } from '../../../../src/errors.js';
+import { leaseAction } from '../../../../src/host/lease-file.js';
+import type { LeaseAction, LeaseRequest } from '../../../../src/protocol/lease.js';
+import type { FakeClock } from '../../../support/fake-clock.js';
+
+/**
+ * Hosts whose agents keep their lease pieces with the agent's own code
+ * (host/lease-file.ts), each in its own directory: the fake is the transport.
+ */
+export class LeaseHosts {
+  readonly calls: string[] = [];
+  readonly down = new Set<string>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly clock: FakeClock,
+  ) {}
+
+  stateOf(host: string): string {
+    return path.join(this.dir, host);
+  }
+
+  agentOf = (host: HostConfig): Promise<HostAgent> =>
+    Promise.resolve({
+      host: host.name,
+      lease: (action: LeaseAction, request?: LeaseRequest) => {
+        this.calls.push(`${host.name} ${action}${request ? ` ${request.id}` : ''}`);
+        if (this.down.has(host.name))
+          return Promise.reject(new HostUnreachableError(host.name, 'connection refused'));
+        return leaseAction(this.stateOf(host.name), this.clock, action, request);
+      },
+    } as unknown as HostAgent);
+}
+
+export const holder = { user: 'alice', host: 'laptop', pid: 42 };
+
+export function request(id: string, release = 'r7', command = 'rollout'): LeaseRequest {
+  return { id, holder, command, release };
+}
