@@ -1,10 +1,9 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import ssh2 from 'ssh2';
 import { stringify } from 'yaml';
 import { SimHostState } from './agent.js';
 import { startSimHaproxy, type SimChecks } from './haproxy.js';
-import { startSimSshHost, type SimFault, type SimSshHost } from './ssh-host.js';
+import { hostKey, startSimSshHost, type SimFault, type SimSshHost } from './ssh-host.js';
 
 export interface SimFleetOptions {
   readonly hosts: number;
@@ -18,8 +17,10 @@ export interface SimFleetOptions {
   /** ssh.max_connections; default the schema's */
   readonly maxConnections?: number;
   readonly checks?: SimChecks;
-  /** rollout.min_healthy; default 1 (0 lets a fleet of one roll out) */
+  /** rollout.min_healthy; default 1 */
   readonly minHealthy?: number;
+  /** rollout.allow_downtime: what lets a fleet of one roll out */
+  readonly allowDowntime?: boolean;
 }
 
 export interface SimFleet {
@@ -52,7 +53,7 @@ function faultOf(
  */
 export async function startSimFleet(options: SimFleetOptions): Promise<SimFleet> {
   const { workDir, hosts: n } = options;
-  const checks = options.checks ?? { intervalMs: 100, fall: 2, rise: 2 };
+  const checks = options.checks ?? { intervalMs: 300, fall: 2, rise: 2 };
   await rm(workDir, { recursive: true, force: true });
   await mkdir(workDir, { recursive: true });
   const names = Array.from({ length: n }, (_, i) => `sim-${i + 1}`);
@@ -73,7 +74,7 @@ export async function startSimFleet(options: SimFleetOptions): Promise<SimFleet>
     throw error;
   }
   const haproxy = await startSimHaproxy(states, checks);
-  const client = ssh2.utils.generateKeyPairSync('ed25519');
+  const client = hostKey();
   const keyPath = path.join(workDir, 'client_key');
   const knownHosts = path.join(workDir, 'known_hosts');
   const configPath = path.join(workDir, 'deploy.yml');
@@ -112,7 +113,7 @@ function simConfig(
       user: 'sim',
       identity_file: keyPath,
       known_hosts: knownHosts,
-      connect_timeout: '2s',
+      connect_timeout: '10s',
       ...(options.maxConnections ? { max_connections: options.maxConnections } : {}),
     },
     hosts: names.map((name, i) => ({
@@ -126,7 +127,8 @@ function simConfig(
       socket: haproxy.socket,
       backend: haproxy.backend,
       interval: `${checks.intervalMs}ms`,
-      timeout: `${Math.max(1, Math.floor(checks.intervalMs / 2))}ms`,
+      // at most drain.overlap (the drain-before-stop invariant)
+      timeout: '50ms',
       unhealthy_threshold: checks.fall,
       healthy_threshold: checks.rise,
     },
@@ -134,6 +136,7 @@ function simConfig(
     rollout: {
       batch: 1,
       min_healthy: options.minHealthy ?? 1,
+      ...(options.allowDowntime ? { allow_downtime: true } : {}),
       verify_successes: 1,
       verify_timeout: '5s',
     },

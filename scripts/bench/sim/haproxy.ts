@@ -32,8 +32,9 @@ export async function startSimHaproxy(
   const admin = new Map<string, number>();
   const up = (h: SimHostState): boolean => {
     const since = Date.now() - h.changedAt;
-    if (h.draining) return since < checks.fall * checks.intervalMs;
-    return h.changedAt === 0 || since >= checks.rise * checks.intervalMs;
+    // a check lands half an interval after the change, on average
+    if (h.draining) return since < (checks.fall - 0.5) * checks.intervalMs;
+    return h.changedAt === 0 || since >= (checks.rise - 0.5) * checks.intervalMs;
   };
   const answer = (command: string): string => {
     if (command === 'show info')

@@ -21,6 +21,14 @@ export interface SimSshHost {
   close(): Promise<void>;
 }
 
+/** ssh2 now and then writes an ed25519 key it cannot parse back: another one then */
+export function hostKey(): { private: string; public: string } {
+  for (;;) {
+    const keys = ssh2.utils.generateKeyPairSync('ed25519');
+    if (!(ssh2.utils.parseKey(keys.private) instanceof Error)) return keys;
+  }
+}
+
 /** `'a' 'b'\''c'` (quote.ts) back into argv */
 export function unquote(command: string): string[] {
   return (command.match(/(?:'[^']*'|\\')+/g) ?? []).map((word) =>
@@ -33,7 +41,7 @@ export function unquote(command: string): string[] {
  * client key, whose exec channels answer `node -p …` and the agent protocol.
  */
 export async function startSimSshHost(options: SimHostOptions): Promise<SimSshHost> {
-  const keys = ssh2.utils.generateKeyPairSync('ed25519');
+  const keys = hostKey();
   const publicKey = keys.public.split(' ').slice(0, 2).join(' ');
   const { rttMs, fault, state } = options;
   const sockets = new Set<net.Socket>();
