@@ -8,7 +8,8 @@ import {
   probeBundlePath,
 } from '../build.js';
 
-const DIR = '/tmp/handoff-bench-dist';
+// BENCH_DIST: a checkout's own copies, when another checkout benches beside it
+const DIR = process.env.BENCH_DIST ?? '/tmp/handoff-bench-dist';
 
 /** the bench's private copies: the CLI, and beside it the agent it installs */
 export const benchCli = path.join(DIR, 'deploy.mjs');

@@ -3,6 +3,7 @@ import { benchArtifact } from './artifact.js';
 import { buildBenchBundles } from './bundles.js';
 import { benchHealth } from './health.js';
 import { benchRollout } from './rollout.js';
+import { benchScale } from './scale.js';
 import { allPass, formatTable, type Row } from './table.js';
 import { benchVerify } from './verify.js';
 import { benchWatchdog } from './watchdog.js';
@@ -17,6 +18,10 @@ const benches: Record<string, { title: string; run: (r: (l: string) => void) => 
     watchdog: { title: 'watchdog: CPU of one tick vs a bare node', run: benchWatchdog },
     verify: { title: 'verify: 30 hosts vs 1, and orchestrator RSS', run: benchVerify },
     rollout: { title: 'rollout: requests lost, and overhead per host', run: benchRollout },
+    scale: {
+      title: 'scale: verify and a 10% rollout over 1, 100 and 500 simulated hosts',
+      run: benchScale,
+    },
     artifact: {
       title: 'artifact: shipping 50 MB to 3 hosts vs scp, and the drain window',
       run: benchArtifact,

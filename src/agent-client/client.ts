@@ -48,6 +48,12 @@ export class AgentClient extends AgentOps implements HostAgent {
     private readonly paths: AgentPaths,
     private readonly log: Log,
     private readonly identity?: AgentIdentity,
+    /**
+     * false: `openSession` opens none, and the lock holder starts when the lock
+     * is taken; a session held from preflight on would hold its connection, and
+     * a fleet larger than ssh.max_connections would wait for a slot forever
+     */
+    private readonly options: { readonly sessions?: boolean } = {},
   ) {
     super();
   }
@@ -139,7 +145,7 @@ export class AgentClient extends AgentOps implements HostAgent {
    * process start on the host.
    */
   async openSession(): Promise<void> {
-    if (this.sessionProc) return;
+    if (this.sessionProc || this.options.sessions === false) return;
     const proc = this.transport.spawn(this.argv('lock-hold', toFlags({ defer: true })));
     const lines = proc.lines[Symbol.asyncIterator]();
     await this.until(proc, lines, 'ready');

@@ -5,6 +5,8 @@ import type { Config, HostConfig } from '../config/types.js';
 import { AgentClient, type AgentIdentity } from '../agent-client/client.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { Log } from '../log.js';
+import { ConnectionSlots } from '../remote/connection-slots.js';
+import { PooledTransport } from '../remote/pooled-transport.js';
 import type { Transport } from '../remote/transport.js';
 
 /** Where `deploy setup` publishes the host config on every host. */
@@ -37,10 +39,13 @@ function safeUser(): string {
 
 /**
  * The orchestrator's view of the fleet: one SSH connection per host, opened on
- * first use and reused for every step; one balancer. `close()` ends them all.
+ * first use and reused for every step, at most ssh.max_connections at once
+ * (the others queue; an idle one gives its slot up); one balancer. `close()`
+ * ends them all.
  */
 export class Connections {
-  private readonly transports = new Map<string, Promise<Transport>>();
+  private readonly transports = new Map<string, PooledTransport>();
+  private readonly slots: ConnectionSlots;
   private balancerPromise: Promise<Balancer> | undefined;
   private readonly identities = new Map<string, AgentIdentity>();
 
@@ -54,17 +59,21 @@ export class Connections {
     readonly config: Config,
     private readonly log: Log,
     private readonly expectedAgent?: string,
-  ) {}
+    /** how one host's connection opens: SSH, or a test's fake */
+    private readonly connect: (host: HostConfig) => Promise<Transport> = (host) =>
+      import('../remote/ssh.js').then(({ connectSsh }) => connectSsh(host, config.ssh)),
+  ) {
+    this.slots = new ConnectionSlots(config.ssh.maxConnections);
+  }
 
+  /** the host's transport; its connection opens with its first operation, in turn */
   transport(host: HostConfig): Promise<Transport> {
     let t = this.transports.get(host.name);
     if (!t) {
-      t = import('../remote/ssh.js').then(({ connectSsh }) => connectSsh(host, this.config.ssh));
-      // a failed connection is not cached: the next call tries again
-      t.catch(() => this.transports.delete(host.name));
+      t = new PooledTransport(host.name, () => this.connect(host), this.slots);
       this.transports.set(host.name, t);
     }
-    return t;
+    return Promise.resolve(t);
   }
 
   async agent(host: HostConfig): Promise<HostAgent & AgentClient> {
@@ -76,7 +85,9 @@ export class Connections {
       identity = { expected, verified: false };
       this.identities.set(host.name, identity);
     }
-    return new AgentClient(transport, paths, this.log, identity);
+    // a session held from preflight keeps its connection: only when every host can have one
+    const sessions = this.config.hosts.length <= this.config.ssh.maxConnections;
+    return new AgentClient(transport, paths, this.log, identity, { sessions });
   }
 
   balancer(): Promise<Balancer> {
@@ -87,9 +98,7 @@ export class Connections {
   }
 
   async close(): Promise<void> {
-    const all = [...this.transports.values()].map((t) =>
-      t.then((x) => x.close()).catch(() => undefined),
-    );
+    const all = [...this.transports.values()].map((t) => t.close().catch(() => undefined));
     if (this.balancerPromise)
       all.push(this.balancerPromise.then((b) => b.close()).catch(() => undefined));
     await Promise.all(all);

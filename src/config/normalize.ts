@@ -37,6 +37,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       knownHosts: local(ssh.known_hosts),
       ...(ssh.proxy_jump !== undefined && { proxyJump: ssh.proxy_jump }),
       connectTimeout: ssh.connect_timeout,
+      maxConnections: ssh.max_connections,
       sudo: ssh.sudo,
     },
     hosts: raw.hosts.map((h) => ({

@@ -32,6 +32,11 @@ const ssh = z
     ),
     proxy_jump: text('a bastion, [user@]host[:port]').optional(),
     connect_timeout: duration('how long to wait for an SSH connection').prefault('10s'),
+    max_connections: count(
+      'SSH connections open at once; further hosts wait their turn (their connect_timeout starts then)',
+    )
+      .max(10_000, { error: 'is too large (at most 10000)' })
+      .default(50),
     sudo: z.boolean().default(false).meta({
       description:
         "run setup's privileged steps (/etc/cron.d, /etc/handoff, the agent and host directories) through sudo -n",

@@ -34,6 +34,7 @@ export function toDocument(config: Config): RawConfigInput {
       known_hosts: ssh.knownHosts,
       ...(ssh.proxyJump !== undefined && { proxy_jump: ssh.proxyJump }),
       connect_timeout: d(ssh.connectTimeout),
+      max_connections: ssh.maxConnections,
       sudo: ssh.sudo,
     },
     hosts: config.hosts.map((h) => ({

@@ -16,6 +16,8 @@ export interface SshConfig {
   /** `[user@]host[:port]` of a bastion */
   readonly proxyJump?: string;
   readonly connectTimeout: Duration;
+  /** SSH connections open at once; the other hosts queue (remote/connection-slots.ts) */
+  readonly maxConnections: number;
   /** setup's privileged steps run through `sudo -n` (fleet/sudo.ts) */
   readonly sudo: boolean;
 }

@@ -42,7 +42,12 @@ export function openClient(at: Endpoint, options: OpenOptions): Promise<Client> 
   const client = new Client();
   let refused: Exclude<HostKeyVerdict, { ok: true }> | undefined;
   return new Promise<Client>((resolve, reject) => {
+    let failed = false;
+    // every error, not once: after a handshake timeout ssh2 emits "Connection lost before
+    // handshake" as the socket closes, and an unheard 'error' crashed the whole command
     const fail = (error: Error): void => {
+      if (failed) return;
+      failed = true;
       client.removeListener('ready', onReady);
       client.end();
       const token = hostToken(at.address, at.port);
@@ -58,7 +63,7 @@ export function openClient(at: Endpoint, options: OpenOptions): Promise<Client> 
       resolve(client);
     };
     client.once('ready', onReady);
-    client.once('error', fail);
+    client.on('error', fail);
     client.connect({
       host: at.address,
       port: at.port,

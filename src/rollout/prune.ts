@@ -16,7 +16,7 @@ export async function pruneFleet(
 ): Promise<PrunedHost[]> {
   const keep = deps.config.rollout.keepReleases;
   const pruned: PrunedHost[] = [];
-  await mapLimit(hosts, 16, async (host) => {
+  await mapLimit(hosts, deps.config.ssh.maxConnections, async (host) => {
     const agent = agentOf(host);
     if (!agent.prune) return;
     try {

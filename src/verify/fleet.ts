@@ -32,15 +32,16 @@ export function verifyBudget(config: Config): number {
 
 /**
  * Every service on every host, through the agent, plus the balancer's view of
- * each target. Hosts are checked concurrently (bounded), so thirty hosts take
- * about as long as one.
+ * each target. Hosts are checked concurrently (as many as ssh.max_connections), so
+ * thirty hosts take about as long as one.
  */
 export async function verifyFleet(
   config: Config,
   hosts: readonly HostConfig[],
   agentOf: (h: HostConfig) => Promise<HostAgent>,
   balancer: Balancer | undefined,
-  concurrency = 16,
+  // the connections bound it already: 16 at a time made 500 hosts 32 rounds of checks
+  concurrency = config.ssh.maxConnections,
 ): Promise<FleetVerification> {
   const states = balancer
     ? await balancer.states(hosts.map((h) => h.target))

@@ -1,9 +1,53 @@
 import type { FleetVerification } from './fleet.js';
 
-/** host × service: ✓/✗, the release that answers, latency, code; then the balancer's view of the target. */
-export function renderFleetVerification(v: FleetVerification): string {
+type HostRow = FleetVerification['hosts'][number];
+
+/** above this many hosts, one line per state and only the failing hosts' rows */
+export const SUMMARY_ABOVE = 20;
+
+function stateOf(h: HostRow): string {
+  if (!h.reachable) return 'unreachable';
+  if (!h.report) return 'failed';
+  if (!h.report.ok) return 'a service fails its check';
+  if (h.balancer?.state === 'mixed') return 'out of rotation on some balancers';
+  if (h.balancer?.inRotation === false) return 'out of rotation';
+  return 'ok';
+}
+
+/** `✓ 498 hosts: every service answers, in rotation`, then a line per way of failing */
+function summary(hosts: readonly HostRow[]): string[] {
+  const counts = new Map<string, number>();
+  for (const h of hosts) counts.set(stateOf(h), (counts.get(stateOf(h)) ?? 0) + 1);
+  const n = (k: number) => `${k} host${k === 1 ? '' : 's'}`;
+  const ok = counts.get('ok');
+  counts.delete('ok');
+  return [
+    ...(ok ? [`✓ ${n(ok)}: every service answers, in rotation`] : []),
+    ...[...counts].map(([state, k]) => `✗ ${n(k)}: ${state}`),
+  ];
+}
+
+/**
+ * host × service: ✓/✗, the release that answers, latency, code; then the
+ * balancer's view of the target. Over SUMMARY_ABOVE hosts (unless `full`,
+ * `-v`), a line per state first, and the rows of the failing hosts only.
+ */
+export function renderFleetVerification(
+  v: FleetVerification,
+  options: { full?: boolean } = {},
+): string {
+  const full = options.full === true || v.hosts.length <= SUMMARY_ABOVE;
+  const hosts = full ? v.hosts : v.hosts.filter((h) => stateOf(h) !== 'ok');
+  const head = full
+    ? []
+    : [
+        ...summary(v.hosts),
+        '(every host: deploy verify -v, or --json)',
+        ...(hosts.length ? [''] : []),
+      ];
+  if (hosts.length === 0) return head.join('\n');
   const rows: string[][] = [['host', 'service', 'ok', 'release', 'latency', 'code']];
-  for (const h of v.hosts) {
+  for (const h of hosts) {
     if (!h.report) {
       rows.push([h.host, '-', '✗', '-', '-', h.reachable ? 'failed' : 'unreachable']);
       continue;
@@ -27,7 +71,7 @@ export function renderFleetVerification(v: FleetVerification): string {
       .join('  ')
       .trimEnd(),
   );
-  const targets = v.hosts.map((h) => {
+  const targets = hosts.map((h) => {
     const b = h.balancer;
     const state = b
       ? `${b.state}${b.inRotation === null ? '' : b.inRotation ? ', in rotation' : ', OUT of rotation'}${b.reason ? ` (${b.reason})` : ''}`
@@ -35,6 +79,6 @@ export function renderFleetVerification(v: FleetVerification): string {
     return `${h.host.padEnd(widths[0] ?? 0)}  target ${h.target}: ${state}`;
   });
   // an unreachable host's reason is the command's error line: not printed twice
-  const errors = v.hosts.filter((h) => h.error && h.reachable).map((h) => `${h.host}: ${h.error}`);
-  return [...table, '', ...targets, ...(errors.length ? ['', ...errors] : [])].join('\n');
+  const errors = hosts.filter((h) => h.error && h.reachable).map((h) => `${h.host}: ${h.error}`);
+  return [...head, ...table, '', ...targets, ...(errors.length ? ['', ...errors] : [])].join('\n');
 }

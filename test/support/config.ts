@@ -10,7 +10,14 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
   return {
     source: 'test.yml',
     service: 'api',
-    ssh: { user: 'deploy', port: 22, knownHosts: '/dev/null', connectTimeout: 10_000, sudo: false },
+    ssh: {
+      user: 'deploy',
+      port: 22,
+      knownHosts: '/dev/null',
+      connectTimeout: 10_000,
+      maxConnections: 50,
+      sudo: false,
+    },
     hosts: Array.from({ length: hosts }, (_, i) => ({
       name: `web-${i + 1}`,
       address: `127.0.10.${i + 1}`,

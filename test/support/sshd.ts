@@ -214,6 +214,7 @@ export function sshConfigFor(sshd: Sshd, overrides: Partial<SshConfig> = {}): Ss
     identityFile: sshd.identityFile,
     knownHosts: sshd.knownHostsPath,
     connectTimeout: 5_000,
+    maxConnections: 50,
     sudo: false,
     ...overrides,
   };

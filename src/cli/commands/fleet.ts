@@ -6,6 +6,7 @@ interface Flags {
   readonly hosts?: string;
   readonly json?: boolean;
   readonly local?: boolean;
+  readonly verbose?: boolean;
   readonly lease?: string;
   /** commander's `--no-wait`: false when given */
   readonly wait?: boolean;
@@ -52,6 +53,7 @@ export const registerFleet: RegisterCommand = (program: Command) => {
   )
     .option('--hosts <names>', 'only these hosts (comma separated)')
     .option('--local', 'on a host: check its services directly, no SSH')
+    .option('-v, --verbose', 'every host in the table, also over 20 hosts (a line per state)')
     .action(async (flags: Flags) => (await import('../fleet-cmd/verify.js')).runVerify(flags));
 
   common(

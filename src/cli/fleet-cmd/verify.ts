@@ -7,13 +7,15 @@ import { renderFleetVerification } from '../../verify/render.js';
 import { createOutput } from '../output.js';
 import { targetJson } from '../target-json.js';
 import { open, type FleetFlags } from './open.js';
-export async function runVerify(flags: FleetFlags & { local?: boolean }): Promise<void> {
+export async function runVerify(
+  flags: FleetFlags & { local?: boolean; verbose?: boolean },
+): Promise<void> {
   if (flags.local) return runVerifyLocal(flags);
   const { out, config, hosts, connections } = await open(flags);
   try {
     const balancer = await connections.balancer();
     const result = await verifyFleet(config, hosts, (h) => connections.agent(h), balancer);
-    out.text(renderFleetVerification(result));
+    out.text(renderFleetVerification(result, { full: flags.verbose === true }));
     out.result(result.ok, {
       hosts: result.hosts.map(({ balancer: state, target, ...h }) => ({
         ...h,

@@ -94,6 +94,7 @@ describe('loading deploy.yml', () => {
       port: 22,
       knownHosts: '/home/op/.ssh/known_hosts',
       connectTimeout: 10_000,
+      maxConnections: 50,
       sudo: false,
     });
     expect(config.env).toEqual({ clear: {}, secret: [] });

@@ -18,6 +18,7 @@ function ssh(identityFile: string | undefined): SshConfig {
     identityFile,
     knownHosts: '/dev/null',
     connectTimeout: 1000,
+    maxConnections: 50,
     sudo: false,
   };
 }

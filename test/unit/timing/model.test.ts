@@ -11,6 +11,7 @@ const config: Config = {
     port: 22,
     knownHosts: '/home/u/.ssh/known_hosts',
     connectTimeout: 10_000,
+    maxConnections: 50,
     sudo: false,
   },
   hosts: [

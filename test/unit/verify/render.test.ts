@@ -60,3 +60,51 @@ describe('the verify table of an unreachable host', () => {
     expect(text).not.toContain('ECONNREFUSED');
   });
 });
+
+describe('the verify output of a large fleet', () => {
+  const host = (i: number, ok = true) => ({
+    host: `web-${i}`,
+    target: `web-${i}`,
+    reachable: true,
+    report: {
+      ok,
+      elapsed_ms: 1,
+      services: [{ name: 'app', ok, code: ok ? 'ok' : 'http-503', latency_ms: 1, passes: 1 }],
+    },
+    balancer: { target: `web-${i}`, state: 'healthy' as const, inRotation: true },
+  });
+  const fleet = {
+    ok: false,
+    unreachable: ['web-30'],
+    hosts: [
+      ...Array.from({ length: 27 }, (_, i) => host(i + 1)),
+      host(28, false),
+      {
+        ...host(29),
+        balancer: { target: 'web-29', state: 'unhealthy' as const, inRotation: false },
+      },
+      { host: 'web-30', target: 'web-30', reachable: false, error: 'refused' },
+    ],
+  };
+
+  it('says a line per state over 20 hosts, and lists only the failing hosts', () => {
+    const lines = renderFleetVerification(fleet).split('\n');
+    expect(lines.slice(0, 6)).toEqual([
+      '✓ 27 hosts: every service answers, in rotation',
+      '✗ 1 host: a service fails its check',
+      '✗ 1 host: out of rotation',
+      '✗ 1 host: unreachable',
+      '(every host: deploy verify -v, or --json)',
+      '',
+    ]);
+    expect(lines.filter((l) => /^web-\d+ +app/.test(l))).toHaveLength(2);
+    expect(lines.some((l) => l.startsWith('web-1 '))).toBe(false);
+    expect(lines).toContain('web-30  -        ✗   -        -        unreachable');
+  });
+
+  it('prints every host with -v', () => {
+    const lines = renderFleetVerification(fleet, { full: true }).split('\n');
+    expect(lines[0]).toMatch(/^host +service/);
+    expect(lines.filter((l) => /^web-\d+ +app/.test(l))).toHaveLength(29);
+  });
+});

@@ -1,0 +1,148 @@
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { execa } from 'execa';
+import { benchCli } from './bundles.js';
+import { criticalPath, type HostSteps } from './critical-path.js';
+import { startSimFleet } from './sim/fleet.js';
+import { mb, ms, type Row } from './table.js';
+
+const SIZES = [1, 100, 500];
+const RTT_MS = 20;
+const CHECK_MS = 200;
+const WALL_GOAL = 3;
+const RSS_GOAL_MB = 300;
+const CPU_GOAL_MS = 15;
+const PATH_GOAL = 1.05;
+
+interface Run {
+  readonly wallMs: number;
+  readonly rssKib: number;
+  readonly cpuMs: number;
+  readonly stdout: string;
+}
+
+/** the real CLI as a process under /usr/bin/time: wall, peak RSS, user + sys CPU */
+async function timed(args: readonly string[], workDir: string): Promise<Run> {
+  const out = path.join(workDir, 'time.txt');
+  const started = performance.now();
+  const r = await execa(
+    '/usr/bin/time',
+    ['-f', '%M %U %S', '-o', out, process.execPath, benchCli, ...args],
+    { reject: false, timeout: 600_000, env: { HANDOFF_WHO: 'bench' } },
+  );
+  const wallMs = performance.now() - started;
+  if (r.exitCode !== 0)
+    throw new Error(
+      `deploy ${args.join(' ')} exited ${r.exitCode}: ${String(r.stderr).slice(-1500)}`,
+    );
+  const [rss = NaN, user = 0, sys = 0] = (
+    (await readFile(out, 'utf8')).trim().split('\n').at(-1) ?? ''
+  )
+    .split(' ')
+    .map(Number);
+  await rm(out, { force: true });
+  return { wallMs, rssKib: rss, cpuMs: (user + sys) * 1000, stdout: String(r.stdout) };
+}
+
+interface Measured {
+  readonly hosts: number;
+  readonly verify: Run;
+  readonly rollout: Run;
+  /** the waves' span from the first lock to the last unlock, and the sum of each wave's slowest host */
+  readonly spanMs: number;
+  readonly pathMs: number;
+}
+
+async function measure(hosts: number, report: (line: string) => void): Promise<Measured> {
+  const workDir = `/tmp/handoff-bench-scale-${hosts}`;
+  const fleet = await startSimFleet({
+    hosts,
+    workDir,
+    rttMs: RTT_MS,
+    checkMs: CHECK_MS,
+    // every host in flight at once: the figure is the orchestrator's cost, not the limit's
+    maxConnections: Math.max(hosts, 1),
+    minHealthy: hosts === 1 ? 0 : 1,
+    allowDowntime: hosts === 1,
+  });
+  try {
+    const c = ['-c', fleet.configPath];
+    const verify = await timed(['verify', ...c], workDir);
+    const rollout = await timed(
+      ['rollout', '--release', 'r2', '--batch', '10%', '--json', ...c],
+      workDir,
+    );
+    const result = JSON.parse(rollout.stdout.trim().split('\n').at(-1) ?? '{}') as {
+      hosts?: HostSteps[];
+    };
+    const { spanMs, pathMs, waves } = criticalPath(result.hosts ?? []);
+    report(
+      `scale ${hosts}: verify ${ms(verify.wallMs)} (CPU ${ms(verify.cpuMs)}, ${mb(verify.rssKib)}), rollout ${ms(rollout.wallMs)} (CPU ${ms(rollout.cpuMs)}, ${mb(rollout.rssKib)}), ${waves} waves: span ${ms(spanMs)}, critical path ${ms(pathMs)}`,
+    );
+    return { hosts, verify, rollout, spanMs, pathMs };
+  } finally {
+    await fleet.stop();
+  }
+}
+
+/**
+ * `deploy verify` and a `--batch 10%` rollout over 1, 100 and 500 simulated
+ * hosts (scripts/bench/sim: in-process SSH servers answering the agent
+ * protocol after 20 ms round trips, 200 ms per check), the real CLI as the
+ * orchestrator: what the orchestrator itself costs as the fleet grows.
+ */
+export async function benchScale(report: (line: string) => void): Promise<Row[]> {
+  const runs: Measured[] = [];
+  for (const hosts of SIZES) runs.push(await measure(hosts, report));
+  const one = runs[0];
+  const big = runs.at(-1);
+  if (!one || !big) return [];
+  const perHost = (r: Run, n: number) => r.cpuMs / n;
+  const rows: Row[] = [];
+  for (const r of runs.slice(1)) {
+    const ratio = r.verify.wallMs / one.verify.wallMs;
+    rows.push({
+      figure: `deploy verify wall time, ${r.hosts} hosts`,
+      value: ms(r.verify.wallMs),
+      baseline: `${ms(one.verify.wallMs)} on 1 host`,
+      ratio,
+      goal: `≤ ${WALL_GOAL}×`,
+      ...(r === big ? { pass: ratio <= WALL_GOAL } : {}),
+    });
+  }
+  const peak = Math.max(big.verify.rssKib, big.rollout.rssKib);
+  rows.push({
+    figure: `orchestrator peak RSS, ${big.hosts} hosts (verify, rollout)`,
+    value: `${mb(big.verify.rssKib)}, ${mb(big.rollout.rssKib)}`,
+    baseline: `${mb(one.verify.rssKib)}, ${mb(one.rollout.rssKib)} on 1 host`,
+    ratio: peak / Math.max(one.verify.rssKib, one.rollout.rssKib),
+    goal: `≤ ${RSS_GOAL_MB} MB`,
+    pass: peak / 1024 <= RSS_GOAL_MB,
+  });
+  for (const [what, pick] of [
+    ['verify', (m: Measured) => m.verify],
+    ['rollout', (m: Measured) => m.rollout],
+  ] as const) {
+    const cpu = perHost(pick(big), big.hosts);
+    rows.push({
+      figure: `orchestrator CPU per host, ${what} of ${big.hosts}`,
+      value: `${cpu.toFixed(1)} ms`,
+      baseline: `${ms(pick(one).cpuMs)} for 1 host`,
+      goal: `≤ ${CPU_GOAL_MS} ms`,
+      pass: cpu <= CPU_GOAL_MS,
+    });
+  }
+  for (const r of runs.slice(1)) {
+    const ratio = r.spanMs / r.pathMs;
+    rows.push({
+      figure: `--batch 10% rollout of ${r.hosts}: waves' span ÷ critical path`,
+      value: ms(r.spanMs),
+      baseline: `${ms(r.pathMs)} (wall ${ms(r.rollout.wallMs)})`,
+      ratio,
+      goal: `≤ ${PATH_GOAL}×`,
+      pass: ratio <= PATH_GOAL,
+    });
+  }
+  return rows;
+}
