@@ -1,4 +1,8 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock } from '../../../src/clock.js';
+import { leaseCall } from '../../../src/host/agent/ops/lease.js';
 import { checkArgs, readFlags, type CallArgs } from '../../../src/protocol/args.js';
 import type { AgentErrorInfo } from '../../../src/protocol/lines.js';
 import { PROTOCOL } from '../../../src/protocol/lines.js';
@@ -20,11 +24,21 @@ export class SimHostState {
   /** when the drain marker last came or went (the balancer's checks see it from then) */
   changedAt = 0;
   locked = false;
+  private stateDir: Promise<string> | undefined;
   constructor(
     readonly name: string,
     /** how long one service check takes (verify waits this per success) */
     readonly checkMs: number,
+    /** the simulation's work directory: the host's state directory is made in it when needed */
+    private readonly workDir: string,
   ) {}
+
+  /** a state directory of its own: the fleet lease's piece lives there */
+  state(): Promise<string> {
+    const dir = path.join(this.workDir, 'state', this.name);
+    this.stateDir ??= mkdir(dir, { recursive: true }).then(() => dir);
+    return this.stateDir;
+  }
 }
 
 type Answers = { readonly [K in AgentOp]: (a: ArgsOf<K>, h: SimHostState) => Promise<ResultOf<K>> };
@@ -106,6 +120,11 @@ const ANSWERS: Answers = {
       })),
     };
   },
+  heartbeat: () => Promise.resolve({}),
+  // the host's piece of the fleet lease, by the agent's own code on a directory of its own
+  lease: async (a, h) => leaseCall(await h.state(), systemClock, a.action, a.lease),
+  // no service counts its answers here: a canary with source service reads nothing
+  'service-counts': () => Promise.resolve({ processes: {} }),
   'audit-read': () => Promise.resolve({ entries: [], truncated: false, skipped: 0 }),
   'lock-release': () => Promise.resolve({ released: false, reason: 'not locked' }),
   releases: (_a, h) =>

@@ -57,7 +57,7 @@ export async function startSimFleet(options: SimFleetOptions): Promise<SimFleet>
   await rm(workDir, { recursive: true, force: true });
   await mkdir(workDir, { recursive: true });
   const names = Array.from({ length: n }, (_, i) => `sim-${i + 1}`);
-  const states = names.map((name) => new SimHostState(name, options.checkMs ?? 0));
+  const states = names.map((name) => new SimHostState(name, options.checkMs ?? 0, workDir));
   const faults = new Map<string, SimFault>();
   const servers: SimSshHost[] = [];
   const closeAll = () => Promise.all(servers.map((s) => s.close()));
