@@ -3,7 +3,8 @@ import type { Config, HostConfig } from '../config/types.js';
 import { parseDuration } from '../config/duration.js';
 import type { Log } from '../log.js';
 import { takeLease, type HeldLease } from '../rollout/lease/fleet-lease.js';
-import { leaseRequest } from '../rollout/lease/holder.js';
+import { holderGone, leaseRequest } from '../rollout/lease/holder.js';
+import type { LeaseHolder } from '../protocol/lease.js';
 import { HostLeaseStore } from '../rollout/lease/host-store.js';
 import type { LeaseStore } from '../rollout/lease/store.js';
 import type { Connections } from './connections.js';
@@ -36,11 +37,12 @@ export async function withFleetLease<T>(
   },
   fn: (lease: HeldLease, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
+  const me = whoAmI();
   const request = leaseRequest({
     command: ctx.command,
     ...(ctx.release ? { release: ctx.release } : {}),
     env: process.env,
-    who: whoAmI(),
+    who: me,
     pid: process.pid,
   });
   const deps = {
@@ -48,6 +50,7 @@ export async function withFleetLease<T>(
     clock: systemClock,
     log: ctx.log,
     signal: ctx.signal,
+    holderGone: (holder: LeaseHolder) => holderGone(holder, me),
   };
   const lease = await takeLease(deps, request, ctx.waitMs);
   try {

@@ -18,6 +18,7 @@ import {
 import { readAgent } from './agent-bundle.js';
 import { withCanaryFlags, type CanaryFlags } from './canary-flags.js';
 import { parseWaitLease, withFleetLease } from './fleet-lease.js';
+import { checkRolloutArtifact } from '../rollout/artifact.js';
 import { supersededBy } from '../rollout/lease/superseded.js';
 import type { HostConfig } from '../config/types.js';
 import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
@@ -154,6 +155,8 @@ async function run(
       out.result(true, { ...dryRunResult, handshakes });
       return;
     }
+    // bad input is one line before anything, the fleet lease included
+    if (mode.kind === 'rollout') await checkRolloutArtifact(config, release, flags.artifact);
     const lease = { config, connections, log: out, signal: interrupt.signal, waitMs };
     const command = mode.kind;
     await withFleetLease({ ...lease, command, release }, async (held, signal) => {

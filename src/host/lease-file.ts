@@ -71,7 +71,8 @@ async function take(
 ): Promise<LeaseAnswer> {
   if (held && held.id !== request.id) {
     const ageMs = ageOf(file, held, now);
-    if (ageMs <= held.ttlMs) return { ok: false, lease: held, ageMs };
+    if (ageMs <= held.ttlMs && !request.replaces?.includes(held.id))
+      return { ok: false, lease: held, ageMs };
     const record = await write(file, request, now, now);
     return { ok: true, lease: record, tookOver: { ...held, ageMs } };
   }

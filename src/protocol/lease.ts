@@ -30,6 +30,11 @@ export interface LeaseRequest {
   /** `rollout`, `rollback`, `drain`, `undrain` */
   readonly command: string;
   readonly release?: string;
+  /**
+   * ids of holders this deployer has proven dead (a process of its own machine
+   * that no longer exists): their pieces are taken over though unexpired
+   */
+  readonly replaces?: readonly string[];
 }
 
 /** One host's piece, as written: the host stamps `started` and `heartbeat` with its own clock. */

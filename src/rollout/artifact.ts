@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { access, constants, mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +9,9 @@ import { fileSha256 } from '../host/release-files.js';
 import { packDirectory } from './pack-dir.js';
 
 export const ARTIFACT_EXTENSIONS = ['.tar.gz', '.tgz'] as const;
+
+/** deflate's largest expansion (zlib's technical details: 1032:1) */
+const MAX_DEFLATE_RATIO = 1032;
 
 /** `--artifact` wins over `rollout.artifact`; neither: nothing to ship. */
 export async function readRolloutArtifact(
@@ -37,15 +41,7 @@ export interface ReadArtifact extends LocalArtifact {
  * is skipped). Anything else is a usage error.
  */
 export async function readArtifact(file: string, flag = '--artifact'): Promise<ReadArtifact> {
-  const bad = (why: string) => new UsageError(`${flag} ${file}: ${why}`);
-  const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
-    throw bad(
-      `${error.code === 'ENOENT' ? 'no such file or directory' : (error.code ?? String(error))}`,
-    );
-  });
-  await access(file, constants.R_OK | (info.isDirectory() ? constants.X_OK : 0)).catch(() => {
-    throw bad('not readable by this user');
-  });
+  const info = await checkArtifactPath(file, flag);
   if (info.isDirectory()) {
     const dir = await mkdtemp(path.join(tmpdir(), 'handoff-artifact-'));
     const cleanup = () => rm(dir, { recursive: true, force: true });
@@ -58,10 +54,43 @@ export async function readArtifact(file: string, flag = '--artifact'): Promise<R
       throw error;
     }
   }
+  return { path: file, ...(await measured(file)), cleanup: () => Promise.resolve() };
+}
+
+/**
+ * The cheap half of reading an artifact, run before the fleet lease is taken
+ * too, so a path that cannot be one is one line (exit 2) and nothing else:
+ * it exists, this user can read it, and it is a directory or a .tar.gz/.tgz file.
+ */
+export async function checkArtifactPath(file: string, flag = '--artifact'): Promise<Stats> {
+  const bad = (why: string) => new UsageError(`${flag} ${file}: ${why}`);
+  const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
+    throw bad(
+      `${error.code === 'ENOENT' ? 'no such file or directory' : (error.code ?? String(error))}`,
+    );
+  });
+  await access(file, constants.R_OK | (info.isDirectory() ? constants.X_OK : 0)).catch(() => {
+    throw bad('not readable by this user');
+  });
+  if (info.isDirectory()) return info;
   if (!info.isFile()) throw bad('neither a file nor a directory');
   if (!ARTIFACT_EXTENSIONS.some((ext) => file.endsWith(ext)))
     throw bad('expected a .tar.gz or .tgz file, or a directory');
-  return { path: file, ...(await measured(file)), cleanup: () => Promise.resolve() };
+  return info;
+}
+
+/** `checkArtifactPath` of the artifact a rollout of `release` would ship, if any. */
+export async function checkRolloutArtifact(
+  config: Config,
+  release: string,
+  flag: string | undefined,
+): Promise<void> {
+  const template = flag ?? config.rollout.artifact;
+  if (template === undefined) return;
+  await checkArtifactPath(
+    artifactPath(template, release),
+    flag ? '--artifact' : 'rollout.artifact',
+  );
 }
 
 /** Its sha256 and size, and what it extracts to (at least its own size). */
@@ -84,7 +113,10 @@ async function gzipSize(file: string, bytes: number): Promise<number> {
     await handle.read(head, 0, 2, 0);
     if (head[0] !== 0x1f || head[1] !== 0x8b) return 0;
     await handle.read(tail, 0, 4, bytes - 4);
-    return tail.readUInt32LE(0);
+    const size = tail.readUInt32LE(0);
+    // deflate expands at most ~1032:1: a larger figure is no trailer (a truncated file's
+    // last bytes), and an estimate taken from it would refuse a rollout for room it never needs
+    return size > bytes * MAX_DEFLATE_RATIO ? 0 : size;
   } finally {
     await handle.close();
   }

@@ -6,6 +6,7 @@ import {
   LEASE_RENEW_MS,
   LEASE_TTL_MS,
   describeLease,
+  type LeaseRecord,
   type LeaseRequest,
 } from '../../protocol/lease.js';
 import type { HeldPiece, LeaseStore } from './store.js';
@@ -21,6 +22,8 @@ export interface LeaseDeps {
   readonly log: Log;
   /** an interrupt: a waiting deployer stops waiting */
   readonly signal: AbortSignal;
+  /** true when a holder is proven gone: a process of this machine that no longer exists */
+  readonly holderGone?: (holder: LeaseRecord['holder']) => boolean;
 }
 
 /** The fleet lease, held: renewed in the background until released. */
@@ -43,9 +46,10 @@ export interface HeldLease {
  */
 export async function takeLease(
   deps: LeaseDeps,
-  request: LeaseRequest,
+  asked: LeaseRequest,
   waitMs?: number,
 ): Promise<HeldLease> {
+  let request = asked;
   const { store, clock, log } = deps;
   const started = clock.now();
   const behind: HeldPiece[] = [];
@@ -61,8 +65,10 @@ export async function takeLease(
           message: `took over an expired fleet lease of ${describeLease(old.lease)}: its heartbeat was ${formatMs(old.ageMs)} old (expired after ${formatMs(old.lease.ttlMs)})`,
           fields: { holder: old.lease, heartbeat_age_ms: old.ageMs },
         });
+      // a line of its own only after a wait: a routine take (and release) is debug, so a
+      // command that stops at bad input after it still says one line
       log.emit({
-        level: 'info',
+        level: behind.length > 0 ? 'info' : 'debug',
         event: 'lease.taken',
         message: `took the fleet lease${behind.length > 0 ? ` after waiting ${formatMs(clock.now() - started)}` : ''}`,
         fields: { id: request.id, waited_ms: clock.now() - started },
@@ -70,6 +76,19 @@ export async function takeLease(
       return hold(deps, request, behind);
     }
     const holder = take.holder;
+    // a deployer of this machine that died without giving its pieces back (SIGKILL, a
+    // connection cut before its release): its pid is gone, so its lease is taken over now
+    if (!request.replaces?.includes(holder.lease.id) && deps.holderGone?.(holder.lease.holder)) {
+      log.emit({
+        level: 'warn',
+        event: 'lease.takeover',
+        host: holder.where,
+        message: `taking over the fleet lease of ${describeLease(holder.lease)}: that process is gone from this machine (heartbeat ${formatMs(holder.ageMs)} ago)`,
+        fields: { holder: holder.lease, heartbeat_age_ms: holder.ageMs },
+      });
+      request = { ...request, replaces: [...(request.replaces ?? []), holder.lease.id] };
+      continue;
+    }
     const waited = clock.now() - started;
     if (waitMs === undefined || waited >= waitMs)
       throw new BlockedError(refusal(holder, waitMs === undefined ? undefined : waited));
@@ -143,7 +162,7 @@ function hold(deps: LeaseDeps, request: LeaseRequest, behind: readonly HeldPiece
         stop.abort();
         await renewing;
         await store.release(request);
-        log.emit({ level: 'info', event: 'lease.released', message: 'released the fleet lease' });
+        log.emit({ level: 'debug', event: 'lease.released', message: 'released the fleet lease' });
       })()),
   };
 }

@@ -10,6 +10,26 @@ export function ciJobUrl(env: Env): string | undefined {
   return `${server.replace(/\/+$/, '')}/${repo}/actions/runs/${run}`;
 }
 
+/**
+ * A holder proven gone: it ran on this machine (`me` is whoAmI's `user@host`)
+ * and its pid no longer exists. Anything else, a pid reused by another
+ * process included, is not proven gone, and its lease is left to expire.
+ */
+export function holderGone(holder: LeaseHolder, me: string, alive = pidAlive): boolean {
+  const at = me.lastIndexOf('@');
+  const host = at > 0 ? me.slice(at + 1) : 'unknown';
+  return holder.host === host && !alive(holder.pid);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
 /** What this deployer asks the fleet for: a fresh id, who it is, what it runs. */
 export function leaseRequest(options: {
   readonly command: string;

@@ -79,6 +79,18 @@ describe("a host's piece of the fleet lease", () => {
     });
   });
 
+  it('a live piece is taken over only by a taker that names it as replaced (its holder proven gone)', async () => {
+    await leaseAction(dir, clock, 'take', first);
+    clock.advance(1_000);
+    expect((await leaseAction(dir, clock, 'take', { ...second, replaces: ['other'] })).ok).toBe(
+      false,
+    );
+    const taken = await leaseAction(dir, clock, 'take', { ...second, replaces: ['one'] });
+    expect(taken).toMatchObject({ ok: true, lease: { id: 'two' }, tookOver: { id: 'one' } });
+    // what it replaced is not written into the piece
+    expect(JSON.parse(await readFile(leasePath(dir), 'utf8'))).not.toHaveProperty('replaces');
+  });
+
   it('release removes only our own piece', async () => {
     await leaseAction(dir, clock, 'take', first);
     expect(await leaseAction(dir, clock, 'release', second)).toMatchObject({

@@ -5,11 +5,12 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { sha256 } from '../../../src/host/release-files.js';
-import { artifactPath, readArtifact } from '../../../src/rollout/artifact.js';
+import { artifactPath, checkRolloutArtifact, readArtifact } from '../../../src/rollout/artifact.js';
 import { artifactShipper, limiter } from '../../../src/rollout/ship.js';
 import { silentLog } from '../../../src/log.js';
 import type { HostAgent } from '../../../src/agent-client/host-agent.js';
 import type { HostConfig } from '../../../src/config/types.js';
+import { testConfig } from '../../support/config.js';
 
 const tmp = () => mkdtemp(path.join(tmpdir(), 'handoff-read-artifact-'));
 
@@ -17,6 +18,25 @@ describe('artifactPath', () => {
   it('puts the release id wherever {release} stands', () => {
     expect(artifactPath('/b/{release}/app-{release}.tgz', 'r7')).toBe('/b/r7/app-r7.tgz');
     expect(artifactPath('/b/app.tgz', 'r7')).toBe('/b/app.tgz');
+  });
+});
+
+describe('checkRolloutArtifact', () => {
+  it('refuses a path that cannot be an artifact with one line, reading nothing of it', async () => {
+    const dir = await tmp();
+    const config = testConfig();
+    await expect(checkRolloutArtifact(config, 'r1', path.join(dir, 'nope.tgz'))).rejects.toThrow(
+      /^--artifact .*nope\.tgz: no such file or directory$/,
+    );
+    const zip = path.join(dir, 'build.zip');
+    await writeFile(zip, 'PK');
+    await expect(checkRolloutArtifact(config, 'r1', zip)).rejects.toThrow(UsageError);
+    await writeFile(path.join(dir, 'app-r1.tgz'), 'the host finds out');
+    await expect(
+      checkRolloutArtifact(config, 'r1', path.join(dir, 'app-{release}.tgz')),
+    ).resolves.toBeUndefined();
+    // no artifact at all: nothing to check
+    await expect(checkRolloutArtifact(config, 'r1', undefined)).resolves.toBeUndefined();
   });
 });
 
@@ -38,6 +58,16 @@ describe('readArtifact', () => {
     const notGzip = path.join(dir, 'other.tgz');
     await writeFile(notGzip, 'not really gzip, the host finds out');
     expect((await readArtifact(notGzip)).unpackedBytes).toBe(35);
+  });
+
+  it('takes no size from a trailer no deflate stream could have (a truncated gzip)', async () => {
+    const dir = await tmp();
+    const whole = gzipSync(Buffer.alloc(100_000, 'a'));
+    const file = path.join(dir, 'cut.tgz');
+    // the last four bytes of what is left claim ~4 GiB for a file of a few hundred bytes
+    const cut = Buffer.concat([whole.subarray(0, 100), Buffer.from([0xff, 0xff, 0xff, 0xf0])]);
+    await writeFile(file, cut);
+    expect((await readArtifact(file)).unpackedBytes).toBe(cut.length);
   });
 
   it('packs a directory to the same bytes twice, so an unchanged build is skipped', async () => {

@@ -30,6 +30,8 @@ function parseRequest(text: string | undefined): LeaseRequest | undefined {
     typeof v?.id !== 'string' ||
     v.id === '' ||
     typeof v.command !== 'string' ||
+    (v.replaces !== undefined &&
+      (!Array.isArray(v.replaces) || !v.replaces.every((x) => typeof x === 'string'))) ||
     (v.release !== undefined && typeof v.release !== 'string') ||
     typeof h?.user !== 'string' ||
     typeof h.host !== 'string' ||
@@ -42,5 +44,6 @@ function parseRequest(text: string | undefined): LeaseRequest | undefined {
     holder: { user: h.user, host: h.host, pid: h.pid, ...(h.ci ? { ci: h.ci } : {}) },
     command: v.command,
     ...(v.release ? { release: v.release } : {}),
+    ...(v.replaces ? { replaces: [...v.replaces] } : {}),
   };
 }

@@ -61,7 +61,7 @@ class ScriptedStore implements LeaseStore {
   renewAnswer: LeaseRenew = { ok: true, unreachable: [] };
   take(r: LeaseRequest): Promise<LeaseTake> {
     this.calls.push(`take ${r.id}`);
-    if (this.holder && this.holder.id !== r.id)
+    if (this.holder && this.holder.id !== r.id && !r.replaces?.includes(this.holder.id))
       return Promise.resolve({
         ok: false,
         holder: { where: 'web-1', lease: record(this.holder), ageMs: 3_000 },
@@ -123,6 +123,40 @@ describe('taking the fleet lease', () => {
     expect(events.at(-1)).toBe('lease.taken');
     expect(log.events.at(-1)?.message).toBe('took the fleet lease after waiting 8.0s');
     await held.release();
+  });
+
+  it('takes over at once a holder proven gone (a process of this machine that no longer exists), saying so', async () => {
+    const { store, log, deps } = setup();
+    store.holder = other;
+    const gone: string[] = [];
+    const held = await takeLease(
+      {
+        ...deps,
+        holderGone: (h) => {
+          gone.push(`${h.host}:${h.pid}`);
+          return true;
+        },
+      },
+      request('me', 'r8'),
+    );
+    expect(gone).toEqual(['runner:7']);
+    expect(store.calls).toEqual(['take me', 'take me']);
+    expect(store.holder?.id).toBe('me');
+    const takeover = log.events.find((e) => e.event === 'lease.takeover');
+    expect(takeover?.message).toMatch(
+      /^taking over the fleet lease of deploy rollout r7 by ci@runner pid 7 .*: that process is gone from this machine/,
+    );
+    expect(held.waited).toBe(false);
+    await held.release();
+  });
+
+  it('a holder not proven gone is refused as before', async () => {
+    const { store, deps } = setup();
+    store.holder = other;
+    await expect(
+      takeLease({ ...deps, holderGone: () => false }, request('me', 'r8')),
+    ).rejects.toMatchObject({ exitCode: 3 });
+    expect(store.calls).toEqual(['take me']);
   });
 
   it('a wait that runs out is refused, saying how long it waited', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareReleaseIds } from '../../../../src/release-id.js';
-import { ciJobUrl, leaseRequest } from '../../../../src/rollout/lease/holder.js';
+import { ciJobUrl, holderGone, leaseRequest } from '../../../../src/rollout/lease/holder.js';
 import { supersededBy } from '../../../../src/rollout/lease/superseded.js';
 
 describe('who holds the lease', () => {
@@ -32,6 +32,20 @@ describe('who holds the lease', () => {
     expect(b).toMatchObject({ command: 'drain', holder: { user: 'bob', host: 'unknown' } });
     expect(b).not.toHaveProperty('release');
     expect(a.id).not.toBe(b.id);
+  });
+});
+
+describe('a holder proven gone', () => {
+  const holder = { user: 'alice', host: 'laptop', pid: 4242 };
+  it('is one of this machine whose pid no longer exists', () => {
+    expect(holderGone(holder, 'bob@laptop', () => false)).toBe(true);
+    expect(holderGone(holder, 'bob@laptop', () => true)).toBe(false);
+  });
+  it('is never one of another machine, whatever its pid', () => {
+    expect(holderGone(holder, 'alice@ci-runner', () => false)).toBe(false);
+  });
+  it('asks the real process table by default: this process is alive', () => {
+    expect(holderGone({ ...holder, pid: process.pid }, 'alice@laptop')).toBe(false);
   });
 });
 
