@@ -37,12 +37,11 @@ export async function withFleetLease<T>(
   },
   fn: (lease: HeldLease, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const me = whoAmI();
   const request = leaseRequest({
     command: ctx.command,
     ...(ctx.release ? { release: ctx.release } : {}),
     env: process.env,
-    who: me,
+    who: whoAmI(),
     pid: process.pid,
   });
   const deps = {
@@ -50,7 +49,7 @@ export async function withFleetLease<T>(
     clock: systemClock,
     log: ctx.log,
     signal: ctx.signal,
-    holderGone: (holder: LeaseHolder) => holderGone(holder, me),
+    holderGone: (holder: LeaseHolder) => holderGone(holder, request.holder.host),
   };
   const lease = await takeLease(deps, request, ctx.waitMs);
   try {

@@ -19,9 +19,19 @@ export async function readRolloutArtifact(
   release: string,
   flag: string | undefined,
 ): Promise<ReadArtifact | undefined> {
+  const named = namedArtifact(config, release, flag);
+  return named && readArtifact(named.file, named.flag);
+}
+
+/** The file `--artifact` or `rollout.artifact` names for `release`, and which of them named it. */
+function namedArtifact(
+  config: Config,
+  release: string,
+  flag: string | undefined,
+): { file: string; flag: string } | undefined {
   const template = flag ?? config.rollout.artifact;
   if (template === undefined) return undefined;
-  return readArtifact(artifactPath(template, release), flag ? '--artifact' : 'rollout.artifact');
+  return { file: artifactPath(template, release), flag: flag ? '--artifact' : 'rollout.artifact' };
 }
 
 /** `rollout.artifact` names one file per release: `dist/app-{release}.tgz`. */
@@ -85,12 +95,8 @@ export async function checkRolloutArtifact(
   release: string,
   flag: string | undefined,
 ): Promise<void> {
-  const template = flag ?? config.rollout.artifact;
-  if (template === undefined) return;
-  await checkArtifactPath(
-    artifactPath(template, release),
-    flag ? '--artifact' : 'rollout.artifact',
-  );
+  const named = namedArtifact(config, release, flag);
+  if (named) await checkArtifactPath(named.file, named.flag);
 }
 
 /** Its sha256 and size, and what it extracts to (at least its own size). */

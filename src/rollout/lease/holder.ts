@@ -11,13 +11,12 @@ export function ciJobUrl(env: Env): string | undefined {
 }
 
 /**
- * A holder proven gone: it ran on this machine (`me` is whoAmI's `user@host`)
- * and its pid no longer exists. Anything else, a pid reused by another
- * process included, is not proven gone, and its lease is left to expire.
+ * A holder proven gone: it ran on this machine (`host`, as this deployer's
+ * own lease request names it) and its pid no longer exists. Anything else, a
+ * pid reused by another process included, is not proven gone, and its lease
+ * is left to expire.
  */
-export function holderGone(holder: LeaseHolder, me: string, alive = pidAlive): boolean {
-  const at = me.lastIndexOf('@');
-  const host = at > 0 ? me.slice(at + 1) : 'unknown';
+export function holderGone(holder: LeaseHolder, host: string, alive = pidAlive): boolean {
   return holder.host === host && !alive(holder.pid);
 }
 
