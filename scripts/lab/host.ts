@@ -3,7 +3,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { labFiles, type LabHostPlan, type LabLayout } from './layout.js';
-import { isAlive, killGroupSync, mountNamespaceOf, until } from './procs.js';
+import { isAlive, killGroupSync, mountNamespaceOf, pinNamespace, until } from './procs.js';
 
 export interface LabHost extends LabHostPlan {
   /** sshd, the first process of the host's namespaces: `nsenter -t <pid> -m -u` */
@@ -89,7 +89,7 @@ export async function startHost(
     ns = mountNamespaceOf(pid);
     return !isAlive(pid) || (ns !== undefined && ns !== own);
   }, 5000);
-  if (!isAlive(pid) || ns === undefined || ns === own) {
+  if (!isAlive(pid) || ns === undefined || ns === own || !pinNamespace(pid, ns)) {
     killGroupSync(pid);
     throw new Error(`${plan.name}: no mount namespace came up; see ${log}:\n${tail(log)}`);
   }

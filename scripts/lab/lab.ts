@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { startElbv2Endpoint, type Elbv2Endpoint } from './elbv2/endpoint.js';
 import { removeContainers, startEngines } from './compose.js';
 import { haproxyInstances, startHaproxy } from './haproxy.js';
@@ -9,10 +10,12 @@ import { ensurePackages } from './packages.js';
 import {
   commandLineOf,
   isAlive,
+  isPinned,
   killGroup,
   killGroupSync,
   killNamespace,
   killNamespaceSync,
+  namespaceMounts,
 } from './procs.js';
 import { writeSshFiles } from './sshd.js';
 import { clearState, readState, writeState, type LabState } from './state.js';
@@ -38,7 +41,13 @@ export async function cleanLeftovers(workDir: string): Promise<string[]> {
       alive.map((h) => ({ ...h, address: '', sshPort: 0 })),
     );
   }
+  const files = labFiles(workDir);
   for (const h of state.hosts) {
+    // not pinned here (a crashed run's): only when it is still that host's namespace
+    const ours =
+      isPinned(h.mountNamespace) ||
+      namespaceMounts(h.mountNamespace, path.join(files.hostDir(h.name), 'hosts'));
+    if (!ours) continue;
     await killNamespace(h.mountNamespace);
     cleaned.push(h.name);
   }
@@ -53,7 +62,8 @@ export async function cleanLeftovers(workDir: string): Promise<string[]> {
 }
 
 function cleanLeftoversSync(state: LabState): void {
-  for (const h of state.hosts) killNamespaceSync(h.mountNamespace);
+  // only this process's hosts, which it pinned: their ids cannot have been reused
+  for (const h of state.hosts) if (isPinned(h.mountNamespace)) killNamespaceSync(h.mountNamespace);
   for (const pid of [state.haproxyPid, ...(state.haproxyPids ?? [])]) if (pid) killGroupSync(pid);
 }
 

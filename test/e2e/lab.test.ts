@@ -10,6 +10,7 @@ import {
   startLab,
   startLoad,
   sshArgv,
+  until,
   type Lab,
 } from '../../scripts/lab/index.js';
 
@@ -160,4 +161,34 @@ describe('the lab', () => {
     for (const h of lab.hosts) expect(await portOpen(h.address, h.sshPort)).toBe(false);
     expect(await portOpen(lab.host('web-3').address, lab.layout.appPort)).toBe(false);
   });
+});
+
+describe('a lab host whose sshd dies', () => {
+  it("keeps its namespace's id, so its teardown cannot kill a namespace made after it", async () => {
+    const lab = await startLab({ hosts: 1, subnet: '127.0.96', workDir: '/tmp/handoff-e2e-96' });
+    const host = lab.hosts[0]!;
+    let bystander: ReturnType<typeof execa> | undefined;
+    try {
+      // nothing else lives in the host's namespace: with sshd gone it would be freed
+      process.kill(host.pid, 'SIGKILL');
+      await until(() => mountNamespaceOf(host.pid) === undefined, 5000);
+      // the kernel hands a freed id to the next namespace made, lowest first
+      bystander = execa('unshare', ['--mount', '--propagation', 'private', 'sleep', '120']);
+      const pid = bystander.pid!;
+      await until(() => {
+        const ns = mountNamespaceOf(pid);
+        return ns !== undefined && ns !== mountNamespaceOf('self');
+      }, 5000);
+      expect(mountNamespaceOf(pid)).not.toBe(host.mountNamespace);
+      await lab.stop();
+      expect(
+        mountNamespaceOf(pid),
+        'the lab killed a process of a namespace not its own',
+      ).toBeDefined();
+    } finally {
+      bystander?.kill('SIGKILL');
+      await bystander?.catch(() => undefined);
+      await lab.stop();
+    }
+  }, 60_000);
 });
