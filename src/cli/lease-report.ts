@@ -11,6 +11,8 @@ export interface LeaseSummary {
   /** pieces of another holder (a deployer mid-take, a leftover) */
   readonly others: readonly { readonly where: string; readonly lease: LeaseRecord }[];
   readonly problems: readonly { readonly where: string; readonly problem: string }[];
+  /** hosts whose piece could not be read: they are down (status names why, once) */
+  readonly unreachable: readonly string[];
 }
 
 export function summarizeLease(views: readonly LeaseView[]): LeaseSummary {
@@ -32,6 +34,7 @@ export function summarizeLease(views: readonly LeaseView[]): LeaseSummary {
       .filter((v) => v.lease?.id !== top)
       .map((v) => ({ where: v.where, lease: v.lease as LeaseRecord })),
     problems: views.flatMap((v) => (v.problem ? [{ where: v.where, problem: v.problem }] : [])),
+    unreachable: views.flatMap((v) => (v.unreachable ? [v.where] : [])),
   };
 }
 
@@ -42,6 +45,8 @@ export function renderLease(s: LeaseSummary): string[] {
       ? `fleet lease: held by ${describeLease(s.lease)} since ${s.lease.started}, heartbeat ${formatMs(s.lease.heartbeatAgeMs)} ago${s.lease.expired ? ' (EXPIRED: the next deploy takes it over)' : ''} (${s.on.join(', ')})`
       : 'fleet lease: free',
   ];
+  if (s.unreachable.length > 0)
+    lines[0] += ` (not read on ${s.unreachable.join(', ')}: unreachable)`;
   for (const o of s.others)
     lines.push(`fleet lease: ${o.where} has a piece of ${describeLease(o.lease)}`);
   for (const p of s.problems) lines.push(`fleet lease: ${p.where}: ${p.problem}`);

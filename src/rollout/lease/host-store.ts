@@ -1,6 +1,6 @@
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { HostConfig } from '../../config/types.js';
-import { BlockedError, HandoffError, HostUnreachableError, messageOf } from '../../errors.js';
+import { BlockedError, HandoffError, HostUnreachableError, hostError } from '../../errors.js';
 import type { LeaseAction, LeaseAnswer, LeaseRequest } from '../../protocol/lease.js';
 import type { HeldPiece, LeaseRenew, LeaseStore, LeaseTake, LeaseView } from './store.js';
 
@@ -37,6 +37,7 @@ export class HostLeaseStore implements LeaseStore {
       }
     } catch (error) {
       await this.giveBack(taken, request);
+      if (error instanceof UnreachableHost) throw await this.allUnreachable(error, taken.length);
       throw error;
     }
     return { ok: true, tookOver };
@@ -68,18 +69,44 @@ export class HostLeaseStore implements LeaseStore {
     await this.giveBack(this.hosts, request);
   }
 
-  async read(): Promise<readonly LeaseView[]> {
+  read(): Promise<readonly LeaseView[]> {
+    return this.readEach(this.hosts);
+  }
+
+  private readEach(hosts: readonly HostConfig[]): Promise<LeaseView[]> {
     return Promise.all(
-      this.hosts.map(async (host): Promise<LeaseView> => {
+      hosts.map(async (host): Promise<LeaseView> => {
         try {
           const answer = await this.call(host, 'read');
           return answer.lease
             ? { where: host.name, lease: answer.lease, ageMs: answer.ageMs ?? 0 }
             : { where: host.name };
         } catch (error) {
-          return { where: host.name, problem: messageOf(error) };
+          return error instanceof UnreachableHost
+            ? { where: host.name, unreachable: error.reason }
+            : { where: host.name, problem: hostError(host.name, error) };
         }
       }),
+    );
+  }
+
+  /**
+   * A take stopped at an unreachable host names every one that is down, one
+   * line per host as preflight would, not one host per attempt: the hosts
+   * after it are asked too (a read, nothing taken).
+   */
+  private async allUnreachable(first: UnreachableHost, reached: number): Promise<BlockedError> {
+    const rest = this.hosts.slice(reached + 1);
+    const views = await this.readEach(rest);
+    const down = [
+      { where: first.host, reason: first.reason },
+      ...views.flatMap((v) => (v.unreachable ? [{ where: v.where, reason: v.unreachable }] : [])),
+    ];
+    return new BlockedError(
+      [
+        ...down.map((d) => `preflight: ${d.where}: ${d.reason}`).sort(),
+        'the fleet lease covers every host of deploy.yml and is never partial: fix those hosts or remove them from deploy.yml',
+      ].join('\n'),
     );
   }
 
@@ -96,7 +123,7 @@ export class HostLeaseStore implements LeaseStore {
     try {
       agent = await this.agentOf(host);
     } catch (error) {
-      throw unreachable(host.name, error);
+      throw new UnreachableHost(host.name, error);
     }
     if (!agent.lease)
       throw new BlockedError(`${host.name}: its agent keeps no fleet lease; run 'deploy setup'`);
@@ -105,20 +132,28 @@ export class HostLeaseStore implements LeaseStore {
     } catch (error) {
       // the agent's own word (a garbage piece, a newer version) stands as it is
       if (error instanceof HandoffError && !(error instanceof HostUnreachableError)) throw error;
-      throw unreachable(host.name, error);
+      throw new UnreachableHost(host.name, error);
     }
+  }
+}
+
+/** A host whose piece could not be reached: refused as exit 3, named once. */
+class UnreachableHost extends BlockedError {
+  readonly reason: string;
+
+  constructor(
+    readonly host: string,
+    error: unknown,
+  ) {
+    const reason = hostError(host, error);
+    super(
+      `${host}: cannot take the fleet lease there (${reason}); the lease covers every host of deploy.yml and is never partial: fix ${host} or remove it from deploy.yml`,
+    );
+    this.reason = reason;
   }
 }
 
 function piece(host: HostConfig, answer: LeaseAnswer): HeldPiece {
   if (!answer.lease) throw new Error('piece of an answer without a lease');
   return { where: host.name, lease: answer.lease, ageMs: answer.ageMs ?? 0 };
-}
-
-function unreachable(host: string, error: unknown): BlockedError {
-  const why = messageOf(error);
-  const detail = why.startsWith(`${host}: `) ? why.slice(host.length + 2) : why;
-  return new BlockedError(
-    `${host}: cannot take the fleet lease there (${detail}); the lease covers every host of deploy.yml and is never partial: fix ${host} or remove it from deploy.yml`,
-  );
 }

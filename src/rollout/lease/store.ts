@@ -22,8 +22,10 @@ export interface LeaseView {
   readonly where: string;
   readonly lease?: LeaseRecord;
   readonly ageMs?: number;
-  /** the piece could not be read (an unreachable host, a garbage file) */
+  /** the piece could not be read (a garbage file, an agent that keeps none) */
   readonly problem?: string;
+  /** the host could not be reached, and why (status names such a host already) */
+  readonly unreachable?: string;
 }
 
 /**

@@ -24,12 +24,14 @@ describe('the fleet lease in deploy status', () => {
     const s = summarizeLease([
       { where: 'web-1', lease: lease('a', 'r7'), ageMs: 1_200 },
       { where: 'web-2', lease: lease('a', 'r7'), ageMs: 2_000 },
-      { where: 'web-3', problem: 'web-3: connection refused' },
+      { where: 'web-3', problem: 'lease.json is not a lease' },
+      // status names an unreachable host on its own line already
+      { where: 'web-4', unreachable: 'connection refused' },
     ]);
     expect(s.lease).toMatchObject({ id: 'a', heartbeatAgeMs: 1_200, expired: false });
     expect(renderLease(s)).toEqual([
-      'fleet lease: held by deploy rollout r7 by alice@laptop pid 42 since 2026-12-01T10:00:00.000Z, heartbeat 1.2s ago (web-1, web-2)',
-      'fleet lease: web-3: web-3: connection refused',
+      'fleet lease: held by deploy rollout r7 by alice@laptop pid 42 since 2026-12-01T10:00:00.000Z, heartbeat 1.2s ago (web-1, web-2) (not read on web-4: unreachable)',
+      'fleet lease: web-3: lease.json is not a lease',
     ]);
   });
 

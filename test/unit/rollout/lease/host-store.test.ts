@@ -54,8 +54,25 @@ describe('the lease kept on the hosts', () => {
     const taking = store().take(request('a'));
     await expect(taking).rejects.toMatchObject({ exitCode: 3 });
     await expect(taking).rejects.toThrow(
-      /^web-3: cannot take the fleet lease there \(connection refused\).*never partial/,
+      /^preflight: web-3: connection refused\nthe fleet lease covers every host .*never partial/,
     );
+    hosts.down.clear();
+    expect((await store().read()).every((v) => v.lease === undefined)).toBe(true);
+  });
+
+  it('several unreachable hosts: one line each, each named once, all of them asked', async () => {
+    hosts.down.add('web-2');
+    hosts.down.add('web-3');
+    const error = await store()
+      .take(request('a'))
+      .catch((e: unknown) => e as Error);
+    expect((error as Error).message.split('\n')).toEqual([
+      'preflight: web-2: connection refused',
+      'preflight: web-3: connection refused',
+      'the fleet lease covers every host of deploy.yml and is never partial: fix those hosts or remove them from deploy.yml',
+    ]);
+    // web-1 was taken, then given back; web-2 refused the take; web-3 was only read
+    expect(hosts.calls).toEqual(['web-1 take a', 'web-2 take a', 'web-1 release a', 'web-3 read']);
     hosts.down.clear();
     expect((await store().read()).every((v) => v.lease === undefined)).toBe(true);
   });
@@ -93,8 +110,7 @@ describe('the lease kept on the hosts', () => {
     await store().release(request('a'));
     hosts.down.add('web-1');
     const views = await store().read();
-    expect(views[0]?.where).toBe('web-1');
-    expect(views[0]?.problem).toContain('connection refused');
+    expect(views[0]).toEqual({ where: 'web-1', unreachable: 'connection refused' });
     expect(views.slice(1).every((v) => v.lease === undefined && !v.problem)).toBe(true);
   });
 });
