@@ -51,9 +51,10 @@ export async function cleanLeftovers(workDir: string): Promise<string[]> {
     await killNamespace(h.mountNamespace);
     cleaned.push(h.name);
   }
-  // a pid recorded by a crashed run may have been recycled: only kill a haproxy
+  // a recorded pid may have been recycled (pids wrap at 32768 within one e2e run): only
+  // kill a haproxy of this lab, which names its config under the work dir
   for (const pid of [state.haproxyPid, ...(state.haproxyPids ?? [])]) {
-    if (!pid || !isAlive(pid) || !commandLineOf(pid).includes('haproxy')) continue;
+    if (!pid || !isAlive(pid) || !isLabHaproxy(pid, workDir)) continue;
     await killGroup(pid);
     if (!cleaned.includes('haproxy')) cleaned.push('haproxy');
   }
@@ -61,10 +62,16 @@ export async function cleanLeftovers(workDir: string): Promise<string[]> {
   return cleaned;
 }
 
-function cleanLeftoversSync(state: LabState): void {
+function isLabHaproxy(pid: number, workDir: string): boolean {
+  const argv = commandLineOf(pid);
+  return argv.startsWith('haproxy ') && argv.includes(`${workDir}/`);
+}
+
+function cleanLeftoversSync(state: LabState, workDir: string): void {
   // only this process's hosts, which it pinned: their ids cannot have been reused
   for (const h of state.hosts) if (isPinned(h.mountNamespace)) killNamespaceSync(h.mountNamespace);
-  for (const pid of [state.haproxyPid, ...(state.haproxyPids ?? [])]) if (pid) killGroupSync(pid);
+  for (const pid of [state.haproxyPid, ...(state.haproxyPids ?? [])])
+    if (pid && isLabHaproxy(pid, workDir)) killGroupSync(pid);
 }
 
 export async function startLab(options: LabOptions = {}): Promise<Lab> {
@@ -88,7 +95,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   writeState(layout.workDir, state);
   let stopped = false;
   const onExit = (): void => {
-    if (!stopped) cleanLeftoversSync(state);
+    if (!stopped) cleanLeftoversSync(state, layout.workDir);
   };
   const onSignal = (signal: NodeJS.Signals): void => {
     onExit();
