@@ -9,7 +9,8 @@ import { albError } from './alb-errors.js';
 import { attributeMap, toSettings, toTargetDescription, toTargetState } from './alb-map.js';
 import type { AlbAction } from './alb-permissions.js';
 import { defaultRetryPolicy, withRetry, type RetryEpisode, type RetryPolicy } from './alb-retry.js';
-import type { Balancer, BalancerDeps, TargetState } from './balancer.js';
+import type { Balancer, BalancerDeps, MetricsTarget, TargetState } from './balancer.js';
+import { BlockedError } from '../errors.js';
 import { failOpenMinimum, type FailOpenMinimum } from './fail-open.js';
 
 type Sdk = typeof sdkTypes;
@@ -107,6 +108,26 @@ export class AlbBalancer implements Balancer {
       group: attributes,
       ...(loadBalancer ? { loadBalancer: attributeMap(loadBalancer.Attributes) } : {}),
     });
+  }
+
+  /** CloudWatch names a target group's metrics under its load balancer, which the group names. */
+  async metricsTarget(): Promise<MetricsTarget> {
+    const TargetGroupArn = this.config.targetGroupArn;
+    const groups = await this.call('DescribeTargetGroups', 'reading the target group', () =>
+      this.client.send(
+        new this.sdk.DescribeTargetGroupsCommand({ TargetGroupArns: [TargetGroupArn] }),
+      ),
+    );
+    const loadBalancerArn = groups.TargetGroups?.[0]?.LoadBalancerArns?.[0];
+    if (!loadBalancerArn)
+      throw new BlockedError(
+        `${TargetGroupArn}: the target group is attached to no load balancer, so CloudWatch has no metrics for it`,
+      );
+    return {
+      targetGroupArn: TargetGroupArn,
+      loadBalancerArn,
+      ...(this.config.region !== undefined && { region: this.config.region }),
+    };
   }
 
   /** The group's unhealthy-state routing minimum: below it, the ALB routes to every target. */

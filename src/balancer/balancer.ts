@@ -49,9 +49,18 @@ export interface Balancer {
   proveRegister?(registeredTarget: string): Promise<void>;
   /** ALB: the routing minimum below which the group fails open (see fail-open.ts) */
   failOpenMinimum?(): Promise<FailOpenMinimum>;
+  /** ALB: what CloudWatch names its target group by, for the rollout's receipt */
+  metricsTarget?(): Promise<MetricsTarget>;
   /** HAProxy: call `listener` on each reload seen (after the states handoff set are back); returns the unsubscribe */
   onReload?(listener: (reload: BalancerReload) => void): () => void;
   close(): Promise<void>;
+}
+
+/** An ALB target group as CloudWatch's metrics know it (evidence/cloudwatch.ts). */
+export interface MetricsTarget {
+  readonly targetGroupArn: string;
+  readonly loadBalancerArn: string;
+  readonly region?: string;
 }
 
 /** A reload (another process answering) seen during a run, as it is logged. */

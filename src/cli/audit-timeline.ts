@@ -19,7 +19,7 @@ export interface TimelineEntry {
  * `--since 2h` (that long before now) or `--since 2026-11-30T12:00:00Z`: the
  * ISO time the hosts filter on.
  */
-export function parseSince(value: string, now: number): string {
+export function parseSince(value: string, now: number, flag = '--since'): string {
   const ago = readDuration(value);
   if (ago.ok) return new Date(now - ago.ms).toISOString();
   // a bare date or a date with a time, as Date reads it; nothing looser
@@ -28,7 +28,7 @@ export function parseSince(value: string, now: number): string {
     if (!Number.isNaN(ms)) return new Date(ms).toISOString();
   }
   throw new UsageError(
-    `--since ${show(value)}: give a duration before now (30m, 2h, 48h) or a time (2026-11-30T12:00:00Z)`,
+    `${flag} ${show(value)}: give a duration before now (30m, 2h, 48h) or a time (2026-11-30T12:00:00Z)`,
   );
 }
 

@@ -116,8 +116,11 @@ async function run(
       hostConfigSha256: sha256(toHostJson(await plainConfig(flags.config))),
       // a dry run changes nothing, and runs nothing that might
       ...(dryRun ? {} : { hooks }),
-      evidence: evidenceDeps(config, systemClock, (name) =>
-        readServiceCounts(connections, config, name),
+      evidence: evidenceDeps(
+        config,
+        systemClock,
+        (name) => readServiceCounts(connections, config, name),
+        () => connections.balancer(),
       ),
     };
     const release =

@@ -1,5 +1,5 @@
 import { formatMs } from '../timing/duration.js';
-import { totalReceiptLine } from '../evidence/receipt.js';
+import { receiptLine } from '../evidence/receipt.js';
 import type { Plan } from '../rollout/plan.js';
 import type {
   FleetRollbackResult,
@@ -55,7 +55,7 @@ export function renderResult(r: RolloutResult): string {
   for (const j of r.judgements ?? [])
     lines.push(`${j.kind} ${j.passed ? 'passed' : 'failed'}: ${j.reason}`);
   if (r.fleetRollback) lines.push(...renderFleetRollback(r.fleetRollback));
-  if (r.receipt) lines.push(totalReceiptLine(r.receipt.source, r.receipt.total));
+  if (r.receipt) lines.push(receiptLine(r.receipt));
   if (r.ended) lines.push(renderEnded(r.ended));
   lines.push(
     `${r.ok ? 'deployed' : 'rollout failed'}: release ${r.release} in ${formatMs(r.elapsed_ms)}`,

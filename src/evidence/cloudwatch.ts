@@ -48,6 +48,11 @@ export async function createAlbMetrics(
   return new AlbMetrics(target, sdk, client, clock);
 }
 
+/** to the second, as `deploy receipt` takes it */
+function iso(d: Date): string {
+  return `${d.toISOString().slice(0, 19)}Z`;
+}
+
 function noop(): undefined {
   return undefined;
 }
@@ -99,7 +104,7 @@ export class AlbMetrics {
       final,
       note: final
         ? `CloudWatch, whole minutes ${span}`
-        : `CloudWatch, whole minutes ${span}; provisional: CloudWatch publishes 1–3 minutes late, run \`deploy receipt\` after ${new Date(end.getTime() + DELAY_MS).toISOString().slice(11, 16)} UTC for the final figures`,
+        : `CloudWatch, whole minutes ${span}; provisional: CloudWatch publishes 1–3 minutes late, run \`deploy receipt --from ${iso(start)} --to ${iso(end)}\` after ${new Date(end.getTime() + DELAY_MS).toISOString().slice(11, 16)} UTC for the final figures`,
     };
   }
 

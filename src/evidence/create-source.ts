@@ -1,29 +1,36 @@
 import path from 'node:path';
+import type { Balancer } from '../balancer/balancer.js';
 import type { Clock } from '../clock.js';
+import { cloudWatchReceipt, metricsGroups, type CloudWatchReceipt } from './cloudwatch-receipt.js';
 import type { Config } from '../config/types.js';
 import { CommandCountSource } from './command-source.js';
 import { readHaproxyCounters } from './haproxy-read.js';
 import { HaproxyCountSource } from './haproxy-source.js';
 import { ServiceCountSource, type ReadHost } from './service-source.js';
 import type { EvidenceSource } from './source.js';
+import { SumCountSource } from './sum-source.js';
 
 /**
- * The source deploy.yml asks for, or why there is none: the receipt is
- * HAProxy's (any source judges a canary, only HAProxy's counters are the
- * balancer's own word on what reached nowhere).
+ * The receipt's source: HAProxy's counters, the balancer's own word on what
+ * reached nowhere. Every balancer in front of the fleet must be an HAProxy:
+ * of a pair, each instance sees only its share, so the receipt is their sum;
+ * with an ALB among them the receipt would miss its traffic, and there is
+ * none (any source still judges a canary).
  */
 export function receiptSource(config: Config, clock: Clock): EvidenceSource | undefined {
-  // one HAProxy in front of the fleet: its counters see every request; of a pair, one
-  // instance sees only its share, so a receipt from it alone would undercount
-  const [b, ...more] = config.balancers;
-  if (!b || more.length > 0 || b.kind !== 'haproxy') return undefined;
-  const where = { socket: b.socket, backend: b.backend };
-  return new HaproxyCountSource(
-    () => readHaproxyCounters(where),
-    new Map(config.hosts.map((h) => [h.name, b.targets[h.name] ?? h.target])),
-    clock,
-    b.backend,
-  );
+  const each = config.balancers.flatMap((b) => (b.kind === 'haproxy' ? [b] : []));
+  if (each.length === 0 || each.length < config.balancers.length) return undefined;
+  const sources = each.map((b) => {
+    const where = { socket: b.socket, backend: b.backend };
+    return new HaproxyCountSource(
+      () => readHaproxyCounters(where),
+      new Map(config.hosts.map((h) => [h.name, b.targets[h.name] ?? h.target])),
+      clock,
+      b.backend,
+      each.length > 1 ? b.name : undefined,
+    );
+  });
+  return sources.length === 1 ? sources[0] : new SumCountSource(sources);
 }
 
 export function judgementSource(
@@ -35,7 +42,7 @@ export function judgementSource(
   const source = j?.source ?? 'balancer';
   if (source === 'balancer') {
     const s = receiptSource(config, clock);
-    return s ? { source: s } : { missing: 'source balancer needs one balancer of kind haproxy' };
+    return s ? { source: s } : { missing: 'source balancer needs every balancer to be an haproxy' };
   }
   if (source === 'command' && j?.command !== undefined)
     return {
@@ -56,14 +63,32 @@ export function judgementSource(
 /** What a rollout is given to count with (built in cli/, faked in tests). */
 export interface EvidenceDeps {
   readonly receipt?: EvidenceSource;
+  /** with no HAProxy receipt: CloudWatch's figures for the ALB target groups over [from, to] */
+  cloudWatch?(from: number, to: number): Promise<CloudWatchReceipt | undefined>;
   judgement(): { source: EvidenceSource } | { missing: string };
 }
 
-/** `readHost`: each host's agent's `service-counts`, for source service */
-export function evidenceDeps(config: Config, clock: Clock, readHost?: ReadHost): EvidenceDeps {
+/**
+ * `readHost`: each host's agent's `service-counts`, for source service;
+ * `balancer`: the run's, whose ALB target groups CloudWatch counts
+ */
+export function evidenceDeps(
+  config: Config,
+  clock: Clock,
+  readHost?: ReadHost,
+  balancer?: () => Promise<Balancer>,
+): EvidenceDeps {
   const receipt = receiptSource(config, clock);
+  const albs = config.balancers.some((b) => b.kind === 'alb');
+  const names = config.balancers.map((b) => b.name);
   return {
     ...(receipt && { receipt }),
+    ...(!receipt &&
+      albs &&
+      balancer && {
+        cloudWatch: async (from: number, to: number) =>
+          cloudWatchReceipt(metricsGroups(await balancer(), names), clock, from, to),
+      }),
     judgement: () => judgementSource(config, clock, readHost),
   };
 }

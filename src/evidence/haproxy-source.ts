@@ -22,8 +22,10 @@ export class HaproxyCountSource implements EvidenceSource {
     private readonly targets: ReadonlyMap<string, string>,
     private readonly clock: Clock,
     backend: string,
+    /** the balancer's name, when there are several */
+    name?: string,
   ) {
-    this.label = `haproxy ${backend}`;
+    this.label = name === undefined ? `haproxy ${backend}` : `${name} (haproxy ${backend})`;
   }
 
   async open(): Promise<CountWindow> {

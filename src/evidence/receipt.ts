@@ -26,6 +26,8 @@ export interface Receipt {
   readonly source: string;
   readonly hosts: readonly ({ readonly host: string } & ReceiptFigures)[];
   readonly total: ReceiptFigures;
+  /** what the figures cover and how final they are (CloudWatch's) */
+  readonly note?: string;
 }
 
 export function figuresOf(w: WindowCounts): ReceiptFigures {
@@ -42,19 +44,28 @@ export function figuresOf(w: WindowCounts): ReceiptFigures {
 const n = (x: number): string => x.toLocaleString('en-US').replace(/,/g, ' ');
 
 function phrase(f: ReceiptFigures): string {
-  if (f.unread !== undefined) return `could not count (${f.unread})`;
   const bound = f.reset !== undefined ? 'at least ' : '';
   return `${bound}${n(f.failed)} failed of ${bound}${n(f.requests)} requests`;
 }
 
 export function hostReceiptLine(source: string, host: string, f: ReceiptFigures): string {
+  if (f.unread !== undefined)
+    return `${source} could not count the requests to ${host} during its deploy (${f.unread})`;
   const reset = f.reset !== undefined ? `; ${f.reset}` : '';
   return `${source} saw ${phrase(f)} to ${host} during its deploy${reset}`;
 }
 
 export function totalReceiptLine(source: string, f: ReceiptFigures): string {
+  if (f.unread !== undefined)
+    return `${source} could not count the requests during the rollout (${f.unread})`;
   const reset = f.reset !== undefined ? `; ${f.reset}` : '';
   return `${source} saw ${phrase(f)} in all during the rollout${reset}`;
+}
+
+/** The rollout's receipt in all, with what it covers when the source says (CloudWatch). */
+export function receiptLine(r: Receipt): string {
+  const line = totalReceiptLine(r.source, r.total);
+  return r.note !== undefined && r.total.unread === undefined ? `${line} (${r.note})` : line;
 }
 
 async function tryOpen(
@@ -83,29 +94,37 @@ export class ReceiptRecorder {
     this.rollout = await tryOpen(this.source, this.all);
   }
 
-  /** run one host's handshake inside its own window */
-  async host<T>(host: string, run: () => Promise<T>): Promise<T> {
+  /**
+   * Run one host's handshake inside its own window. `run` gets the call that
+   * closes it — the handshake closes it as the host is back in rotation,
+   * before its unlock, so the figures go into the host's audit with the
+   * lock's holder; a handshake that never gets there is closed after it.
+   * The call answers the receipt's line.
+   */
+  async host<T>(host: string, run: (close: () => Promise<string>) => Promise<T>): Promise<T> {
     const window = await tryOpen(this.source, [host]);
+    let closed: Promise<string> | undefined;
+    const close = (): Promise<string> => (closed ??= this.close(host, window));
     try {
-      return await run();
+      return await run(close);
     } finally {
-      const w: WindowCounts =
-        typeof window === 'string'
-          ? { kind: 'unread', reason: window }
-          : ((await readOrUnread(window, [host])).get(host) ?? {
-              kind: 'unread',
-              reason: `no counts for ${host}`,
-            });
-      const f = figuresOf(w);
-      this.hosts.push({ host, ...f });
-      this.log.emit({
-        level: 'info',
-        event: 'receipt',
-        host,
-        message: hostReceiptLine(this.source.label, host, f),
-        fields: { ...f },
-      });
+      await close();
     }
+  }
+
+  private async close(host: string, window: CountWindow | string): Promise<string> {
+    const w: WindowCounts =
+      typeof window === 'string'
+        ? { kind: 'unread', reason: window }
+        : ((await readOrUnread(window, [host])).get(host) ?? {
+            kind: 'unread',
+            reason: `no counts for ${host}`,
+          });
+    const f = figuresOf(w);
+    this.hosts.push({ host, ...f });
+    const message = hostReceiptLine(this.source.label, host, f);
+    this.log.emit({ level: 'info', event: 'receipt', host, message, fields: { ...f } });
+    return message;
   }
 
   async finish(): Promise<Receipt> {

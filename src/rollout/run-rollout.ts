@@ -12,7 +12,7 @@ import { StepRecorder } from './recorder.js';
 import { planHandshakes } from './handshake/plan-steps.js';
 import { guardCapacity, runWaves, type WaveRun } from './waves.js';
 import { repairLeftover } from './handshake/repair.js';
-import { ReceiptRecorder } from '../evidence/receipt.js';
+import { ReceiptRecorder, receiptLine, type Receipt } from '../evidence/receipt.js';
 import { WaveJudge } from '../evidence/wave-judge.js';
 import { planFleetRollback, runFleetRollback } from './fleet-rollback.js';
 import { missingRelease } from './rollback-target.js';
@@ -139,7 +139,7 @@ async function walk(
   const fleetRollback = ok
     ? undefined
     : await rollBackFleet(run, waves.outcomes, judgedBad?.kind === 'canary');
-  const receipted = await receipt?.finish();
+  const receipted = (await receipt?.finish()) ?? (await cloudWatchReceipt(deps, startedAt));
   const ended = await endedOn(plan.waves.flat(), pre.agents);
   // sessions prepared for hosts the rollout never reached hold no lock: end them
   closeSessions(pre);
@@ -163,6 +163,19 @@ async function walk(
     ...(waves.judgements.length > 0 && { judgements: waves.judgements }),
     ...(pruned ? { pruned } : {}),
   };
+}
+
+/** An ALB's receipt: CloudWatch's figures for the rollout's whole minutes, provisional at first. */
+async function cloudWatchReceipt(deps: RolloutDeps, from: number): Promise<Receipt | undefined> {
+  const r = await deps.evidence?.cloudWatch?.(from, deps.clock.now());
+  if (r)
+    deps.log.emit({
+      level: r.total.unread === undefined ? 'info' : 'warn',
+      event: 'receipt',
+      message: receiptLine(r),
+      fields: { ...r.total, final: r.final, window: r.window },
+    });
+  return r;
 }
 
 function closeSessions(pre: Preflight): void {

@@ -132,7 +132,7 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
   const leaseMs = drainLease(deps, bounds.awaitOut, bounds.awaitIn);
   return Promise.all(
     wave.map((host) => {
-      const handshake = () =>
+      const handshake = (closeReceipt?: () => Promise<string>) =>
         deployHost({
           deps,
           host,
@@ -144,6 +144,7 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
           leaseMs,
           liveBefore: liveBefore.get(host.name) ?? null,
           ...(run.returning ? { returning: true } : {}),
+          ...(closeReceipt && { closeReceipt }),
         });
       return run.receipt ? run.receipt.host(host.name, handshake) : handshake();
     }),

@@ -8,7 +8,7 @@ import { createAlbMetrics } from '../../src/evidence/cloudwatch.js';
 import { countsOf } from '../../src/evidence/counts.js';
 import { readHaproxyCounters } from '../../src/evidence/haproxy-read.js';
 import { HaproxyCountSource, totalOf } from '../../src/evidence/haproxy-source.js';
-import { startFleet, type Fleet } from './fleet-harness.js';
+import { rolloutUnderLoad, startFleet, type Fleet } from './fleet-harness.js';
 
 /**
  * The receipt's sources against the real lab under real load: HAProxy's
@@ -83,6 +83,62 @@ describe('the receipt under load', () => {
     // CloudWatch counts whole minutes; nothing but this load ran in them
     expect(receipt.counts.failed).toBe(report.failed);
     expect(receipt.counts.requests).toBe(report.total);
+  });
+
+  it("a rollout on the ALB ends with CloudWatch's receipt, provisional, and deploy receipt gives the same figures for its window", async () => {
+    await fleet.stageEverywhere('r2');
+    // CloudWatch counts whole minutes: the first test's failures must not share one with this
+    await delay(60_000 - (Date.now() % 60_000) + 500);
+    const run = await rolloutUnderLoad(fleet, 'r2');
+    expect(run.code, run.log).toBe(0);
+    expect(run.report.failed, formatReport(run.report)).toBe(0);
+    const result = run.result as unknown as {
+      receipt: {
+        source: string;
+        total: { requests: number; failed: number };
+        window: { from: string; to: string };
+        final: boolean;
+        note: string;
+      };
+    };
+    const { receipt } = result;
+    expect(receipt.source).toMatch(/^CloudWatch \S+$/);
+    expect(receipt.total.failed).toBe(0);
+    // read as the rollout ended, before the load stopped: some of the load's requests, at least
+    expect(receipt.total.requests).toBeGreaterThan(0);
+    expect(receipt.final).toBe(false);
+    expect(receipt.note).toContain(`deploy receipt --from ${receipt.window.from.slice(0, 19)}Z`);
+    const again = await fleet.deploy([
+      'receipt',
+      '--from',
+      receipt.window.from,
+      '--to',
+      receipt.window.to,
+      '--json',
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    const line = JSON.parse(again.stdout.trim().split('\n').at(-1) ?? '{}') as {
+      receipt: typeof receipt;
+    };
+    expect(line.receipt.total.failed).toBe(0);
+    expect(line.receipt.total.requests).toBeGreaterThanOrEqual(receipt.total.requests);
+    const text = await fleet.deploy([
+      'receipt',
+      '--from',
+      receipt.window.from,
+      '--to',
+      receipt.window.to,
+    ]);
+    expect(text.stdout).toMatch(
+      /^CloudWatch \S+ saw 0 failed of [\d ]+ requests in all during the rollout \(CloudWatch, whole minutes /,
+    );
+  }, 240_000);
+
+  it('deploy receipt: a window that ends before it opens is bad input, exit 2, one line', async () => {
+    const r = await fleet.deploy(['receipt', '--from', '1h', '--to', '2h']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/--to must be after --from/);
   });
 
   it('names the IAM action when GetMetricData is denied (a BlockedError, exit 3)', async () => {

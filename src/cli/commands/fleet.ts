@@ -82,6 +82,22 @@ export const registerFleet: RegisterCommand = (program: Command) => {
 
   common(
     program
+      .command('receipt')
+      .description(
+        "CloudWatch's count of failed requests for deploy.yml's ALB target groups over a window (a rollout's final receipt)",
+      ),
+  )
+    .requiredOption(
+      '--from <when>',
+      'the window opens: a time (2026-11-30T12:00:00Z, as the rollout prints it) or this long ago (2h)',
+    )
+    .option('--to <when>', 'the window closes (default now)')
+    .action(async (flags: Flags & { from: string; to?: string }) =>
+      (await import('../fleet-cmd/receipt.js')).runReceipt(flags),
+    );
+
+  common(
+    program
       .command('releases')
       .description('the releases on each host: current, previous, age and size'),
   )

@@ -1,7 +1,7 @@
 import { maskUrlPasswords } from '../../safe-text.js';
 import { formatMs } from '../../timing/duration.js';
 import type { HostOutcome, RolloutResult } from '../../rollout/types.js';
-import { hostReceiptLine, totalReceiptLine } from '../../evidence/receipt.js';
+import { hostReceiptLine, receiptLine } from '../../evidence/receipt.js';
 
 /** A table cell: one line, and a `|` that does not end the cell. */
 const cell = (text: string): string => text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
@@ -51,7 +51,7 @@ function evidence(r: RolloutResult): string[] {
   const receipt = r.receipt
     ? [
         ...r.receipt.hosts.map((h) => `- ${hostReceiptLine(source, h.host, h)}`),
-        `- ${totalReceiptLine(source, r.receipt.total)}`,
+        `- ${receiptLine(r.receipt)}`,
       ]
     : [];
   const lines = [...judged, ...receipt].map(cell);

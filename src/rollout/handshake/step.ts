@@ -25,6 +25,8 @@ export interface HostRun {
    * rollback): it may predate x-release, so expect_release accepts none
    */
   readonly returning?: boolean;
+  /** ends the host's receipt window and answers its line, for the audit before the unlock */
+  readonly closeReceipt?: () => Promise<string>;
 }
 
 /** What a host has been through so far: what a failure has to undo, and what is reported. */

@@ -83,7 +83,7 @@ describe('the ALB receipt from CloudWatch', () => {
     const r = await metrics.receipt(at('10:02:30'), at('10:09:10'));
     expect(r.final).toBe(false);
     expect(r.note).toBe(
-      'CloudWatch, whole minutes 10:02–10:10 UTC; provisional: CloudWatch publishes 1–3 minutes late, run `deploy receipt` after 10:13 UTC for the final figures',
+      'CloudWatch, whole minutes 10:02–10:10 UTC; provisional: CloudWatch publishes 1–3 minutes late, run `deploy receipt --from 2026-01-01T10:02:00Z --to 2026-01-01T10:10:00Z` after 10:13 UTC for the final figures',
     );
   });
 

@@ -103,6 +103,22 @@ describe('a rollout with a canary', () => {
     expect(result.receipt?.total.failed).toBeGreaterThan(0);
   });
 
+  it("writes each host's receipt into that host's audit, before its unlock", async () => {
+    const f = fleet(testConfig({}, 3));
+    const deps = { ...f.deps, evidence: traffic((h) => f.hosts.get(h)?.release ?? null, 'r2', 0) };
+    const result = await rollout(deps, options);
+    expect(result.ok).toBe(true);
+    for (const n of [1, 2, 3]) {
+      const steps = f.host(n).audit.map((e) => e.step);
+      expect(steps.indexOf('receipt'), steps.join(' ')).toBe(steps.indexOf('unlock') - 1);
+      const line = f.host(n).audit.find((e) => e.step === 'receipt')?.detail;
+      expect(line).toMatch(
+        new RegExp(`^haproxy be_api saw 0 failed of \\d+ requests to web-${n} during its deploy$`),
+      );
+    }
+    expect(result.receipt?.hosts.map((h) => h.host)).toEqual(['web-1', 'web-2', 'web-3']);
+  });
+
   it('bakes a good release for the whole bake, then goes on to every host', async () => {
     const f = fleet(withCanary());
     const deps = { ...f.deps, evidence: traffic((h) => f.hosts.get(h)?.release ?? null, 'r2', 0) };

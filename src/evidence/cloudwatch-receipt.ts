@@ -1,0 +1,89 @@
+import type { Balancer } from '../balancer/balancer.js';
+import { membersOf } from '../balancer/set.js';
+import type { Clock } from '../clock.js';
+import { HandoffError } from '../errors.js';
+import { createAlbMetrics, type AlbMetrics, type AlbMetricsTarget } from './cloudwatch.js';
+import { addCounts, noCounts, type Counts } from './counts.js';
+import type { Receipt, ReceiptFigures } from './receipt.js';
+
+/** An ALB's receipt: one figure for the rollout in all (CloudWatch counts per target group). */
+export interface CloudWatchReceipt extends Receipt {
+  /** the whole minutes the figures cover, ISO */
+  readonly window: { readonly from: string; readonly to: string };
+  /** false while CloudWatch may still add to them (it publishes 1–3 minutes late) */
+  readonly final: boolean;
+  readonly note: string;
+}
+
+/** The ALB target groups in front of the fleet, by their deploy.yml names. */
+export interface MetricsGroup {
+  readonly name: string;
+  readonly balancer: Balancer;
+}
+
+/** Every balancer of the run by its deploy.yml name (one alone is known by its kind in a run). */
+export function metricsGroups(balancer: Balancer, names: readonly string[]): MetricsGroup[] {
+  const members = membersOf(balancer);
+  return members.map((m) => ({
+    name: members.length === 1 ? (names[0] ?? m.name) : m.name,
+    balancer: m.balancer,
+  }));
+}
+
+export type OpenMetrics = (target: AlbMetricsTarget, clock: Clock) => Promise<AlbMetrics>;
+
+/**
+ * What CloudWatch says every ALB target group saw over [from, to]: their
+ * sum, since each carries its own share of the traffic. A group that cannot
+ * be read (access denied, throttled) makes the receipt unread with its line,
+ * never a zero. undefined when no balancer is an ALB.
+ */
+export async function cloudWatchReceipt(
+  groups: readonly MetricsGroup[],
+  clock: Clock,
+  from: number,
+  to: number,
+  open: OpenMetrics = createAlbMetrics,
+): Promise<CloudWatchReceipt | undefined> {
+  const albs = groups.filter((g) => g.balancer.metricsTarget !== undefined);
+  if (albs.length === 0) return undefined;
+  const source = `CloudWatch ${albs.map((g) => g.name).join(' + ')}`;
+  let counts: Counts = noCounts;
+  let final = true;
+  let window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+  let note = '';
+  try {
+    for (const g of albs) {
+      const metrics = await open(
+        await (g.balancer.metricsTarget?.() as Promise<AlbMetricsTarget>),
+        clock,
+      );
+      try {
+        const r = await metrics.receipt(from, to);
+        counts = addCounts(counts, r.counts);
+        final &&= r.final;
+        window = { from: r.from.toISOString(), to: r.to.toISOString() };
+        note = r.note;
+      } finally {
+        metrics.close();
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof HandoffError)) throw error;
+    const unread = error.message.split('\n')[0] ?? '';
+    return {
+      source,
+      hosts: [],
+      total: { requests: 0, failed: 0, unread },
+      window,
+      final: false,
+      note: unread,
+    };
+  }
+  const total: ReceiptFigures = {
+    requests: counts.requests,
+    failed: counts.failed,
+    ...(counts.kinds !== undefined && { kinds: counts.kinds }),
+  };
+  return { source, hosts: [], total, window, final, note };
+}

@@ -1,0 +1,81 @@
+import {
+  CloudWatchClient,
+  CloudWatchServiceException,
+  GetMetricDataCommand,
+} from '@aws-sdk/client-cloudwatch';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Balancer, MetricsTarget } from '../../../src/balancer/balancer.js';
+import { cloudWatchReceipt } from '../../../src/evidence/cloudwatch-receipt.js';
+import { receiptLine } from '../../../src/evidence/receipt.js';
+import { FakeClock } from '../../support/fake-clock.js';
+
+const cw = mockClient(CloudWatchClient);
+afterEach(() => {
+  cw.reset();
+});
+const at = (hhmmss: string) => Date.parse(`2026-01-01T${hhmmss}Z`);
+
+function alb(group: string): Balancer {
+  const target: MetricsTarget = {
+    targetGroupArn: `arn:aws:elasticloadbalancing:eu-west-1:1:targetgroup/${group}/1`,
+    loadBalancerArn: 'arn:aws:elasticloadbalancing:eu-west-1:1:loadbalancer/app/web/2',
+    region: 'eu-west-1',
+  };
+  return { kind: 'alb', metricsTarget: () => Promise.resolve(target) } as unknown as Balancer;
+}
+const haproxy = { kind: 'haproxy' } as unknown as Balancer;
+
+describe("the rollout's receipt from CloudWatch", () => {
+  it('sums every ALB target group, names them, and says it is provisional', async () => {
+    cw.on(GetMetricDataCommand).resolves({
+      MetricDataResults: [
+        { Id: 'requests', Values: [1000], StatusCode: 'Complete' },
+        { Id: 'target5xx', Values: [3], StatusCode: 'Complete' },
+      ],
+    });
+    const groups = [
+      { name: 'public', balancer: alb('public') },
+      { name: 'internal', balancer: alb('internal') },
+      { name: 'lb', balancer: haproxy },
+    ];
+    const clock = new FakeClock(at('10:06:00'));
+    const r = await cloudWatchReceipt(groups, clock, at('10:02:30'), at('10:05:10'));
+    expect(r).toMatchObject({
+      source: 'CloudWatch public + internal',
+      total: { requests: 2000, failed: 6 },
+      window: { from: '2026-01-01T10:02:00.000Z', to: '2026-01-01T10:06:00.000Z' },
+      final: false,
+    });
+    expect(receiptLine(r!)).toMatch(
+      /^CloudWatch public \+ internal saw 6 failed of 2 000 requests in all during the rollout \(CloudWatch, whole minutes 10:02–10:06 UTC; provisional: .*deploy receipt --from 2026-01-01T10:02:00Z --to 2026-01-01T10:06:00Z/,
+    );
+  });
+
+  it('a group that cannot be read makes it unread with the line, never a zero', async () => {
+    cw.on(GetMetricDataCommand).rejects(
+      new CloudWatchServiceException({
+        name: 'AccessDenied',
+        $fault: 'client',
+        $metadata: {},
+        message: 'no',
+      }),
+    );
+    const r = await cloudWatchReceipt(
+      [{ name: 'public', balancer: alb('public') }],
+      new FakeClock(),
+      0,
+      60_000,
+    );
+    expect(r?.total.unread).toContain('cloudwatch:GetMetricData');
+    expect(receiptLine(r!)).toMatch(
+      /^CloudWatch public could not count the requests during the rollout \(CloudWatch GetMetricData: access denied/,
+    );
+  });
+
+  it('no ALB: no receipt from CloudWatch', async () => {
+    expect(
+      await cloudWatchReceipt([{ name: 'lb', balancer: haproxy }], new FakeClock(), 0, 1),
+    ).toBeUndefined();
+  });
+});
