@@ -52,6 +52,16 @@ describe('a rollout through an HAProxy pair', () => {
       expect(report.failed, `${name}: ${formatReport(report)}`).toBe(0);
     }
     expect(await releases()).toEqual(['r2', 'r2', 'r2']);
+    // the receipt is both instances' counters summed: each carried its share of the load
+    const all = reports.reduce((n, x) => n + x.report.total, 0);
+    const receipt =
+      /^lb-a \(haproxy be_lab\) \+ lb-b \(haproxy be_lab\) saw 0 failed of ([\d ]+) requests in all during the rollout$/m.exec(
+        r.stdout,
+      );
+    expect(receipt, r.stdout).not.toBeNull();
+    const counted = Number(receipt?.[1]?.replaceAll(' ', ''));
+    expect(counted).toBeGreaterThan(0);
+    expect(counted).toBeLessThanOrEqual(all);
   });
 
   it('verify and status name each balancer’s view', async () => {
