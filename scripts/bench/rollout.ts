@@ -7,10 +7,13 @@ import {
 } from '../lab/index.js';
 import type { RolloutResult, StepName } from '../../src/rollout/types.js';
 import { startBenchFleet } from './fleet.js';
+import { formatLeaseCost, leaseCost } from './lease-cost.js';
 import { formatPhases, p2Phases } from './p2-phases.js';
 import { median, ms, type Row } from './table.js';
 
 const OVERHEAD_GOAL_MS = 300;
+/** the fleet lease's take and release, on the rollout's path (issue 21) */
+const LEASE_GOAL_MS = 100;
 /** the steps that wait on the balancer, the overlap or the services, not on handoff */
 const WAITS: readonly StepName[] = ['await-out', 'overlap', 'stop', 'start', 'await-in'];
 const LOAD = { concurrency: 8, maxDurationMs: 300_000 } as const;
@@ -127,6 +130,9 @@ async function benchRolloutThrough(
     );
     const phases = formatPhases(p2Phases(result, WAITS));
     report(`P2 by phase (ms per host, ${balancer}): ${phases}`);
+    const lease = leaseCost(run.stdout);
+    const leaseMs = lease.takeMs + lease.releaseMs;
+    report(`fleet lease (ms, ${balancer}): ${formatLeaseCost(lease)}`);
     const awaitOut = steps.filter((s) => s.step === 'await-out' && s.bound_ms);
     const worst = awaitOut.reduce(
       (w, s) => (s.duration_ms / (s.bound_ms ?? 1) > w.duration_ms / (w.bound_ms ?? 1) ? s : w),
@@ -162,6 +168,15 @@ async function benchRolloutThrough(
         value: phases,
         baseline: '-',
         goal: 'recorded',
+      },
+      {
+        // outside the rollout's elapsed (taken before its first step, given back after its
+        // result), so beside P2, not in it; the renewals run in the background
+        figure: `Fleet lease per rollout: take + release, every host (${balancer})`,
+        value: ms(leaseMs),
+        baseline: `${formatLeaseCost(lease)} beside the rollout`,
+        goal: `< ${LEASE_GOAL_MS} ms`,
+        pass: leaseMs < LEASE_GOAL_MS,
       },
       {
         figure: `P2 rollout process wall time (incl. startup, SSH connect; ${balancer})`,

@@ -42,6 +42,8 @@ export interface LabConfigOptions {
   /** rollout.bake and rollout.watch as deploy.yml writes them ("5s") */
   readonly bake?: string;
   readonly watch?: string;
+  /** rollout.superseded: what a job that waited for the fleet lease does with an older release */
+  readonly superseded?: 'deploy' | 'skip';
 }
 
 const s = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
@@ -166,6 +168,7 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
       ...(options.canary ? { canary: options.canary } : {}),
       ...(options.bake ? { bake: options.bake } : {}),
       ...(options.watch ? { watch: options.watch } : {}),
+      ...(options.superseded ? { superseded: options.superseded } : {}),
     },
     ...(options.hooksTimeoutMs ? { hooks: { timeout: s(options.hooksTimeoutMs) } } : {}),
     host: layout.paths,

@@ -121,6 +121,9 @@ function hold(deps: LeaseDeps, request: LeaseRequest, behind: readonly HeldPiece
   const { store, clock, log } = deps;
   const stop = new AbortController();
   const lost = new AbortController();
+  // what holding cost, said when it is given back (the rollout bench reads it)
+  let renewals = 0;
+  let renewMs = 0;
   const renewing = (async () => {
     while (!stop.signal.aborted) {
       try {
@@ -128,10 +131,13 @@ function hold(deps: LeaseDeps, request: LeaseRequest, behind: readonly HeldPiece
       } catch {
         return;
       }
+      const renewStarted = clock.now();
       const renewed = await store.renew(request).catch((error: unknown) => {
         log.emit({ level: 'warn', event: 'lease.renew', message: messageOf(error) });
         return undefined;
       });
+      renewals++;
+      renewMs += clock.now() - renewStarted;
       if (renewed?.ok === false) {
         const by = renewed.holder ? `: now held by ${describeLease(renewed.holder.lease)}` : '';
         log.emit({
@@ -161,8 +167,14 @@ function hold(deps: LeaseDeps, request: LeaseRequest, behind: readonly HeldPiece
       (released ??= (async () => {
         stop.abort();
         await renewing;
+        const releaseStarted = clock.now();
         await store.release(request);
-        log.emit({ level: 'debug', event: 'lease.released', message: 'released the fleet lease' });
+        log.emit({
+          level: 'debug',
+          event: 'lease.released',
+          message: 'released the fleet lease',
+          fields: { release_ms: clock.now() - releaseStarted, renewals, renew_ms: renewMs },
+        });
       })()),
   };
 }

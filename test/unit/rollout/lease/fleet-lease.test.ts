@@ -168,8 +168,8 @@ describe('taking the fleet lease', () => {
     await refused;
   });
 
-  it('the holder renews every 5 s until released, then gives every piece back', async () => {
-    const { store, clock, deps } = setup();
+  it('the holder renews every 5 s until released, then gives every piece back, saying what holding cost', async () => {
+    const { store, clock, log, deps } = setup();
     const held = await takeLease(deps, request('me'));
     await clock.advance(16_000);
     expect(store.calls).toEqual(['take me', 'renew me', 'renew me', 'renew me']);
@@ -177,6 +177,9 @@ describe('taking the fleet lease', () => {
     await held.release();
     await clock.advance(20_000);
     expect(store.calls.slice(4)).toEqual(['release me']);
+    expect(log.events.filter((e) => e.event === 'lease.released')).toEqual([
+      expect.objectContaining({ fields: { release_ms: 0, renewals: 3, renew_ms: 0 } }),
+    ]);
   });
 
   it('a renewal that finds the lease taken over aborts the holder at its next safe point', async () => {

@@ -1,0 +1,59 @@
+import type { Lab } from '../../scripts/lab/index.js';
+
+/** What the lab's HAProxy showed while a sampler ran. */
+export interface RotationSample {
+  /** the most servers of the backend out of rotation (not `UP`, `UP 1/2`) at one read */
+  readonly maxOut: number;
+  /** which servers were out, and how, at the first read that had maxOut of them */
+  readonly worst: Readonly<Record<string, string>>;
+  /** reads of `show stat` that answered */
+  readonly samples: number;
+}
+
+export interface RotationSampler {
+  stop(): Promise<RotationSample>;
+}
+
+/** `UP` and `UP 1/2` (one failed check, still sent requests) serve; anything else does not. */
+const serving = (status: string): boolean => status.startsWith('UP');
+
+/**
+ * Reads the lab HAProxy's `show stat` every `everyMs` until stopped, and keeps
+ * the most servers of the lab's backend it saw out of rotation at once: the
+ * balancer's own view of how many hosts the rollouts took out together.
+ */
+export function sampleRotation(lab: Lab, everyMs = 100): RotationSampler {
+  let stopped = false;
+  let maxOut = 0;
+  let worst: Record<string, string> = {};
+  let samples = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      const rows = await lab.showStat().catch(() => undefined);
+      if (rows) {
+        samples++;
+        const out: Record<string, string> = {};
+        for (const r of rows) {
+          const status = r.status ?? '';
+          if (r.pxname !== lab.backend || r.svname === 'FRONTEND' || r.svname === 'BACKEND')
+            continue;
+          if (!serving(status)) out[r.svname ?? '?'] = status;
+        }
+        const n = Object.keys(out).length;
+        if (n > maxOut) {
+          maxOut = n;
+          worst = out;
+        }
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      if (samples === 0) throw new Error('the rotation sampler never read the lab HAProxy');
+      return { maxOut, worst, samples };
+    },
+  };
+}
