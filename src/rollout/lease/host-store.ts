@@ -7,12 +7,17 @@ import type { HeldPiece, LeaseRenew, LeaseStore, LeaseTake, LeaseView } from './
 /**
  * The default store: a piece on every host of deploy.yml (all of them, not
  * only `--hosts`), `host.state/lease.json`, through the agent's `lease`
- * operation. Pieces are taken one at a time in one global order, the sorted
- * host names, so two deployers never each hold half the fleet waiting for
- * the other: whoever takes the first host goes on, the other is refused there.
+ * operation. The first piece, on the first host in one global order (the
+ * sorted host names), is taken alone: whoever has it goes on, and any other
+ * deployer is refused there holding nothing, so two never each hold half the
+ * fleet waiting for the other. The rest are then taken at once. Each host's
+ * agent keeps a session open from the take to the release (where the fleet
+ * allows sessions, ssh.max_connections), so a take, a renewal and a release
+ * are a line on an open channel, not a process started on the host.
  */
 export class HostLeaseStore implements LeaseStore {
   private readonly hosts: readonly HostConfig[];
+  private readonly agents = new Map<string, Promise<HostAgent>>();
 
   constructor(
     hosts: readonly HostConfig[],
@@ -22,25 +27,43 @@ export class HostLeaseStore implements LeaseStore {
   }
 
   async take(request: LeaseRequest): Promise<LeaseTake> {
-    const taken: HostConfig[] = [];
+    await this.openSessions();
+    const [first, ...rest] = this.hosts;
+    if (!first) return { ok: true, tookOver: [] };
     const tookOver: HeldPiece[] = [];
+    const took = (host: HostConfig, answer: LeaseAnswer): void => {
+      if (answer.tookOver)
+        tookOver.push({ where: host.name, lease: answer.tookOver, ageMs: answer.tookOver.ageMs });
+    };
+    let answer: LeaseAnswer;
     try {
-      for (const host of this.hosts) {
-        const answer = await this.call(host, 'take', request);
-        if (!answer.ok && answer.lease) {
-          await this.giveBack(taken, request);
-          return { ok: false, holder: piece(host, answer) };
-        }
-        taken.push(host);
-        if (answer.tookOver)
-          tookOver.push({ where: host.name, lease: answer.tookOver, ageMs: answer.tookOver.ageMs });
-      }
+      answer = await this.call(first, 'take', request);
     } catch (error) {
-      await this.giveBack(taken, request);
-      if (error instanceof UnreachableHost) throw await this.allUnreachable(error, taken.length);
+      if (error instanceof UnreachableHost) throw await this.allUnreachable(error);
       throw error;
     }
-    return { ok: true, tookOver };
+    if (!answer.ok && answer.lease) return { ok: false, holder: piece(first, answer) };
+    took(first, answer);
+    const taken: HostConfig[] = [first];
+    const answers = await Promise.allSettled(rest.map((h) => this.call(h, 'take', request)));
+    let refusedBy: HeldPiece | undefined;
+    const failures: unknown[] = [];
+    answers.forEach((r, i) => {
+      const host = rest[i] as HostConfig;
+      if (r.status === 'rejected') failures.push(r.reason);
+      else if (!r.value.ok && r.value.lease) refusedBy ??= piece(host, r.value);
+      else {
+        taken.push(host);
+        took(host, r.value);
+      }
+    });
+    if (refusedBy === undefined && failures.length === 0) return { ok: true, tookOver };
+    await this.giveBack(taken, request);
+    const down = failures.filter((f): f is UnreachableHost => f instanceof UnreachableHost);
+    if (failures.length > down.length) throw failures.find((f) => !(f instanceof UnreachableHost));
+    if (down.length > 0)
+      throw unreachableHosts(down.map((d) => ({ where: d.host, reason: d.reason })));
+    return { ok: false, holder: refusedBy as HeldPiece };
   }
 
   async renew(request: LeaseRequest): Promise<LeaseRenew> {
@@ -67,6 +90,8 @@ export class HostLeaseStore implements LeaseStore {
 
   async release(request: LeaseRequest): Promise<void> {
     await this.giveBack(this.hosts, request);
+    for (const agent of this.agents.values()) void agent.then((a) => a.close?.());
+    this.agents.clear();
   }
 
   read(): Promise<readonly LeaseView[]> {
@@ -91,23 +116,42 @@ export class HostLeaseStore implements LeaseStore {
   }
 
   /**
-   * A take stopped at an unreachable host names every one that is down, one
-   * line per host as preflight would, not one host per attempt: the hosts
-   * after it are asked too (a read, nothing taken).
+   * The first host is down: the others are asked too (a read, nothing
+   * taken), so every host that is down is named, one line each, not one
+   * host per attempt.
    */
-  private async allUnreachable(first: UnreachableHost, reached: number): Promise<BlockedError> {
-    const rest = this.hosts.slice(reached + 1);
-    const views = await this.readEach(rest);
-    const down = [
+  private async allUnreachable(first: UnreachableHost): Promise<BlockedError> {
+    const views = await this.readEach(this.hosts.slice(1));
+    return unreachableHosts([
       { where: first.host, reason: first.reason },
       ...views.flatMap((v) => (v.unreachable ? [{ where: v.where, reason: v.unreachable }] : [])),
-    ];
-    return new BlockedError(
-      [
-        ...down.map((d) => `preflight: ${d.where}: ${d.reason}`).sort(),
-        'the fleet lease covers every host of deploy.yml and is never partial: fix those hosts or remove them from deploy.yml',
-      ].join('\n'),
+    ]);
+  }
+
+  /** Every host's session, opened at once; the hosts that cannot be reached refuse the take. */
+  private async openSessions(): Promise<void> {
+    const down: { where: string; reason: string }[] = [];
+    await Promise.all(
+      this.hosts.map(async (host) => {
+        try {
+          await (await this.agent(host)).openSession?.();
+        } catch (error) {
+          if (!(error instanceof HostUnreachableError)) throw error;
+          down.push({ where: host.name, reason: hostError(host.name, error) });
+        }
+      }),
     );
+    if (down.length > 0) throw unreachableHosts(down);
+  }
+
+  private agent(host: HostConfig): Promise<HostAgent> {
+    let agent = this.agents.get(host.name);
+    if (!agent) {
+      agent = this.agentOf(host);
+      this.agents.set(host.name, agent);
+      agent.catch(() => this.agents.delete(host.name));
+    }
+    return agent;
   }
 
   private async giveBack(hosts: readonly HostConfig[], request: LeaseRequest): Promise<void> {
@@ -121,7 +165,7 @@ export class HostLeaseStore implements LeaseStore {
   ): Promise<LeaseAnswer> {
     let agent: HostAgent;
     try {
-      agent = await this.agentOf(host);
+      agent = await this.agent(host);
     } catch (error) {
       throw new UnreachableHost(host.name, error);
     }
@@ -151,6 +195,16 @@ class UnreachableHost extends BlockedError {
     );
     this.reason = reason;
   }
+}
+
+/** One line per host that is down, as preflight would say it, then what the lease needs. */
+function unreachableHosts(down: readonly { where: string; reason: string }[]): BlockedError {
+  return new BlockedError(
+    [
+      ...down.map((d) => `preflight: ${d.where}: ${d.reason}`).sort(),
+      'the fleet lease covers every host of deploy.yml and is never partial: fix those hosts or remove them from deploy.yml',
+    ].join('\n'),
+  );
 }
 
 function piece(host: HostConfig, answer: LeaseAnswer): HeldPiece {

@@ -21,7 +21,31 @@ afterEach(() => cleanup());
 const store = () => new HostLeaseStore(fleet, hosts.agentOf);
 
 describe('the lease kept on the hosts', () => {
-  it('takes a piece on every host, one at a time in sorted name order', async () => {
+  it('without sessions, the first host down: the others are only read, every host down named', async () => {
+    hosts.sessionless = true;
+    hosts.down.add('web-1');
+    hosts.down.add('web-3');
+    const error = await store()
+      .take(request('a'))
+      .catch((e: unknown) => e as Error);
+    expect((error as Error).message.split('\n').slice(0, 2)).toEqual([
+      'preflight: web-1: connection refused',
+      'preflight: web-3: connection refused',
+    ]);
+    expect(hosts.calls).toEqual(['web-1 take a', 'web-2 read', 'web-3 read']);
+  });
+
+  it("opens every host's session before the take, and closes them at the release", async () => {
+    const s = store();
+    await s.take(request('a'));
+    expect(hosts.sessions).toEqual(['open web-1', 'open web-2', 'open web-3']);
+    await s.renew(request('a'));
+    await s.release(request('a'));
+    await Promise.resolve();
+    expect(hosts.sessions.slice(3).sort()).toEqual(['close web-1', 'close web-2', 'close web-3']);
+  });
+
+  it('takes a piece on every host, the first host alone, then the rest', async () => {
     expect(await store().take(request('a'))).toEqual({ ok: true, tookOver: [] });
     expect(hosts.calls).toEqual(['web-1 take a', 'web-2 take a', 'web-3 take a']);
     const views = await store().read();
@@ -71,8 +95,19 @@ describe('the lease kept on the hosts', () => {
       'preflight: web-3: connection refused',
       'the fleet lease covers every host of deploy.yml and is never partial: fix those hosts or remove them from deploy.yml',
     ]);
-    // web-1 was taken, then given back; web-2 refused the take; web-3 was only read
-    expect(hosts.calls).toEqual(['web-1 take a', 'web-2 take a', 'web-1 release a', 'web-3 read']);
+    // their sessions would not open: nothing was taken
+    expect(hosts.calls).toEqual([]);
+    hosts.sessionless = true;
+    await store()
+      .take(request('a'))
+      .catch(() => undefined);
+    // without sessions: web-1 (the first) taken alone, then the others at once; web-1 given back
+    expect(hosts.calls).toEqual([
+      'web-1 take a',
+      'web-2 take a',
+      'web-3 take a',
+      'web-1 release a',
+    ]);
     hosts.down.clear();
     expect((await store().read()).every((v) => v.lease === undefined)).toBe(true);
   });

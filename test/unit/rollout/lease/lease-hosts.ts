@@ -23,9 +23,22 @@ export class LeaseHosts {
     return path.join(this.dir, host);
   }
 
+  /** `open web-1`, `close web-1`: the sessions the store opened and closed */
+  readonly sessions: string[] = [];
+  /** the fleet is larger than ssh.max_connections: the agents open no session */
+  sessionless = false;
+
   agentOf = (host: HostConfig): Promise<HostAgent> =>
     Promise.resolve({
       host: host.name,
+      openSession: () => {
+        if (this.sessionless) return Promise.resolve();
+        this.sessions.push(`open ${host.name}`);
+        return this.down.has(host.name)
+          ? Promise.reject(new HostUnreachableError(host.name, 'connection refused'))
+          : Promise.resolve();
+      },
+      close: () => void this.sessions.push(`close ${host.name}`),
       lease: (action: LeaseAction, request?: LeaseRequest) => {
         this.calls.push(`${host.name} ${action}${request ? ` ${request.id}` : ''}`);
         if (this.down.has(host.name))
