@@ -93,6 +93,11 @@ export interface HostAgent {
   releases?(): Promise<ReleaseInventory>;
   /** the services' own counts in host.state, by process (rollout.canary.source: service) */
   serviceCounts?(): Promise<ServiceReading>;
+  /**
+   * each target (`port` or `ipv4:port`) → whether a LISTEN socket on the host
+   * takes it; a target missing from the answer: the host cannot tell
+   */
+  listening?(targets: readonly string[]): Promise<Readonly<Record<string, boolean>>>;
   /** remove all but the newest `keep` releases, never current or previous */
   prune?(keep: number): Promise<{ removed: string[]; kept: string[] }>;
   /** this host's piece of the fleet lease; absent: a fake that keeps none */

@@ -102,6 +102,12 @@ export class FakeHost implements HostAgent {
     this.op(`publish ${release}`);
     return Promise.resolve();
   }
+  /** `[ipv4:]port` targets nothing on it listens on (its socket table, as the agent reads it) */
+  notListening = new Set<string>();
+  listening(targets: readonly string[]) {
+    this.op('listening');
+    return Promise.resolve(Object.fromEntries(targets.map((t) => [t, !this.notListening.has(t)])));
+  }
   /** ends the lock now held, as a holder that went away would */
   private lose: ((loss: LockLoss) => void) | undefined;
   /** the lock's holder goes away: with the connection, or on its own (`connected`) */
@@ -206,7 +212,7 @@ export class FakeHost implements HostAgent {
  * undrained one comes back after interval × healthy_threshold.
  */
 export class FakeBalancer implements Balancer {
-  readonly kind = 'haproxy' as const;
+  readonly kind: Balancer['kind'] = 'haproxy';
   deregistered: string[] = [];
   /** sampled number of targets out of rotation, for batch assertions */
   maxOut = 0;
