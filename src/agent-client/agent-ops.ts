@@ -85,6 +85,10 @@ export abstract class AgentOps {
     return this.run('service-counts', {});
   }
 
+  listening(targets: readonly string[]): Promise<Record<string, boolean>> {
+    return this.run('listening', { targets: targets.join(',') });
+  }
+
   prune(keep: number): Promise<{ removed: string[]; kept: string[] }> {
     return this.run('prune', { keep });
   }

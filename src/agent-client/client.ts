@@ -7,11 +7,15 @@ import type { OpSpec } from '../protocol/spec.js';
 import type { RemoteProcess, Transport } from '../remote/transport.js';
 import { secretMask } from '../safe-text.js';
 import { AgentOps } from './agent-ops.js';
-import type { HeldLock, HostAgent } from './host-agent.js';
+import type { HeldLock, HostAgent, LockLoss, LockLossCause } from './host-agent.js';
 
-export type { HeldLock } from './host-agent.js';
+export type { HeldLock, LockLoss, LockLossCause } from './host-agent.js';
 import { noProtocol, refused } from './refusal.js';
 import { AgentSession } from './session.js';
+
+/** how long a holder's last line may trail its exit, and a probe of the connection may take */
+const LAST_WORD_MS = 2_000;
+const PROBE_MS = 10_000;
 
 export interface AgentPaths {
   /** host.agent: the agent lives at <agent>/bin/deploy */
@@ -213,10 +217,37 @@ export class AgentClient extends AgentOps implements HostAgent {
     });
   }
 
+  /**
+   * Whether a holder that went away took the connection with it. A last word
+   * on the session (its error: the lock went stale; or its reason: it ended
+   * the session) came down the connection; without one, a command over the
+   * same transport says whether it still answers (a holder killed on the host).
+   */
+  private async whyLost(session: AgentSession | undefined): Promise<LockLossCause> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const last = await Promise.race([
+      session?.finished,
+      new Promise<undefined>(
+        (resolve) => (timer = setTimeout(() => resolve(undefined), LAST_WORD_MS)),
+      ),
+    ]);
+    clearTimeout(timer);
+    if (last)
+      return {
+        connected: true,
+        said: last.ok ? { reason: last.reason ?? 'ended' } : { error: last.message ?? 'unknown' },
+      };
+    const connected = await this.transport
+      .exec(['true'], { timeoutMs: PROBE_MS })
+      .then((r) => r.code === 0)
+      .catch(() => false);
+    return { connected };
+  }
+
   private held(proc: RemoteProcess): HeldLock {
     const session = this.session;
     let releasing = false;
-    const lost = new Promise<void>((resolve) => {
+    const lost = new Promise<LockLoss>((resolve) => {
       void proc.exited.then(() => {
         if (releasing) return;
         this.log.emit({
@@ -225,7 +256,8 @@ export class AgentClient extends AgentOps implements HostAgent {
           message: 'the host lock holder went away',
           host: this.host,
         });
-        resolve();
+        let why: Promise<LockLossCause> | undefined;
+        resolve({ why: () => (why ??= this.whyLost(session)) });
       });
     });
     return {

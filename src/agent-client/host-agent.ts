@@ -22,8 +22,33 @@ export interface HeldLock {
   release(): Promise<void>;
   /** append a line to the host's audit.jsonl through the holding agent, at once */
   audit(entry: AuditEntry): void;
-  /** resolves if the agent (or the SSH connection) goes away while we hold it */
-  readonly lost: Promise<void>;
+  /**
+   * resolves at once if the agent (or the SSH connection) goes away while we
+   * hold it; its `why` says which of the two it was
+   */
+  readonly lost: Promise<LockLoss>;
+}
+
+/** How a held lock went away. */
+export interface LockLoss {
+  /** asked only by whoever needs it: without the holder's last word, it probes the connection */
+  why(): Promise<LockLossCause>;
+}
+
+export interface LockLossCause {
+  /**
+   * the connection still answers: the holder ended on its own (its lock went
+   * stale, it ended its session, it was killed) and a new one can be started
+   * over the same connection; false: the connection dropped
+   */
+  readonly connected: boolean;
+  /** the holder's own last word on the session, when it said one */
+  readonly said?: {
+    /** its error (a lock lost to staleness: "lost the host lock … stale threshold …") */
+    readonly error?: string;
+    /** why it stopped holding without an error (`silence`: no heartbeat reached it) */
+    readonly reason?: string;
+  };
 }
 
 /** An artifact as the orchestrator read it: a .tar.gz on this machine, its sha256 and size. */
@@ -68,6 +93,11 @@ export interface HostAgent {
   releases?(): Promise<ReleaseInventory>;
   /** the services' own counts in host.state, by process (rollout.canary.source: service) */
   serviceCounts?(): Promise<ServiceReading>;
+  /**
+   * each target (`port` or `ipv4:port`) → whether a LISTEN socket on the host
+   * takes it; a target missing from the answer: the host cannot tell
+   */
+  listening?(targets: readonly string[]): Promise<Readonly<Record<string, boolean>>>;
   /** remove all but the newest `keep` releases, never current or previous */
   prune?(keep: number): Promise<{ removed: string[]; kept: string[] }>;
   /** this host's piece of the fleet lease; absent: a fake that keeps none */

@@ -10,6 +10,18 @@ const DEFAULT_TIMEOUT = 15 * 60_000;
 
 type SessionOp = AgentCall['op'];
 
+/** How a holder ended: its error, or why it stopped holding (released, silence, terminated…). */
+export interface HolderResult {
+  readonly ok: boolean;
+  readonly message?: string;
+  readonly reason?: string;
+}
+
+function reasonOf(data: unknown): { reason?: string } {
+  const reason = (data as { reason?: unknown } | null | undefined)?.reason;
+  return typeof reason === 'string' ? { reason } : {};
+}
+
 interface Pending {
   readonly op: SessionOp;
   resolve(line: {
@@ -32,15 +44,13 @@ export class AgentSession {
   private readonly pending = new Map<number, Pending>();
   private gone = false;
   private readonly beat: ReturnType<typeof setInterval>;
-  private ended: (result?: { ok: boolean; message?: string }) => void = () => undefined;
+  private ended: (result?: HolderResult) => void = () => undefined;
   /**
    * The holder's last line, its result (it writes it once the lock is released),
    * or undefined when its output ended without one: releasing need not wait for
    * the process to exit.
    */
-  readonly finished = new Promise<{ ok: boolean; message?: string } | undefined>(
-    (resolve) => (this.ended = resolve),
-  );
+  readonly finished = new Promise<HolderResult | undefined>((resolve) => (this.ended = resolve));
 
   constructor(
     private readonly host: string,
@@ -102,7 +112,11 @@ export class AgentSession {
         } else if (line?.type === 'event') {
           relayEvent(this.log, this.host, line);
         } else if (line?.type === 'result') {
-          this.ended(line.ok ? { ok: true } : { ok: false, message: line.error.message });
+          this.ended(
+            line.ok
+              ? { ok: true, ...reasonOf(line.data) }
+              : { ok: false, message: line.error.message },
+          );
         }
       }
     } finally {

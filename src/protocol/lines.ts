@@ -19,6 +19,12 @@ export interface AgentEventLine {
   readonly fields?: Record<string, unknown>;
 }
 
+/**
+ * A session call that failed because the host lock went from under it (stale:
+ * its holder froze): the holder ends right after this reply.
+ */
+export const LOCK_LOST = 'lock-lost';
+
 export interface AgentErrorInfo {
   /** a short machine code: lock-held, bad-request, failed, … */
   readonly code: string;

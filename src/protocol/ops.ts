@@ -169,6 +169,15 @@ export const OPS = {
     timeoutMs: 15_000,
     result: returns<ServiceReading>(),
   },
+  // which of these targets (comma-separated `[ipv4:]port`) a LISTEN socket on the host takes:
+  // preflight's check of a balancer target that names its port (host/listening.ts)
+  listening: {
+    channel: 'session',
+    readOnly: true,
+    args: { targets: { kind: 'text', required: true } },
+    timeoutMs: 15_000,
+    result: returns<Record<string, boolean>>(),
+  },
   // keep: releases kept besides current and previous
   prune: {
     channel: 'process',

@@ -87,6 +87,7 @@ export async function preflight(
         .join('\n'),
     );
   assertHostConfigs(deps, hosts, statuses);
+  await checkTargetPorts(deps, hosts, agents);
 
   // a watchdog tick holds the lock for a moment and stands aside for us (lock-intent)
   const held = hosts.filter((h) => {
@@ -245,6 +246,52 @@ export function waveCapacity(
     return minimum ? { name, failOpen: minimum } : { name };
   });
   return checkCapacityOnEach(targets(wave), all, states, minHealthy, guarded);
+}
+
+/** `10.0.1.11:8080` or `i-0abc:8443`: an ALB target that names the port it is sent traffic on */
+const PORTED = /^([^:]+):(\d{1,5})$/;
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
+/**
+ * A balancer target that names its port (an ALB target `ip:port` or
+ * `instance:port`) on a port nothing on the host listens on would be drained
+ * and then never come back healthy: a typo in a `targets:` map. Each host's
+ * agent reads its own socket table; a host that cannot tell is not refused,
+ * nor a target without a port (the target group's port, which deploy.yml does
+ * not know).
+ */
+async function checkTargetPorts(
+  deps: RolloutDeps,
+  hosts: readonly HostConfig[],
+  agents: ReadonlyMap<string, HostAgent>,
+): Promise<void> {
+  const members = membersOf(deps.balancer).filter((m) => m.balancer.kind === 'alb');
+  if (members.length === 0) return;
+  const problems: string[] = [];
+  await Promise.all(
+    hosts.map(async (host) => {
+      const agent = agents.get(host.name);
+      const asked = members.flatMap((m) => {
+        const target = m.targets.get(host.target) ?? host.target;
+        const match = PORTED.exec(target);
+        if (!match?.[1] || !match[2]) return [];
+        const ask = IPV4.test(match[1]) ? `${match[1]}:${match[2]}` : match[2];
+        return [{ balancer: m.name, target, port: match[2], ask }];
+      });
+      if (!agent?.listening || asked.length === 0) return;
+      try {
+        const answer = await agent.listening([...new Set(asked.map((a) => a.ask))]);
+        for (const a of asked)
+          if (answer[a.ask] === false)
+            problems.push(
+              `preflight: ${host.name}: nothing listens on port ${a.port}, where balancer ${a.balancer} sends its target ${a.target}; fix the port in deploy.yml (draining it would wait for a health check that never passes)`,
+            );
+      } catch (error) {
+        problems.push(`preflight: ${host.name}: ${hostError(host.name, error)}`);
+      }
+    }),
+  );
+  if (problems.length > 0) throw new BlockedError(problems.sort().join('\n'));
 }
 
 export function targets(hosts: readonly HostConfig[]): string[] {

@@ -1,7 +1,7 @@
 import type { ReleaseFile } from '../../src/host/release-files.js';
 import type { Balancer, TargetState } from '../../src/balancer/balancer.js';
 import type { HealthCheckSettings } from '../../src/config/types.js';
-import type { HeldLock } from '../../src/agent-client/client.js';
+import type { HeldLock, LockLoss, LockLossCause } from '../../src/agent-client/client.js';
 import type { HostAgent } from '../../src/agent-client/host-agent.js';
 import type {
   AuditEntry,
@@ -102,9 +102,25 @@ export class FakeHost implements HostAgent {
     this.op(`publish ${release}`);
     return Promise.resolve();
   }
+  /** `[ipv4:]port` targets nothing on it listens on (its socket table, as the agent reads it) */
+  notListening = new Set<string>();
+  listening(targets: readonly string[]) {
+    this.op('listening');
+    return Promise.resolve(Object.fromEntries(targets.map((t) => [t, !this.notListening.has(t)])));
+  }
+  /** ends the lock now held, as a holder that went away would */
+  private lose: ((loss: LockLoss) => void) | undefined;
+  /** the lock's holder goes away: with the connection, or on its own (`connected`) */
+  loseLock(why: LockLossCause): void {
+    const lose = this.lose;
+    this.lose = undefined;
+    this.locked = false;
+    lose?.({ why: () => Promise.resolve(why) });
+  }
   holdLock(): Promise<HeldLock> {
     this.op('lock');
     this.locked = true;
+    const lost = new Promise<LockLoss>((resolve) => (this.lose = resolve));
     return Promise.resolve({
       release: () => {
         this.op('unlock');
@@ -112,7 +128,7 @@ export class FakeHost implements HostAgent {
         return Promise.resolve();
       },
       audit: (entry: AuditEntry) => void this.audit.push(entry),
-      lost: new Promise<void>(() => undefined),
+      lost,
     });
   }
   drain() {
@@ -196,7 +212,7 @@ export class FakeHost implements HostAgent {
  * undrained one comes back after interval × healthy_threshold.
  */
 export class FakeBalancer implements Balancer {
-  readonly kind = 'haproxy' as const;
+  readonly kind: Balancer['kind'] = 'haproxy';
   deregistered: string[] = [];
   /** sampled number of targets out of rotation, for batch assertions */
   maxOut = 0;

@@ -125,6 +125,8 @@ const ANSWERS: Answers = {
   lease: async (a, h) => leaseCall(await h.state(), systemClock, a.action, a.lease),
   // no service counts its answers here: a canary with source service reads nothing
   'service-counts': () => Promise.resolve({ processes: {} }),
+  // a simulated host listens wherever its balancer sends traffic
+  listening: (a) => Promise.resolve(Object.fromEntries(a.targets.split(',').map((t) => [t, true]))),
   'audit-read': () => Promise.resolve({ entries: [], truncated: false, skipped: 0 }),
   'lock-release': () => Promise.resolve({ released: false, reason: 'not locked' }),
   releases: (_a, h) =>

@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import type { ArgsOf, AgentOp } from '../../protocol/ops.js';
 import { readAudit } from '../audit-read.js';
 import { readServiceCounts } from '../../evidence/service-counts.js';
+import { listening } from '../listening.js';
 import { leaseCall } from './ops/lease.js';
 import type { AgentIO } from './io.js';
 import * as ops from './ops/basic.js';
@@ -86,6 +87,7 @@ export const HANDLERS: { readonly [K in AgentOp]: Handler<K> } = {
   'lock-release': (a, { config, clock }) => lockRelease(config, clock, a.force ?? false),
   releases: (_, { config, clock }) => releases(config, clock),
   'service-counts': (_, { config }) => readServiceCounts(config.host.state),
+  listening: (a) => listening(a.targets.split(',').filter((t) => t !== '')),
   prune: (a, { config, clock }) => prune(config, clock, a.keep ?? config.rollout.keepReleases),
 };
 

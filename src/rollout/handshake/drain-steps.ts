@@ -1,3 +1,4 @@
+import type { HeldLock } from '../../agent-client/host-agent.js';
 import type { TargetState } from '../../balancer/balancer.js';
 import { OperationError } from '../../errors.js';
 import { formatMs } from '../../timing/duration.js';
@@ -15,23 +16,37 @@ export function lockStep(
     name: 'lock',
     changes: 'locked',
     async run(ctx) {
-      const { run, progress: p } = ctx;
-      const lock = await run.agent.holdLock(what, message(ctx));
-      p.lock = lock;
-      void lock.lost.then(() => {
-        p.lockLost = true;
-        ctx.abort(
-          new OperationError(
-            `${run.host.name}: the connection holding the host lock dropped during ${p.step}`,
-          ),
-        );
-      });
+      const taking = { what, message: message(ctx) };
+      watchLock(ctx, await ctx.run.agent.holdLock(taking.what, taking.message));
+      ctx.progress.lockedAs = taking;
     },
     after: (ctx) => {
       const lock = ctx.progress.lock;
       if (lock && options.audit !== false) ctx.run.rec.audit = (entry) => lock.audit(entry);
     },
   };
+}
+
+/**
+ * The lock this run holds now (taken by its lock step, or taken again after it
+ * was lost): the audit keeps going through whichever holds it, and its loss
+ * ends the handshake's waits at once.
+ */
+export function watchLock(ctx: HostContext, lock: HeldLock): void {
+  const { run, progress: p } = ctx;
+  p.lock = lock;
+  p.lockLost = false;
+  p.loss = undefined;
+  void lock.lost.then((loss) => {
+    if (p.lock !== lock) return;
+    p.lockLost = true;
+    p.loss = loss;
+    ctx.abort(
+      new OperationError(
+        `${run.host.name}: the connection holding the host lock dropped during ${p.step}`,
+      ),
+    );
+  });
 }
 
 /** Release the lock now (deploy drain waits for the balancer without holding it). */

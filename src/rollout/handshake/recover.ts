@@ -1,11 +1,17 @@
 import { timerMs } from '../../config/duration.js';
 import type { Config } from '../../config/types.js';
-import { BlockedError, messageOf } from '../../errors.js';
+import { AgentError, BlockedError, messageOf } from '../../errors.js';
+import { LOCK_LOST } from '../../protocol/lines.js';
 import { formatMs } from '../../timing/duration.js';
 import type { Bounds } from '../rotation.js';
 import type { HostOutcome } from '../types.js';
+import type { LockLossCause } from '../../agent-client/host-agent.js';
+import { watchLock } from './drain-steps.js';
 import { runSteps, walkBack } from './runner.js';
 import type { HostContext, HostStep } from './step.js';
+
+/** how long a holder that said its lock went stale may take to end */
+const LOCK_LOST_GRACE_MS = 5_000;
 
 export interface RollbackResult {
   readonly ok: boolean;
@@ -28,6 +34,22 @@ export function rollbackBudgetMs(
   );
 }
 
+/** What every outcome of a failed host starts from, and its log. */
+function failure(ctx: HostContext, error: unknown) {
+  const { run, progress: p } = ctx;
+  const { host, rec, deps } = run;
+  const interrupted = deps.signal.aborted;
+  const reason = interrupted ? `interrupted during ${p.step}` : messageOf(error);
+  return {
+    interrupted,
+    base: { host: host.name, steps: rec.steps, stoppedAt: p.step, error: reason },
+    result: interrupted ? ('interrupted' as const) : ('failed' as const),
+    blocked: error instanceof BlockedError ? { blocked: true } : {},
+    log: (level: 'info' | 'error', message: string): void =>
+      deps.log.emit({ level, event: 'recover', message, host: host.name }),
+  };
+}
+
 /**
  * Undo what a failed or interrupted host left behind, by walking back from the
  * last step reached. Before `stop` the old release never stopped serving:
@@ -38,16 +60,15 @@ export function rollbackBudgetMs(
 export async function recover(ctx: HostContext, error: unknown): Promise<HostOutcome> {
   const { run, progress: p } = ctx;
   const { host, rec, deps } = run;
-  const interrupted = deps.signal.aborted;
-  const reason = interrupted ? `interrupted during ${p.step}` : messageOf(error);
-  const base = { host: host.name, steps: rec.steps, stoppedAt: p.step, error: reason };
-  const result = interrupted ? 'interrupted' : 'failed';
-  const blocked = error instanceof BlockedError ? { blocked: true } : {};
-  const log = (level: 'info' | 'error', message: string): void =>
-    deps.log.emit({ level, event: 'recover', message, host: host.name });
+  const { base, result, blocked, log } = failure(ctx, error);
 
   if (!p.lock) return { ...base, result, leftDrained: false, ...blocked };
-  if (p.lockLost) {
+  // the agent said the step failed because the lock went stale: its holder is ending
+  if (!p.lockLost && error instanceof AgentError && error.code === LOCK_LOST)
+    await Promise.race([p.lock.lost, deps.clock.sleep(LOCK_LOST_GRACE_MS).catch(() => undefined)]);
+  if (!p.lockLost) return await walkBackFrom(ctx, error);
+  const why = await p.loss?.why();
+  if (!why?.connected) {
     // no connection left to undrain with: say so, or a drained host looks like a finished one
     const drained = p.drained
       ? `; left DRAINED: the next 'deploy rollout' repairs it, or 'deploy undrain ${host.name}'`
@@ -58,6 +79,58 @@ export async function recover(ctx: HostContext, error: unknown): Promise<HostOut
     );
     return { ...base, result, leftDrained: p.drained };
   }
+  // the connection is up: take the lock again through a new holder, and walk back as after any failure
+  const lost = lostWhileConnected(p.step, why);
+  const taking = p.lockedAs ?? { what: 'rollout', message: `rolling back, by ${deps.who}` };
+  try {
+    const lock = await run.agent.holdLock(
+      taking.what,
+      `${taking.message} (taken again to roll back)`,
+    );
+    watchLock(ctx, lock);
+    rec.audit = (entry) => lock.audit(entry);
+  } catch (retakeError) {
+    const drained = p.drained
+      ? `; left DRAINED: 'deploy undrain ${host.name}' once it is free, or the next 'deploy rollout' repairs it`
+      : '';
+    const message = `${lost}; could not take it again to roll back (${messageOf(retakeError)})${drained}`;
+    log('error', message);
+    return { ...base, error: message, result, leftDrained: p.drained };
+  }
+  log('error', `${lost}; took it again over the same connection to roll the host back`);
+  const outcome = await walkBackFrom(ctx, error);
+  const back = outcome.leftDrained
+    ? 'it is left DRAINED (see the log above)'
+    : !p.stopped
+      ? 'rolled back: undrained, its release never stopped'
+      : `rolled back to ${run.liveBefore ?? 'no release'}`;
+  return {
+    ...outcome,
+    result: outcome.result === 'rolled-back' ? 'failed' : outcome.result,
+    error: `${lost}; took it again over the same connection, ${back}`,
+  };
+}
+
+/** What a lock lost while its connection stayed up says: staleness (the agent's own word), or why the holder ended. */
+function lostWhileConnected(step: string, why: LockLossCause): string {
+  if (why.said?.error)
+    return `lost the host lock to staleness during ${step} (the agent: ${why.said.error})`;
+  if (why.said?.reason === 'silence')
+    return `lost the host lock during ${step}: the agent heard no heartbeat and ended its session`;
+  const said = why.said?.reason ? ` (${why.said.reason})` : '';
+  return `lost the host lock during ${step}: its holder ended${said} while the connection was up`;
+}
+
+/**
+ * Walk back from the last step reached, with the lock held. Before `stop` the
+ * old release never stopped serving: undrain and it is back. From `stop` on,
+ * roll back to the previous release (unless told not to) and undrain only if
+ * it is healthy.
+ */
+async function walkBackFrom(ctx: HostContext, error: unknown): Promise<HostOutcome> {
+  const { run, progress: p } = ctx;
+  const { host, deps } = run;
+  const { interrupted, base, result, blocked, log } = failure(ctx, error);
   // the walk-back has its own time budget: the Ctrl-C that may have caused it must not cut it short
   ctx.signal = AbortSignal.timeout(rollbackBudgetMs(deps.config, run.bounds));
   // and its verifies are waited for, a second Ctrl-C or not: they decide the undrain

@@ -1,4 +1,4 @@
-import type { HeldLock } from '../../agent-client/client.js';
+import type { HeldLock, LockLoss } from '../../agent-client/client.js';
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { HostConfig } from '../../config/types.js';
 import type { VerifyReport } from '../../protocol/results.js';
@@ -44,6 +44,10 @@ export interface HostProgress {
   /** switched back to the release that ran before (a repair's switch back) */
   returned: boolean;
   lockLost: boolean;
+  /** how the lock went away, once lost: whether the connection survived it */
+  loss?: LockLoss;
+  /** what the lock step took it as: what taking it again after a loss says */
+  lockedAs?: { readonly what: string; readonly message: string };
 }
 
 export function freshProgress(): HostProgress {

@@ -29,17 +29,20 @@ class RecordingTransport implements Transport {
   exitOnEnd = true;
   /** what a holder answers to `release` */
   releaseAnswer = '{"type":"result","ok":true,"data":{"released":true,"reason":"released"}}';
+  /** the connection is gone: every exec rejects */
+  dropped = false;
   readonly options: (ExecOptions | undefined)[] = [];
   exec(argv: readonly string[], options?: ExecOptions): Promise<ExecResult> {
     this.execs.push([...argv]);
     this.options.push(options);
+    if (this.dropped) return Promise.reject(new Error('web-1: the connection dropped'));
     return Promise.resolve(this.answer);
   }
   readonly spawns: string[][] = [];
-  private readonly kills: (() => void)[] = [];
-  /** every spawned agent's connection drops */
-  killAll(): void {
-    for (const kill of this.kills) kill();
+  private readonly kills: ((last?: string) => void)[] = [];
+  /** every spawned agent ends, its output too, after a last line if given */
+  killAll(last?: string): void {
+    for (const kill of this.kills) kill(last);
   }
   spawn(argv: readonly string[]): RemoteProcess {
     this.spawns.push([...argv]);
@@ -50,12 +53,19 @@ class RecordingTransport implements Transport {
     let wake: (() => void) | undefined;
     let exit: (code: number) => void = () => undefined;
     const exited = new Promise<number>((r) => (exit = r));
-    this.kills.push(() => exit(-1));
+    let over = false;
+    this.kills.push((last) => {
+      if (last !== undefined) queue.push(last);
+      over = true;
+      wake?.();
+      exit(last === undefined ? -1 : 1);
+    });
     const lines: AsyncIterable<string> = {
       async *[Symbol.asyncIterator]() {
         for (;;) {
           const next = queue.shift();
           if (next !== undefined) yield next;
+          else if (over) return;
           else await new Promise<void>((r) => (wake = r));
         }
       },
@@ -321,6 +331,47 @@ describe('AgentClient', () => {
     // what changes nothing that runs still answers, as its own process
     await client.status();
     expect(t.execs).toHaveLength(1);
+  });
+
+  it('says a holder that lost its lock to staleness left the connection up, in its own words', async () => {
+    const t = new RecordingTransport();
+    const client = new AgentClient(t, paths, new MemoryLog());
+    const lock = await client.holdLock('rollout', 'release r2');
+    t.killAll(
+      '{"type":"result","ok":false,"error":{"code":"OperationError","message":"lost the host lock /l (Unable to update lock within the stale threshold)","exit":1}}',
+    );
+    expect(await (await lock.lost).why()).toEqual({
+      connected: true,
+      said: { error: 'lost the host lock /l (Unable to update lock within the stale threshold)' },
+    });
+    // no probe was needed: its word came down the connection
+    expect(t.execs).toEqual([]);
+  });
+
+  it('says why a holder ended its session without an error (silence)', async () => {
+    const t = new RecordingTransport();
+    const client = new AgentClient(t, paths, new MemoryLog());
+    const lock = await client.holdLock('rollout', 'release r2');
+    t.killAll('{"type":"result","ok":true,"data":{"released":true,"reason":"silence"}}');
+    expect(await (await lock.lost).why()).toEqual({
+      connected: true,
+      said: { reason: 'silence' },
+    });
+  });
+
+  it('asks the transport whether the connection answers when a holder ends without a word', async () => {
+    const t = new RecordingTransport();
+    const client = new AgentClient(t, paths, new MemoryLog());
+    const killed = await client.holdLock('rollout', 'release r2');
+    t.killAll();
+    expect(await (await killed.lost).why()).toEqual({ connected: true });
+    expect(t.execs).toEqual([['true']]);
+    // the lock is taken again through a new holder over the same transport
+    const again = await client.holdLock('rollout', 'release r2');
+    expect(t.spawns).toHaveLength(2);
+    t.dropped = true;
+    t.killAll();
+    expect(await (await again.lost).why()).toEqual({ connected: false });
   });
 
   it('turns call arguments into flags', () => {

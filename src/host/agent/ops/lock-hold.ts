@@ -7,7 +7,7 @@ import { acquireHostLock, type HostLock } from '../../lock.js';
 import { announceLockIntent, withdrawLockIntent } from '../../lock-intent.js';
 import { errorInfo } from '../error-info.js';
 import { sendEvent, type AgentIO } from '../io.js';
-import type { AgentCall, AgentReplyLine } from '../../../protocol/lines.js';
+import { LOCK_LOST, type AgentCall, type AgentReplyLine } from '../../../protocol/lines.js';
 import { HEARTBEAT, isAgentOp, OPS } from '../../../protocol/ops.js';
 
 /** A watchdog tick holds the lock for seconds: wait it out rather than fail a deploy. */
@@ -112,10 +112,14 @@ export async function lockHold(
       return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
     }
     // a lock lost to staleness (a frozen holder) aborts what runs under it: another may act now
-    return options.handle(
+    const held = lock;
+    const reply = await options.handle(
       call,
-      lock ? AbortSignal.any([ending.signal, lock.signal]) : ending.signal,
+      held ? AbortSignal.any([ending.signal, held.signal]) : ending.signal,
     );
+    // and the orchestrator hears why, before the session ends: it may take the lock again
+    if (reply.ok || !held?.signal.aborted) return reply;
+    return { ...reply, error: { ...reply.error, code: LOCK_LOST } };
   };
   try {
     for (;;) {
