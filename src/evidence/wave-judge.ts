@@ -3,7 +3,7 @@ import type { Config } from '../config/types.js';
 import type { Log } from '../log.js';
 import { formatMs } from '../timing/duration.js';
 import { bake, type BakeOutcome } from './bake.js';
-import { rate, type Side } from './canary-rule.js';
+import { rate, settle, type Side } from './canary-rule.js';
 import type { EvidenceDeps } from './create-source.js';
 
 export type JudgedKind = 'canary' | 'bake' | 'watch';
@@ -56,13 +56,28 @@ export class WaveJudge {
       );
       return undefined;
     }
-    const found = this.deps.evidence.judgement();
-    if ('missing' in found) {
-      this.say('warn', `${kind} skipped: ${found.missing}`);
-      return undefined;
-    }
     const j = this.deps.config.rollout.judgement;
     if (j === undefined) return undefined;
+    const found = this.deps.evidence.judgement();
+    if ('missing' in found) {
+      // a judgement that cannot read its counts is not a pass: inconclusive, as configured
+      const none = { errors: 0, requests: 0 };
+      const { passed, reason } = settle(
+        { verdict: 'inconclusive', reason: `the counts cannot be read: ${found.missing}` },
+        j.inconclusive,
+      );
+      this.say(passed ? 'warn' : 'error', `${kind} ${passed ? 'passed' : 'failed'}: ${reason}`);
+      return {
+        kind,
+        hosts: o.deployed,
+        passed,
+        reason,
+        canary: none,
+        baseline: none,
+        early: false,
+        elapsedMs: 0,
+      };
+    }
     const judged = kind === 'canary' ? 'canary' : 'new release';
     this.say(
       'info',

@@ -119,6 +119,20 @@ describe('a rollout with a canary', () => {
     expect(result.receipt?.hosts.map((h) => h.host)).toEqual(['web-1', 'web-2', 'web-3']);
   });
 
+  it('a canary whose counts cannot be read at all is inconclusive, as configured: never skipped', async () => {
+    const f = fleet(withCanary());
+    const evidence: EvidenceDeps = {
+      judgement: () => ({ missing: 'source service cannot be read here' }),
+    };
+    const result = await rollout({ ...f.deps, evidence }, options);
+    expect(result.ok).toBe(false);
+    expect(result.judgements?.[0]).toMatchObject({ kind: 'canary', passed: false });
+    expect(result.judgements?.[0]?.reason).toBe(
+      'inconclusive (the counts cannot be read: source service cannot be read here): counts as failed, by inconclusive: fail',
+    );
+    expect([1, 2, 3].map((n) => f.host(n).release)).toEqual(['r1', 'r1', 'r1']);
+  });
+
   it('bakes a good release for the whole bake, then goes on to every host', async () => {
     const f = fleet(withCanary());
     const deps = { ...f.deps, evidence: traffic((h) => f.hosts.get(h)?.release ?? null, 'r2', 0) };
