@@ -1,3 +1,4 @@
+import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import type { HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import { deployHost } from './handshake/deploy-host.js';
@@ -51,6 +52,8 @@ export interface FleetRollbackRun {
   agentOf(host: HostConfig): HostAgent;
   /** the capacity guard before a wave drains: why not, or undefined */
   guard(wave: readonly HostConfig[]): Promise<string | undefined>;
+  /** ALB: each group's unhealthy-state routing minimum, which each host's guard keeps too */
+  readonly failOpen: ReadonlyMap<string, FailOpenMinimum>;
 }
 
 /**
@@ -87,6 +90,7 @@ export async function runFleetRollback(run: FleetRollbackRun): Promise<FleetRoll
           leaseMs: run.leaseMs,
           liveBefore: run.release,
           returning: true,
+          guard: { wave: names, failOpen: run.failOpen },
         });
       }),
     );

@@ -309,6 +309,7 @@ async function rollBackFleet(
     startedAt: run.startedAt,
     agentOf: run.agentOf,
     guard: (wave) => guardCapacity(deps, wave, run.failOpen),
+    failOpen: run.failOpen,
   });
 }
 

@@ -143,6 +143,7 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
           rec: run.recorder(host),
           leaseMs,
           liveBefore: liveBefore.get(host.name) ?? null,
+          guard: { wave, failOpen: run.failOpen },
           ...(run.returning ? { returning: true } : {}),
         });
       return run.receipt ? run.receipt.host(host.name, handshake) : handshake();

@@ -1,5 +1,6 @@
 import type { HeldLock } from '../../agent-client/client.js';
 import type { HostAgent } from '../../agent-client/host-agent.js';
+import type { FailOpenMinimum } from '../../balancer/fail-open.js';
 import type { HostConfig } from '../../config/types.js';
 import type { VerifyReport } from '../../protocol/results.js';
 import { hostActions, type HostActions } from '../host-actions.js';
@@ -25,6 +26,14 @@ export interface HostRun {
    * rollback): it may predate x-release, so expect_release accepts none
    */
   readonly returning?: boolean;
+  /** what the capacity step guards: the wave going out with this host, the ALB fail-open minimums */
+  readonly guard?: HostGuard;
+}
+
+export interface HostGuard {
+  /** the hosts drained together with this one (this one among them) */
+  readonly wave: readonly HostConfig[];
+  readonly failOpen: ReadonlyMap<string, FailOpenMinimum>;
 }
 
 /** What a host has been through so far: what a failure has to undo, and what is reported. */
