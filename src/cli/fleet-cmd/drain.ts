@@ -35,7 +35,8 @@ export async function runDrain(
           signal,
           balancer,
           who: `deploy ${command} by ${whoAmI()}`,
-          agent: () => Promise.resolve(agent),
+          // the capacity guard asks the other hosts too
+          agent: (h) => (h.name === host.name ? Promise.resolve(agent) : connections.agent(h)),
         },
         host,
         agent,
