@@ -75,6 +75,7 @@ export async function runFleetRollback(run: FleetRollbackRun): Promise<FleetRoll
       stopped = true;
       continue;
     }
+    const guard = { wave: names, failOpen: run.failOpen, shared: {} };
     const results = await Promise.all(
       wave.map(async ({ host, release }) => {
         const agent = run.agentOf(host);
@@ -90,7 +91,7 @@ export async function runFleetRollback(run: FleetRollbackRun): Promise<FleetRoll
           leaseMs: run.leaseMs,
           liveBefore: run.release,
           returning: true,
-          guard: { wave: names, failOpen: run.failOpen },
+          guard,
         });
       }),
     );

@@ -130,6 +130,8 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
     },
   });
   const leaseMs = drainLease(deps, bounds.awaitOut, bounds.awaitIn);
+  // one read of the other hosts serves the wave's hosts locked before it began
+  const guard = { wave, failOpen: run.failOpen, shared: {} };
   return Promise.all(
     wave.map((host) => {
       const handshake = () =>
@@ -143,7 +145,7 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
           rec: run.recorder(host),
           leaseMs,
           liveBefore: liveBefore.get(host.name) ?? null,
-          guard: { wave, failOpen: run.failOpen },
+          guard,
           ...(run.returning ? { returning: true } : {}),
         });
       return run.receipt ? run.receipt.host(host.name, handshake) : handshake();

@@ -95,6 +95,7 @@ describe('deploy rollout in a plain log', () => {
       ).toEqual([
         'prepare',
         'lock',
+        'capacity',
         'drain',
         'await-out',
         'overlap',

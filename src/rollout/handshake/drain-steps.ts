@@ -18,6 +18,7 @@ export function lockStep(
       const { run, progress: p } = ctx;
       const lock = await run.agent.holdLock(what, message(ctx));
       p.lock = lock;
+      p.lockedAt = run.deps.clock.now();
       void lock.lost.then(() => {
         p.lockLost = true;
         ctx.abort(

@@ -1,6 +1,8 @@
 import type { HeldLock } from '../../agent-client/client.js';
 import type { HostAgent } from '../../agent-client/host-agent.js';
+import type { TargetState } from '../../balancer/balancer.js';
 import type { FailOpenMinimum } from '../../balancer/fail-open.js';
+import type { HostRead } from '../capacity.js';
 import type { HostConfig } from '../../config/types.js';
 import type { VerifyReport } from '../../protocol/results.js';
 import { hostActions, type HostActions } from '../host-actions.js';
@@ -34,6 +36,19 @@ export interface HostGuard {
   /** the hosts drained together with this one (this one among them) */
   readonly wave: readonly HostConfig[];
   readonly failOpen: ReadonlyMap<string, FailOpenMinimum>;
+  /** the wave's hosts share a read of the others started after their lock (capacity-step.ts) */
+  readonly shared?: SharedRead;
+}
+
+/** The latest read of the fleet beside a wave: when it started, and what it gives. */
+export interface SharedRead {
+  latest?: { readonly at: number; readonly reading: Promise<FleetReading> };
+}
+
+/** The other hosts' own word and the balancer's states, read together. */
+export interface FleetReading {
+  readonly reads: readonly HostRead[];
+  readonly states: ReadonlyMap<string, TargetState>;
 }
 
 /** What a host has been through so far: what a failure has to undo, and what is reported. */
@@ -51,6 +66,8 @@ export interface HostProgress {
   /** switched back to the release that ran before (a repair's switch back) */
   returned: boolean;
   lockLost: boolean;
+  /** when the lock was taken (deps.clock): a read of the fleet started later sees what came before it */
+  lockedAt?: number;
 }
 
 export function freshProgress(): HostProgress {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { rolloutFailure } from '../../../src/cli/deploy-hooks.js';
 import { BlockedError } from '../../../src/errors.js';
+import type { HostConfig } from '../../../src/config/types.js';
+import { capacityStep } from '../../../src/rollout/handshake/capacity-step.js';
 import { plannedDrain } from '../../../src/rollout/handshake/planned-drain.js';
+import { hostContext } from '../../../src/rollout/handshake/step.js';
+import { StepRecorder } from '../../../src/rollout/recorder.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
@@ -73,6 +77,39 @@ describe('the capacity guard again with each host lock held', () => {
       'counted out: web-3 (status not read: connection reset)',
     );
     expect(f.actions(1)).toEqual(['lock', 'unlock']);
+  });
+});
+
+describe('the cost of the guard', () => {
+  it('a host locked before a read of the wave began takes that read; one locked later reads again', async () => {
+    const f = fleet(testConfig({}, 4));
+    const [web1, web2] = f.deps.config.hosts;
+    const guard = { wave: [web1!, web2!], failOpen: new Map(), shared: {} };
+    const run = (host: HostConfig, lockedAt: number) => {
+      const ctx = hostContext({
+        deps: f.deps,
+        host,
+        agent: f.hosts.get(host.target)!,
+        release: 'r2',
+        rollback: true,
+        bounds: { awaitOut: 0, awaitIn: 0, interval: 0 },
+        rec: new StepRecorder(host.name, 'r2', 'ci', f.clock, f.log, 0),
+        leaseMs: 0,
+        liveBefore: 'r1',
+        guard,
+      });
+      ctx.progress.lockedAt = lockedAt;
+      return capacityStep().run(ctx);
+    };
+    const reads = () => f.host(3).calls.filter((c) => c === 'status').length;
+    const locked = f.clock.now();
+    f.clock.advance(1);
+    // web-1's read begins after both locks: web-2 takes it
+    await Promise.all([run(web1!, locked), run(web2!, locked)]);
+    expect(reads()).toBe(1);
+    // a lock taken as that read began (or after) may have missed it: a fresh read
+    await run(web2!, f.clock.now());
+    expect(reads()).toBe(2);
   });
 });
 
