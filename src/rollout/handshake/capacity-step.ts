@@ -81,13 +81,14 @@ function readFleet(ctx: HostContext, wave: readonly HostConfig[]): Promise<Fleet
 
 async function readOthers(ctx: HostContext, wave: readonly HostConfig[]): Promise<FleetReading> {
   const { deps } = ctx.run;
+  const reader = ctx.run.guard?.reader ?? ((h: HostConfig) => deps.agent(h));
   const inWave = new Set(wave.map((h) => h.name));
   const others = deps.config.hosts.filter((h) => !inWave.has(h.name));
   const [reads, states] = await Promise.all([
     Promise.all(
       others.map(async (h): Promise<HostRead> => {
         try {
-          const agent = await deps.agent(h);
+          const agent = await reader(h);
           return { host: h.name, target: h.target, status: await agent.status() };
         } catch (error) {
           return { host: h.name, target: h.target, error: messageOf(error) };

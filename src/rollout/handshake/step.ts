@@ -38,6 +38,8 @@ export interface HostGuard {
   readonly failOpen: ReadonlyMap<string, FailOpenMinimum>;
   /** the wave's hosts share a read of the others started after their lock (capacity-step.ts) */
   readonly shared?: SharedRead;
+  /** the agent to ask another host's status: its open session where it has one (else deps.agent) */
+  readonly reader?: (host: HostConfig) => Promise<HostAgent>;
 }
 
 /** The latest read of the fleet beside a wave: when it started, and what it gives. */
