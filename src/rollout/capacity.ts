@@ -1,4 +1,5 @@
 import type { TargetState } from '../balancer/balancer.js';
+import type { HostStatus } from '../protocol/results.js';
 import { describeMinimum, healthyNeeded, type FailOpenMinimum } from '../balancer/fail-open.js';
 import { stateAt } from '../balancer/set-states.js';
 
@@ -89,4 +90,56 @@ export function checkCapacityOnEach(
     costing: [...new Set(verdicts.flatMap((v) => v.costing))],
     message: verdicts.map((v) => v.message).join('; '),
   };
+}
+
+/** A host the hosts themselves say is not serving, whatever the balancer says yet. */
+export interface CountedOut {
+  readonly host: string;
+  readonly target: string;
+  /** `drained by deploy drain by alice@laptop until …`, `lock held by deploy lock exec`, … */
+  readonly why: string;
+}
+
+/** What one host's agent answered for the guard: its status, or why it could not be read. */
+export type HostRead =
+  | { readonly host: string; readonly target: string; readonly status: HostStatus }
+  | { readonly host: string; readonly target: string; readonly error: string };
+
+/**
+ * The hosts that count as not serving by their own word: a drain marker (a
+ * rollout's, `deploy drain`'s, a leftover: the balancer takes it out within
+ * interval × unhealthy_threshold, so it is out already as far as capacity
+ * goes), a host lock held by anyone but the watchdog (a deploy, a repair,
+ * `deploy lock exec`: its services may stop at any moment; a watchdog tick
+ * holds it for a moment and stands aside for a deploy), and a host whose
+ * status could not be read (nothing says it serves).
+ */
+export function countedOut(reads: readonly HostRead[]): CountedOut[] {
+  return reads.flatMap((r): CountedOut[] => {
+    const out = (why: string) => [{ host: r.host, target: r.target, why }];
+    if ('error' in r) return out(`status not read: ${r.error}`);
+    const marker = r.status.draining;
+    if (marker)
+      return out(`drained by ${marker.by}${marker.until ? ` until ${marker.until}` : ''}`);
+    const lock = r.status.lock;
+    if (lock.locked && lock.holder?.what !== 'watchdog')
+      return out(`lock held by ${lock.holder?.what ?? 'an unknown holder'}`);
+    return [];
+  });
+}
+
+/** The balancer's states with every counted-out host out of rotation on every balancer. */
+export function withCountedOut(
+  states: ReadonlyMap<string, TargetState>,
+  out: readonly CountedOut[],
+): Map<string, TargetState> {
+  const merged = new Map(states);
+  for (const o of out)
+    merged.set(o.target, { target: o.target, state: 'unused', inRotation: false, reason: o.why });
+  return merged;
+}
+
+/** `web-2 (drained by deploy drain by alice@laptop until …), web-3 (lock held by repair)` */
+export function describeCountedOut(out: readonly CountedOut[]): string {
+  return out.map((o) => `${o.host} (${o.why})`).join(', ');
 }

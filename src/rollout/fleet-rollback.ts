@@ -1,3 +1,4 @@
+import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import type { HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import { deployHost } from './handshake/deploy-host.js';
@@ -49,8 +50,12 @@ export interface FleetRollbackRun {
   readonly leaseMs: number;
   readonly startedAt: number;
   agentOf(host: HostConfig): HostAgent;
+  /** a host's agent for a read, of the plan or not (WaveRun.reader) */
+  readonly reader: (host: HostConfig) => Promise<HostAgent>;
   /** the capacity guard before a wave drains: why not, or undefined */
   guard(wave: readonly HostConfig[]): Promise<string | undefined>;
+  /** ALB: each group's unhealthy-state routing minimum, which each host's guard keeps too */
+  readonly failOpen: ReadonlyMap<string, FailOpenMinimum>;
 }
 
 /**
@@ -72,6 +77,7 @@ export async function runFleetRollback(run: FleetRollbackRun): Promise<FleetRoll
       stopped = true;
       continue;
     }
+    const guard = { wave: names, failOpen: run.failOpen, shared: {}, reader: run.reader };
     const results = await Promise.all(
       wave.map(async ({ host, release }) => {
         const agent = run.agentOf(host);
@@ -87,6 +93,7 @@ export async function runFleetRollback(run: FleetRollbackRun): Promise<FleetRoll
           leaseMs: run.leaseMs,
           liveBefore: run.release,
           returning: true,
+          guard,
         });
       }),
     );

@@ -16,6 +16,7 @@ import {
 } from '../timing/index.js';
 import { invariantKey } from '../timing/invariant-keys.js';
 import { checkCapacityOnEach, type CapacityVerdict } from './capacity.js';
+import { drainOwner, leftAloneLine } from './drain-owner.js';
 import type { Plan } from './plan.js';
 import { boundsOfBalancers, type Bounds } from './rotation.js';
 import type { RolloutDeps } from './types.js';
@@ -103,6 +104,8 @@ export async function preflight(
     );
   }
 
+  refuseOperatorDrains(deps, hosts, statuses);
+
   const states = await balancer.states(config.hosts.map((h) => h.target));
   checkRegistered(deps, hosts, states, statuses);
   checkPlanCapacity(deps, plan, states, failOpen);
@@ -111,7 +114,8 @@ export async function preflight(
   return { settings, model, bounds, agents, statuses, states, failOpen };
 }
 
-async function failOpenOfEach(deps: RolloutDeps): Promise<Map<string, FailOpenMinimum>> {
+/** Each balancer's fail-open minimum (ALB), by its name: what the capacity guard keeps. */
+export async function failOpenOfEach(deps: RolloutDeps): Promise<Map<string, FailOpenMinimum>> {
   const members = membersOf(deps.balancer);
   const found = await Promise.all(
     members.map(async (m) => {
@@ -150,6 +154,29 @@ function checkInvariants(deps: RolloutDeps, models: readonly BalancerModel[]): v
     ids,
     `refusing to roll out: invariant ${broken.join(', ')} broken against the balancer's settings (see 'deploy check --live')`,
   );
+}
+
+/**
+ * A host an operator drained (`deploy drain`) whose lease still runs is
+ * someone's maintenance: the rollout leaves it alone and cannot deploy it
+ * without undraining it, so a plan that has it is refused, one line per host;
+ * leave it out with --hosts and the rest deploys with it counted out of
+ * capacity (capacity-step.ts). A rollout's marker, or an operator's whose
+ * lease ended, is a leftover the rollout repairs (handshake/repair.ts).
+ */
+function refuseOperatorDrains(
+  deps: RolloutDeps,
+  hosts: readonly HostConfig[],
+  statuses: ReadonlyMap<string, HostStatus>,
+): void {
+  const now = deps.clock.now();
+  const lines = hosts.flatMap((h) => {
+    // a holder other than the watchdog was refused above; a watchdog's tick stands aside
+    const marker = statuses.get(h.name)?.draining;
+    if (!marker || drainOwner(marker, now) !== 'operator') return [];
+    return [`preflight: ${leftAloneLine(h.name, marker)}`];
+  });
+  if (lines.length > 0) throw new BlockedError(lines.join('\n'));
 }
 
 /**

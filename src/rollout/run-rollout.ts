@@ -258,6 +258,11 @@ function waveRun(
     failOpen: pre.failOpen,
     recorder,
     agentOf,
+    // the preflight sessions answer a status without starting an agent per call
+    reader: (host) => {
+      const open = pre.agents.get(host.name);
+      return open ? Promise.resolve(open) : deps.agent(host);
+    },
     prepare: preparer(deps, plan, shipment, recorder, agentOf),
   };
 }
@@ -321,7 +326,9 @@ async function rollBackFleet(
     leaseMs: drainLease(deps, bounds.awaitOut, bounds.awaitIn),
     startedAt: run.startedAt,
     agentOf: run.agentOf,
+    reader: run.reader,
     guard: (wave) => guardCapacity(deps, wave, run.failOpen),
+    failOpen: run.failOpen,
   });
 }
 

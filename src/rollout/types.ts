@@ -53,6 +53,7 @@ export type StepName =
   | 'post-host'
   | 'prepare'
   | 'lock'
+  | 'capacity'
   | 'drain'
   | 'await-out'
   | 'overlap'

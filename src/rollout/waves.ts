@@ -28,6 +28,8 @@ export interface WaveRun {
   readonly failOpen: Preflight['failOpen'];
   readonly recorder: (host: HostConfig) => StepRecorder;
   readonly agentOf: (host: HostConfig) => HostAgent;
+  /** a host's agent for a read: the session preflight opened on a host of the plan, else a new one */
+  readonly reader: (host: HostConfig) => Promise<HostAgent>;
   /** publish the release on a wave's hosts (before their lock): a rejection per host that failed */
   readonly prepare: (wave: readonly HostConfig[]) => Promise<PromiseSettledResult<unknown>[]>;
   /** the balancer's counts around each host's handshake */
@@ -130,6 +132,8 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
     },
   });
   const leaseMs = drainLease(deps, bounds.awaitOut, bounds.awaitIn);
+  // one read of the other hosts serves the wave's hosts locked before it began
+  const guard = { wave, failOpen: run.failOpen, shared: {}, reader: run.reader };
   return Promise.all(
     wave.map((host) => {
       const handshake = (closeReceipt?: () => Promise<string>) =>
@@ -143,6 +147,7 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
           rec: run.recorder(host),
           leaseMs,
           liveBefore: liveBefore.get(host.name) ?? null,
+          guard,
           ...(run.returning ? { returning: true } : {}),
           ...(closeReceipt && { closeReceipt }),
         });

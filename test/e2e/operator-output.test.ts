@@ -73,7 +73,7 @@ describe('deploy rollout in GitHub Actions', () => {
     expect(md).toContain('### deploy rollout r3: ✗ rollout failed in ');
     expect(md).toContain('| Host | Result | Release before | Release after | Steps |');
     expect(md).toMatch(
-      /^\| web-1 \| ✗ rolled-back \| r1 \| r1 \| prepare \d+ms · lock \d+ms · drain .* · verify [\d.]+s ✗ · rollback /m,
+      /^\| web-1 \| ✗ rolled-back \| r1 \| r1 \| prepare \d+ms · lock \d+ms · capacity \d+ms · drain .* · verify [\d.]+s ✗ · rollback /m,
     );
     expect(md).toContain('| web-2 | not reached | – | unchanged |  |');
     expect(md).toContain('| web-3 | not reached | – | unchanged |  |');
@@ -95,6 +95,7 @@ describe('deploy rollout in a plain log', () => {
       ).toEqual([
         'prepare',
         'lock',
+        'capacity',
         'drain',
         'await-out',
         'overlap',

@@ -5,6 +5,7 @@ import type { HeldLock, LockLoss, LockLossCause } from '../../src/agent-client/c
 import type { HostAgent } from '../../src/agent-client/host-agent.js';
 import type {
   AuditEntry,
+  DrainMarkerData,
   HostStatus,
   StopReport,
   VerifyReport,
@@ -28,6 +29,11 @@ export class FakeHost implements HostAgent {
   onDisk: string[] = [];
   running = true;
   drained = false;
+  /**
+   * what its drain marker says while drained: the last drain's, or (drained set
+   * by hand) a leftover of a rollout of r2 that died
+   */
+  marker: DrainMarkerData = { by: 'ci@runner', since: 'then', until: 'later', release: 'r2' };
   drainedAt = 0;
   undrainedAt = 0;
   locked = false;
@@ -92,7 +98,7 @@ export class FakeHost implements HostAgent {
       lock: this.locked
         ? { locked: true, holder: { what: this.holderWhat, pid: 1, since: 'then' } }
         : { locked: false },
-      draining: this.drained ? { by: 'someone', since: 'then', until: 'later' } : null,
+      draining: this.drained ? this.marker : null,
       watchdog: null,
       ...(this.compose ? { compose: this.compose } : {}),
     });
@@ -131,8 +137,15 @@ export class FakeHost implements HostAgent {
       lost,
     });
   }
-  drain() {
+  drain(by: string, leaseMs: number, release: string) {
     this.op('drain');
+    const now = this.clock.now();
+    this.marker = {
+      by,
+      since: new Date(now).toISOString(),
+      until: new Date(now + leaseMs).toISOString(),
+      ...(release ? { release } : {}),
+    };
     if (!this.drained) this.drainedAt = this.clock.now();
     this.drained = true;
     return Promise.resolve();

@@ -11,6 +11,7 @@ interface Flags {
   /** commander's `--no-wait`: false when given */
   readonly wait?: boolean;
   readonly waitLease?: string;
+  readonly force?: boolean;
 }
 
 const common = (c: Command): Command =>
@@ -122,11 +123,16 @@ export const registerFleet: RegisterCommand = (program: Command) => {
         'queue behind another deploy holding the fleet lease (default: refuse at once)',
       );
     if (drain)
-      cmd.option(
-        '--lease <duration>',
-        'how long the drain holds before the watchdog reports it',
-        '24h',
-      );
+      cmd
+        .option(
+          '--lease <duration>',
+          'how long the drain holds before the watchdog reports it',
+          '24h',
+        )
+        .option(
+          '--force',
+          'drain even if the capacity guard refuses (said, and recorded in the audit)',
+        );
     cmd.action(async (host: string, flags: Flags) => {
       const [{ runDrain }, { parseDuration }] = await Promise.all([
         import('../fleet-cmd/drain.js'),

@@ -8,10 +8,12 @@ import { open, type FleetFlags } from './open.js';
 
 /**
  * `deploy drain HOST` / `undrain HOST`: an operator's planned drain, under the
- * host lock; then, unless --no-wait, until the balancer agrees (planned-drain.ts).
+ * host lock and the capacity guard (--force overrides it, saying so in the
+ * output and the host's audit); then, unless --no-wait, until the balancer
+ * agrees (planned-drain.ts).
  */
 export async function runDrain(
-  flags: FleetFlags & { lease: number; wait: boolean; waitLease?: number },
+  flags: FleetFlags & { lease: number; wait: boolean; waitLease?: number; force?: boolean },
   hostName: string,
   drain: boolean,
 ): Promise<void> {
@@ -33,11 +35,12 @@ export async function runDrain(
           signal,
           balancer,
           who: `deploy ${command} by ${whoAmI()}`,
-          agent: () => Promise.resolve(agent),
+          // the capacity guard asks the other hosts too
+          agent: (h) => (h.name === host.name ? Promise.resolve(agent) : connections.agent(h)),
         },
         host,
         agent,
-        { drain, leaseMs: flags.lease, wait: flags.wait },
+        { drain, leaseMs: flags.lease, wait: flags.wait, force: flags.force ?? false },
       ),
     );
     out.text(`${host.name}: ${say(r.drained, r.confirmed, flags.lease)}`);

@@ -3,6 +3,7 @@ import { BlockedError, OperationError } from '../../errors.js';
 import type { HostStatus } from '../../protocol/results.js';
 import { summarizeVerify } from '../host-actions.js';
 import type { Bounds } from '../rotation.js';
+import { capacityStep } from './capacity-step.js';
 import {
   awaitStep,
   drainStep,
@@ -25,7 +26,8 @@ import {
 import type { HostContext, HostStep } from './step.js';
 
 /**
- * A host's deploy, as data: lock → drain → await-out → overlap → stop → switch
+ * A host's deploy, as data: lock → capacity (the guard again, with the lock
+ * held: capacity-step.ts) → drain → await-out → overlap → stop → switch
  * → start → verify → undrain → await-in → confirm (unlock is the runner's, at
  * the end whatever happened). Each change carries its undo, so a failure walks
  * back from the last step reached (runner.ts walkBack): before `stop` that is
@@ -44,6 +46,7 @@ export function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
   };
   return [
     lockStep('rollout', (ctx) => `release ${ctx.run.release} by ${ctx.run.deps.who}`),
+    capacityStep(),
     {
       ...drainStep(),
       undo: (ctx) => (ctx.progress.stopped ? putBack(config, bounds) : [undrainStep()]),

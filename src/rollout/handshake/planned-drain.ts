@@ -14,6 +14,8 @@ import {
   undrainStep,
   unlockStep,
 } from './drain-steps.js';
+import { failOpenOfEach } from '../preflight.js';
+import { capacityStep } from './capacity-step.js';
 import { runSteps } from './runner.js';
 import { hostContext, type HostStep } from './step.js';
 
@@ -24,6 +26,8 @@ export interface PlannedDrainOptions {
   readonly leaseMs: number;
   /** false (`--no-wait`): change the host and return, as a rollout's drain step alone */
   readonly wait: boolean;
+  /** a drain the capacity guard refuses goes ahead, said and audited (`--force`) */
+  readonly force?: boolean;
 }
 
 export interface PlannedDrainResult {
@@ -35,11 +39,13 @@ export interface PlannedDrainResult {
 }
 
 /**
- * The first part of a rollout's handshake (lock, drain, await-out, overlap) or
- * its last (lock, undrain, await-in), with the same bounds, so "drained" means
- * what it means between a rollout's steps: the balancer sends the host
- * nothing new and what it had has finished. The lock is held only while the
- * marker changes: the wait touches nothing. Pure.
+ * The first part of a rollout's handshake (lock, capacity, drain, await-out,
+ * overlap) or its last (lock, undrain, await-in), with the same bounds, so
+ * "drained" means what it means between a rollout's steps: the balancer sends
+ * the host nothing new and what it had has finished. A drain is guarded as a
+ * rollout's host is (capacity-step.ts), unless forced. The lock is held only
+ * while the marker changes, and its steps go to the host's audit: the wait
+ * touches nothing. Pure.
  */
 export function plannedSteps(
   options: PlannedDrainOptions,
@@ -48,8 +54,10 @@ export function plannedSteps(
   who: string,
 ): HostStep[] {
   const change = [
-    lockStep(options.drain ? 'deploy drain' : 'deploy undrain', () => who, { audit: false }),
-    options.drain ? drainStep() : undrainStep(),
+    lockStep(options.drain ? 'deploy drain' : 'deploy undrain', () => who),
+    ...(options.drain
+      ? [capacityStep({ force: options.force ?? false }), drainStep()]
+      : [undrainStep()]),
     unlockStep({ quiet: true }),
   ];
   if (!bounds) return change;
@@ -81,6 +89,7 @@ export async function plannedDrain(
   const bounds = options.wait
     ? boundsOfBalancers(await settingsOfEach(balancer), config.drain)
     : undefined;
+  const failOpen = options.drain ? await failOpenOfEach(deps) : new Map();
   const ctx = hostContext({
     deps,
     host,
@@ -88,9 +97,11 @@ export async function plannedDrain(
     release: '',
     rollback: false,
     bounds: bounds ?? { awaitOut: 0, awaitIn: 0, interval: 0 },
-    rec: new StepRecorder(host.name, '', deps.who, clock, deps.log, started),
+    // no release is deployed: the audit's release column says so
+    rec: new StepRecorder(host.name, '-', deps.who, clock, deps.log, started),
     leaseMs: options.leaseMs,
     liveBefore: null,
+    guard: { wave: [host], failOpen },
   });
   try {
     await runSteps(ctx, plannedSteps(options, bounds, config.drain.overlap, deps.who));

@@ -1,5 +1,8 @@
 import type { HeldLock, LockLoss } from '../../agent-client/client.js';
 import type { HostAgent } from '../../agent-client/host-agent.js';
+import type { TargetState } from '../../balancer/balancer.js';
+import type { FailOpenMinimum } from '../../balancer/fail-open.js';
+import type { HostRead } from '../capacity.js';
 import type { HostConfig } from '../../config/types.js';
 import type { VerifyReport } from '../../protocol/results.js';
 import { hostActions, type HostActions } from '../host-actions.js';
@@ -27,6 +30,29 @@ export interface HostRun {
   readonly returning?: boolean;
   /** ends the host's receipt window and answers its line, for the audit before the unlock */
   readonly closeReceipt?: () => Promise<string>;
+  /** what the capacity step guards: the wave going out with this host, the ALB fail-open minimums */
+  readonly guard?: HostGuard;
+}
+
+export interface HostGuard {
+  /** the hosts drained together with this one (this one among them) */
+  readonly wave: readonly HostConfig[];
+  readonly failOpen: ReadonlyMap<string, FailOpenMinimum>;
+  /** the wave's hosts share a read of the others started after their lock (capacity-step.ts) */
+  readonly shared?: SharedRead;
+  /** the agent to ask another host's status: its open session where it has one (else deps.agent) */
+  readonly reader?: (host: HostConfig) => Promise<HostAgent>;
+}
+
+/** The latest read of the fleet beside a wave: when it started, and what it gives. */
+export interface SharedRead {
+  latest?: { readonly at: number; readonly reading: Promise<FleetReading> };
+}
+
+/** The other hosts' own word and the balancer's states, read together. */
+export interface FleetReading {
+  readonly reads: readonly HostRead[];
+  readonly states: ReadonlyMap<string, TargetState>;
 }
 
 /** What a host has been through so far: what a failure has to undo, and what is reported. */
@@ -48,6 +74,8 @@ export interface HostProgress {
   loss?: LockLoss;
   /** what the lock step took it as: what taking it again after a loss says */
   lockedAs?: { readonly what: string; readonly message: string };
+  /** when the lock was taken (deps.clock): a read of the fleet started later sees what came before it */
+  lockedAt?: number;
 }
 
 export function freshProgress(): HostProgress {

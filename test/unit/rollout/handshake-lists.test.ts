@@ -51,11 +51,12 @@ function reachedUpTo(ctx: HostContext, last: string): void {
 const names = (steps: readonly HostStep[]) => steps.map((s) => s.name);
 
 describe('the handshake as a list', () => {
-  it('is lock to confirm, each wait held to the timing model’s bound', () => {
+  it('is lock, capacity and on to confirm, each wait held to the timing model’s bound', () => {
     const config = testConfig();
     const steps = handshakeSteps(config, bounds);
     expect(steps.map((s) => [s.name, s.boundMs])).toEqual([
       ['lock', undefined],
+      ['capacity', undefined],
       ['drain', undefined],
       ['await-out', bounds.awaitOut],
       ['overlap', config.drain.overlap],

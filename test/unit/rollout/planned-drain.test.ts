@@ -23,6 +23,7 @@ describe('deploy drain / undrain of one host', () => {
     expect(f.host(1).calls).toEqual(['lock', 'drain', 'unlock']);
     expect(f.log.events.filter((e) => e.event === 'step').map((e) => e.fields?.step)).toEqual([
       'lock',
+      'capacity',
       'drain',
       'await-out',
       'overlap',

@@ -87,6 +87,7 @@ describe('rollout', () => {
     const f = fleet();
     await rollout(f.deps, options);
     expect(f.host(1).audit.map((a) => a.step)).toEqual([
+      'capacity',
       'drain',
       'await-out',
       'overlap',
@@ -511,12 +512,16 @@ describe('drain.method deregister through a balancer that refuses', () => {
 
   it('a deregister refused that the balancer cannot confirm undone is undone like a drain', async () => {
     const f = deregistering();
-    // both calls fail once the host is locked, and the balancer cannot say where the target is
+    // both calls fail once the host is locked, and from the deregister on the balancer
+    // cannot say where the target is
     f.host(1).onCall = (op) => {
-      if (op === 'lock') {
+      if (op === 'lock')
         f.balancer.refuse = new BlockedError('ALB: AWS failed (5xx) on DeregisterTargets');
-        f.balancer.failStates(new BlockedError('ALB reading target health: 503'), 1);
-      }
+    };
+    const deregister = f.balancer.deregister.bind(f.balancer);
+    f.balancer.deregister = (target: string) => {
+      f.balancer.failStates(new BlockedError('ALB reading target health: 503'), 1);
+      return deregister(target);
     };
     const result = await rollout(f.deps, options);
     // it may have been deregistered: the undrain is tried, and its refusal leaves it drained
