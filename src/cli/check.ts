@@ -1,4 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock } from '../clock.js';
 import type { Config } from '../config/types.js';
+import { canaryTrafficWarnings } from './check-canary.js';
 import { InvariantError } from '../errors.js';
 import {
   formatDuration,
@@ -50,7 +53,13 @@ function renderStopProofs(lines: readonly StopProofLine[], stopTimeout: number):
 export async function runCheck(
   config: Config,
   out: Output,
-  options: { live: boolean; strict: boolean; readLastStop?: ReadLastStop },
+  options: {
+    live: boolean;
+    strict: boolean;
+    readLastStop?: ReadLastStop;
+    /** the canary's traffic estimate watches the counters this long (tests: no wait) */
+    wait?: (ms: number) => Promise<void>;
+  },
 ): Promise<void> {
   const each = await settingsOfBalancers(config, options.live, out);
   const models = modelsPerBalancer(timingBaseFromConfig(config), each);
@@ -77,7 +86,12 @@ export async function runCheck(
     if (several) out.text(`invariants on ${m.name}:`);
     out.text(renderInvariants(m.model.invariants));
   }
-  const warnings = options.live ? await pairWarnings(config, each) : [];
+  const warnings = options.live
+    ? [
+        ...(await pairWarnings(config, each)),
+        ...(await canaryTrafficWarnings(config, systemClock, options.wait ?? sleep)),
+      ]
+    : [];
   for (const message of warnings) out.emit({ level: 'warn', event: 'check.balancers', message });
   const proofs = stopProofs(config);
   out.text('');
