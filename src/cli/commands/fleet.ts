@@ -63,6 +63,7 @@ export const registerFleet: RegisterCommand = (program: Command) => {
       .description('release, lock holder, drain marker and balancer state per host'),
   )
     .option('--hosts <names>', 'only these hosts (comma separated)')
+    .option('-v, --verbose', 'every host on its line, also over 20 hosts (settled ones counted)')
     .action(async (flags: Flags) => (await import('../fleet-cmd/status.js')).runStatus(flags));
 
   common(

@@ -1,11 +1,12 @@
 import { BlockedError } from '../../errors.js';
 import type { HostStatus } from '../../protocol/results.js';
 import { mapLimit } from '../../setup/map-limit.js';
+import { SUMMARY_ABOVE } from '../../verify/render.js';
 import { targetJson } from '../target-json.js';
 import { fleetLeaseStore } from '../fleet-lease.js';
 import { renderLease, summarizeLease } from '../lease-report.js';
 import { open, hostError, type FleetFlags } from './open.js';
-export async function runStatus(flags: FleetFlags): Promise<void> {
+export async function runStatus(flags: FleetFlags & { verbose?: boolean }): Promise<void> {
   const { out, config, hosts, connections } = await open(flags);
   try {
     const balancer = await connections.balancer();
@@ -26,11 +27,8 @@ export async function runStatus(flags: FleetFlags): Promise<void> {
         };
       }
     });
-    for (const r of rows) {
-      if ('error' in r) {
-        out.text(`${r.host}: unreachable: ${r.error}`);
-        continue;
-      }
+    const lines = rows.map((r) => {
+      if ('error' in r) return { host: r.host, line: `${r.host}: unreachable: ${r.error}` };
       const s = r.status;
       const lock = s.lock.locked
         ? `locked by ${s.lock.holder?.what ?? '?'} since ${s.lock.holder?.since ?? '?'}`
@@ -41,10 +39,14 @@ export async function runStatus(flags: FleetFlags): Promise<void> {
       // several balancers: each one's view by its name
       const views = r.target.balancers ? ` [${r.target.reason ?? ''}]` : '';
       const target = `${r.target.state}${r.target.inRotation === null ? '' : r.target.inRotation ? ' (in rotation)' : ' (out of rotation)'}${views}`;
-      out.text(
-        `${r.host}: release ${s.release ?? '-'}${composeSummary(s.compose)} (previous ${s.previous ?? '-'}), ${lock}, ${drain}, balancer ${target}; watchdog ${watchdogSummary(s.watchdog)}${killedSummary(s.lastStop)}`,
-      );
-    }
+      const line = `${r.host}: release ${s.release ?? '-'}${composeSummary(s.compose)} (previous ${s.previous ?? '-'}), ${lock}, ${drain}, balancer ${target}; watchdog ${watchdogSummary(s.watchdog)}${killedSummary(s.lastStop)}`;
+      return {
+        host: r.host,
+        line,
+        ...(settled(s, r.target.inRotation) && { release: s.release ?? '-' }),
+      };
+    });
+    for (const line of renderStatus(lines, flags.verbose === true)) out.text(line);
     for (const line of renderLease(lease)) out.text(line);
     out.result(
       rows.every((r) => !('error' in r)),
@@ -62,6 +64,41 @@ export async function runStatus(flags: FleetFlags): Promise<void> {
   } finally {
     await connections.close();
   }
+}
+
+/** a host with nothing to say: unlocked, not drained, not out of rotation, no watchdog give-up, a clean last stop */
+function settled(s: HostStatus, inRotation: boolean | null): boolean {
+  const services = (s.watchdog?.services ?? {}) as Record<string, { gaveUp?: boolean }>;
+  return (
+    !s.lock.locked &&
+    !s.draining &&
+    inRotation !== false &&
+    (s.lastStop?.killed.length ?? 0) === 0 &&
+    !Object.values(services).some((m) => m.gaveUp)
+  );
+}
+
+/**
+ * One line per host; over SUMMARY_ABOVE hosts (unless `full`, `-v`) the
+ * settled ones are counted, a line per release, and only the others get
+ * their line.
+ */
+export function renderStatus(
+  lines: readonly { readonly host: string; readonly line: string; readonly release?: string }[],
+  full: boolean,
+): string[] {
+  if (full || lines.length <= SUMMARY_ABOVE) return lines.map((l) => l.line);
+  const byRelease = new Map<string, number>();
+  for (const l of lines)
+    if (l.release !== undefined) byRelease.set(l.release, (byRelease.get(l.release) ?? 0) + 1);
+  const n = (k: number) => `${k} host${k === 1 ? '' : 's'}`;
+  return [
+    ...[...byRelease].map(
+      ([release, k]) => `✓ ${n(k)}: release ${release}, unlocked, not drained, in rotation`,
+    ),
+    '(every host: deploy status -v, or --json)',
+    ...lines.filter((l) => l.release === undefined).map((l) => l.line),
+  ];
 }
 
 /** `app healthy, worker unhealthy (2 restarts, gave up)` from the host's watchdog.json */
