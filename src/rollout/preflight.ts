@@ -88,7 +88,6 @@ export async function preflight(
         .join('\n'),
     );
   assertHostConfigs(deps, hosts, statuses);
-  await checkTargetPorts(deps, hosts, agents);
 
   // a watchdog tick holds the lock for a moment and stands aside for us (lock-intent)
   const held = hosts.filter((h) => {
@@ -108,6 +107,8 @@ export async function preflight(
 
   const states = await balancer.states(config.hosts.map((h) => h.target));
   checkRegistered(deps, hosts, states, statuses);
+  // after the balancer's word: a target it has on another port says more than the host's
+  await checkTargetPorts(deps, hosts, agents);
   checkPlanCapacity(deps, plan, states, failOpen);
   // a dry run makes no call that writes, even one that changes nothing
   if (!dryRun) await proveRegister(deps, states);
