@@ -7,6 +7,7 @@ import {
 } from '../lab/index.js';
 import type { RolloutResult, StepName } from '../../src/rollout/types.js';
 import { startBenchFleet } from './fleet.js';
+import { bakeCost, receiptMsPerHost } from './evidence-cost.js';
 import { formatLeaseCost, leaseCost } from './lease-cost.js';
 import { formatPhases, p2Phases } from './p2-phases.js';
 import { median, ms, type Row } from './table.js';
@@ -60,6 +61,35 @@ function addReports(a: LoadReport, b: LoadReport): LoadReport {
 }
 
 /** The lab's own stop/start of the app on every host in turn, with nothing told to the balancer. */
+const CANARY_BAKE_MS = 10_000;
+
+/** `deploy rollout r3 --canary 1 --canary-bake 10s` under load: the bake's cost from its events */
+async function canaryRun(fleet: Awaited<ReturnType<typeof startBenchFleet>>) {
+  const { lab } = fleet;
+  await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, 'r3')));
+  const load = loadAll(lab);
+  const run = await fleet.deploy([
+    'rollout',
+    '--release',
+    'r3',
+    '--json',
+    '--canary',
+    '1',
+    '--canary-bake',
+    `${CANARY_BAKE_MS / 1000}s`,
+  ]);
+  const report = await load.stop();
+  if (run.code !== 0)
+    throw new Error(`deploy rollout r3 --canary exited ${run.code}: ${run.stderr}`);
+  const judged = (resultOf(run.stdout) as { judgements?: { elapsed_ms?: number }[] }).judgements;
+  return {
+    ...bakeCost(run.stdout),
+    elapsedMs: judged?.[0]?.elapsed_ms ?? Number.NaN,
+    failed: report.failed,
+    total: report.total,
+  };
+}
+
 async function naiveRollout(lab: Lab, release: string): Promise<LoadReport> {
   const load = loadAll(lab);
   const { paths, selfName, appPort } = lab.layout;
@@ -118,6 +148,9 @@ async function benchRolloutThrough(
     report(`handoff rollout under load (${balancer}): ${formatReport(handoff)}`);
     const naive = await naiveRollout(lab, 'r2');
     report(`naive stop/start under load: ${formatReport(naive)}`);
+    const receiptMs = receiptMsPerHost(run.stdout);
+    // a canary with a short bake, judged on HAProxy's counters: what the looks cost
+    const canary = balancer === 'haproxy' ? await canaryRun(fleet) : undefined;
 
     const steps = result.hosts.flatMap((h) => h.steps);
     const waits = sum(steps.filter((s) => WAITS.includes(s.step)).map((s) => s.duration_ms));
@@ -178,6 +211,25 @@ async function benchRolloutThrough(
         goal: `< ${LEASE_GOAL_MS} ms`,
         pass: leaseMs < LEASE_GOAL_MS,
       },
+      {
+        figure: `Receipt per host: its two reads of the counters (${balancer})`,
+        value: Number.isNaN(receiptMs)
+          ? 'none per host (CloudWatch counts per target group)'
+          : ms(receiptMs),
+        baseline: '-',
+        goal: 'recorded',
+      },
+      ...(canary
+        ? [
+            {
+              figure: `Canary bake ${ms(CANARY_BAKE_MS)} on web-1 (${balancer}): its looks' reads, and past its duration`,
+              value: `${canary.looks} looks, ${ms(canary.readMs)} reading`,
+              baseline: `bake ran ${ms(canary.elapsedMs)}, ${ms(canary.elapsedMs - CANARY_BAKE_MS)} past ${ms(CANARY_BAKE_MS)}; ${canary.failed} failed of ${canary.total}`,
+              goal: 'recorded',
+              pass: canary.failed === 0,
+            },
+          ]
+        : []),
       {
         figure: `P2 rollout process wall time (incl. startup, SSH connect; ${balancer})`,
         value: ms(run.wallMs),

@@ -13,6 +13,8 @@ export interface BakeProgress {
   readonly baseline: Side;
   /** the latest read's problem, when it could not be read */
   readonly unread?: string;
+  /** how long this look's read took (what a bake costs beside its duration) */
+  readonly readMs: number;
 }
 
 export interface BakeOutcome {
@@ -111,9 +113,12 @@ export async function bake(o: BakeOptions): Promise<BakeOutcome> {
     const left = o.durationMs - elapsed;
     if (left <= 0) break;
     await clock.sleep(Math.min(j.poll, left), o.signal);
+    const lookAt = performance.now();
     await look();
+    const readMs = performance.now() - lookAt;
     const now = clock.now() - started;
     o.onProgress?.({
+      readMs,
       elapsedMs: now,
       leftMs: Math.max(0, o.durationMs - now),
       canary,

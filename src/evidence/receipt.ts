@@ -102,9 +102,11 @@ export class ReceiptRecorder {
    * The call answers the receipt's line.
    */
   async host<T>(host: string, run: (close: () => Promise<string>) => Promise<T>): Promise<T> {
+    const openAt = performance.now();
     const window = await tryOpen(this.source, [host]);
+    const openMs = performance.now() - openAt;
     let closed: Promise<string> | undefined;
-    const close = (): Promise<string> => (closed ??= this.close(host, window));
+    const close = (): Promise<string> => (closed ??= this.close(host, window, openMs));
     try {
       return await run(close);
     } finally {
@@ -112,7 +114,8 @@ export class ReceiptRecorder {
     }
   }
 
-  private async close(host: string, window: CountWindow | string): Promise<string> {
+  private async close(host: string, window: CountWindow | string, openMs: number): Promise<string> {
+    const readAt = performance.now();
     const w: WindowCounts =
       typeof window === 'string'
         ? { kind: 'unread', reason: window }
@@ -123,7 +126,9 @@ export class ReceiptRecorder {
     const f = figuresOf(w);
     this.hosts.push({ host, ...f });
     const message = hostReceiptLine(this.source.label, host, f);
-    this.log.emit({ level: 'info', event: 'receipt', host, message, fields: { ...f } });
+    // what the receipt cost this host: its two reads of the counters
+    const readMs = Math.round(openMs + performance.now() - readAt);
+    this.log.emit({ level: 'info', event: 'receipt', host, message, fields: { ...f, readMs } });
     return message;
   }
 

@@ -100,6 +100,7 @@ export class WaveJudge {
             kind,
             elapsedMs: p.elapsedMs,
             leftMs: p.leftMs,
+            readMs: Math.round(p.readMs),
             canary: p.canary,
             baseline: p.baseline,
             ...(p.unread !== undefined && { unread: p.unread }),
