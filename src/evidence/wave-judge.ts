@@ -62,21 +62,12 @@ export class WaveJudge {
     if ('missing' in found) {
       // a judgement that cannot read its counts is not a pass: inconclusive, as configured
       const none = { errors: 0, requests: 0 };
-      const { passed, reason } = settle(
+      const verdict = settle(
         { verdict: 'inconclusive', reason: `the counts cannot be read: ${found.missing}` },
         j.inconclusive,
       );
-      this.say(passed ? 'warn' : 'error', `${kind} ${passed ? 'passed' : 'failed'}: ${reason}`);
-      return {
-        kind,
-        hosts: o.deployed,
-        passed,
-        reason,
-        canary: none,
-        baseline: none,
-        early: false,
-        elapsedMs: 0,
-      };
+      const outcome = { ...verdict, canary: none, baseline: none, early: false, elapsedMs: 0 };
+      return this.judged(kind, o.deployed, outcome, 'warn');
     }
     const judged = kind === 'canary' ? 'canary' : 'new release';
     this.say(
@@ -108,11 +99,21 @@ export class WaveJudge {
         }),
     });
     if (Array.isArray(baseline)) this.measured = outcome.baseline;
+    return this.judged(kind, o.deployed, outcome);
+  }
+
+  /** The verdict said (at `passedLevel` when it passed, at ERROR when not) and returned. */
+  private judged(
+    kind: JudgedKind,
+    hosts: readonly string[],
+    outcome: BakeOutcome,
+    passedLevel: 'info' | 'warn' = 'info',
+  ): JudgedWave {
     this.say(
-      outcome.passed ? 'info' : 'error',
+      outcome.passed ? passedLevel : 'error',
       `${kind} ${outcome.passed ? 'passed' : 'failed'}: ${outcome.reason}`,
     );
-    return { kind, hosts: o.deployed, ...outcome };
+    return { kind, hosts, ...outcome };
   }
 
   private say(level: 'info' | 'warn' | 'error', message: string): void {

@@ -1,3 +1,4 @@
+import { toTargetDescription } from '../balancer/alb-map.js';
 import type { TargetState } from '../balancer/balancer.js';
 import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import { stateAt } from '../balancer/set-states.js';
@@ -276,8 +277,6 @@ export function waveCapacity(
   return checkCapacityOnEach(targets(wave), all, states, minHealthy, guarded);
 }
 
-/** `10.0.1.11:8080` or `i-0abc:8443`: an ALB target that names the port it is sent traffic on */
-const PORTED = /^([^:]+):(\d{1,5})$/;
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
 /**
@@ -301,10 +300,11 @@ async function checkTargetPorts(
       const agent = agents.get(host.name);
       const asked = members.flatMap((m) => {
         const target = m.targets.get(host.target) ?? host.target;
-        const match = PORTED.exec(target);
-        if (!match?.[1] || !match[2]) return [];
-        const ask = IPV4.test(match[1]) ? `${match[1]}:${match[2]}` : match[2];
-        return [{ balancer: m.name, target, port: match[2], ask }];
+        // `10.0.1.11:8080` or `i-0abc:8443`, as the ALB adapter reads it
+        const { Id: id, Port: port } = toTargetDescription(target);
+        if (port === undefined || id === undefined) return [];
+        const ask = IPV4.test(id) ? `${id}:${port}` : String(port);
+        return [{ balancer: m.name, target, port, ask }];
       });
       if (!agent?.listening || asked.length === 0) return;
       try {

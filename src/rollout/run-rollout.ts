@@ -139,7 +139,7 @@ async function walk(
   const fleetRollback = ok
     ? undefined
     : await rollBackFleet(run, waves.outcomes, judgedBad?.kind === 'canary');
-  const receipted = (await receipt?.finish()) ?? (await cloudWatchReceipt(deps, startedAt));
+  const receipted = (await receipt?.finish()) ?? (await cloudWatchAtEnd(deps, startedAt));
   const ended = await endedOn(plan.waves.flat(), pre.agents);
   // sessions prepared for hosts the rollout never reached hold no lock: end them
   closeSessions(pre);
@@ -166,7 +166,7 @@ async function walk(
 }
 
 /** An ALB's receipt: CloudWatch's figures for the rollout's whole minutes, provisional at first. */
-async function cloudWatchReceipt(deps: RolloutDeps, from: number): Promise<Receipt | undefined> {
+async function cloudWatchAtEnd(deps: RolloutDeps, from: number): Promise<Receipt | undefined> {
   const r = await deps.evidence?.cloudWatch?.(from, deps.clock.now());
   if (r)
     deps.log.emit({

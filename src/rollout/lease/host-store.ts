@@ -178,7 +178,10 @@ export class HostLeaseStore implements LeaseStore {
   }
 }
 
-/** A host whose piece could not be reached: refused as exit 3, named once. */
+/**
+ * A host whose piece could not be reached. Never said as it is: a take names
+ * every such host at once (unreachableHosts), a read and a renewal by host.
+ */
 class UnreachableHost extends BlockedError {
   readonly reason: string;
 
@@ -187,9 +190,7 @@ class UnreachableHost extends BlockedError {
     error: unknown,
   ) {
     const reason = hostError(host, error);
-    super(
-      `${host}: cannot take the fleet lease there (${reason}); the lease covers every host of deploy.yml and is never partial: fix ${host} or remove it from deploy.yml`,
-    );
+    super(`${host}: ${reason}`);
     this.reason = reason;
   }
 }

@@ -19,14 +19,17 @@ beforeEach(async () => {
 afterEach(() => cleanup());
 
 const store = () => new HostLeaseStore(fleet, hosts.agentOf);
+/** what a take that throws throws */
+const refusal = (id: string) =>
+  store()
+    .take(request(id))
+    .catch((e: unknown) => e as Error);
 
 describe('the lease kept on the hosts', () => {
   it('the first host down: the others are only read, and every host down is named', async () => {
     hosts.down.add('web-1');
     hosts.down.add('web-3');
-    const error = await store()
-      .take(request('a'))
-      .catch((e: unknown) => e as Error);
+    const error = await refusal('a');
     expect((error as Error).message.split('\n').slice(0, 2)).toEqual([
       'preflight: web-1: connection refused',
       'preflight: web-3: connection refused',
@@ -86,9 +89,7 @@ describe('the lease kept on the hosts', () => {
   it('several unreachable hosts: one line each, each named once, all of them asked', async () => {
     hosts.down.add('web-2');
     hosts.down.add('web-3');
-    const error = await store()
-      .take(request('a'))
-      .catch((e: unknown) => e as Error);
+    const error = await refusal('a');
     expect((error as Error).message.split('\n')).toEqual([
       'preflight: web-2: connection refused',
       'preflight: web-3: connection refused',
