@@ -16,6 +16,8 @@ import { AgentSession } from './session.js';
 /** how long a holder's last line may trail its exit, and a probe of the connection may take */
 const LAST_WORD_MS = 2_000;
 const PROBE_MS = 10_000;
+/** a release inside a session: the holder unlinks a lock file and answers */
+const UNLOCK_MS = 15_000;
 
 export interface AgentPaths {
   /** host.agent: the agent lives at <agent>/bin/deploy */
@@ -156,7 +158,7 @@ export class AgentClient extends AgentOps implements HostAgent {
     this.attach(proc, lines);
   }
 
-  /** End a session that never took the lock (the rollout stopped before this host). */
+  /** End the session unless it holds the lock (the command is over, or never reached this host). */
   close(): void {
     if (!this.sessionProc || this.locked) return;
     this.session?.quiet();
@@ -267,6 +269,16 @@ export class AgentClient extends AgentOps implements HostAgent {
       release: async () => {
         releasing = true;
         this.locked = false;
+        // the session outlives the lock: other hosts' turns and the rollout's end read through it
+        if (session && this.sessionProc === proc && this.options.sessions !== false) {
+          // a session that dropped took the lock with it: the holder releases on a closed stdin
+          const r = await session.call('unlock', {}, UNLOCK_MS).catch((error: unknown) => {
+            if (error instanceof HostUnreachableError) return undefined;
+            throw error;
+          });
+          if (r && !r.ok && r.error) throw refused(this.host, r.error);
+          return;
+        }
         session?.quiet();
         // the holder ends with the lock: nothing more may be sent to it (a later step opens anew)
         if (this.sessionProc === proc) {

@@ -2,7 +2,7 @@ import { hostname, userInfo } from 'node:os';
 import type { Balancer } from '../balancer/balancer.js';
 import { systemClock } from '../clock.js';
 import type { Config, HostConfig } from '../config/types.js';
-import { AgentClient, type AgentIdentity } from '../agent-client/client.js';
+import { AgentClient } from '../agent-client/client.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { Log } from '../log.js';
 import { ConnectionSlots } from '../remote/connection-slots.js';
@@ -47,7 +47,7 @@ export class Connections {
   private readonly transports = new Map<string, PooledTransport>();
   private readonly slots: ConnectionSlots;
   private balancerPromise: Promise<Balancer> | undefined;
-  private readonly identities = new Map<string, AgentIdentity>();
+  private readonly agents = new Map<string, AgentClient>();
 
   /**
    * `expectedAgent`: the sha256 of this deploy's agent; a host whose agent
@@ -76,18 +76,25 @@ export class Connections {
     return Promise.resolve(t);
   }
 
+  /**
+   * The host's agent, one per host for the whole command: the fleet lease,
+   * preflight, the handshake and the end of a rollout share its session.
+   */
   async agent(host: HostConfig): Promise<HostAgent & AgentClient> {
+    const known = this.agents.get(host.name);
+    if (known) return known;
     const transport = await this.transport(host);
     const paths = { agent: this.config.host.agent, hostConfig: hostConfigPath(this.config) };
-    const expected = this.expectedAgent;
-    let identity = this.identities.get(host.name);
-    if (expected && !identity) {
-      identity = { expected, verified: false };
-      this.identities.set(host.name, identity);
-    }
+    const identity = this.expectedAgent
+      ? { expected: this.expectedAgent, verified: false }
+      : undefined;
     // a session held from preflight keeps its connection: only when every host can have one
     const sessions = this.config.hosts.length <= this.config.ssh.maxConnections;
-    return new AgentClient(transport, paths, this.log, identity, { sessions });
+    const agent =
+      this.agents.get(host.name) ??
+      new AgentClient(transport, paths, this.log, identity, { sessions });
+    this.agents.set(host.name, agent);
+    return agent;
   }
 
   balancer(): Promise<Balancer> {
@@ -98,6 +105,8 @@ export class Connections {
   }
 
   async close(): Promise<void> {
+    // sessions end first (a holder that still holds the lock keeps it until its connection goes)
+    for (const agent of this.agents.values()) agent.close();
     const all = [...this.transports.values()].map((t) => t.close().catch(() => undefined));
     if (this.balancerPromise)
       all.push(this.balancerPromise.then((b) => b.close()).catch(() => undefined));

@@ -57,10 +57,14 @@ export type AgentReplyLine =
       readonly error: AgentErrorInfo;
     };
 
-/** `lock` takes the lock of a session started with --defer: the session's own word, no operation */
+/**
+ * `lock` takes the lock of a session started with --defer, `unlock` releases it
+ * and keeps the session open for what comes after (other hosts' turns, the
+ * end of the rollout): the session's own words, no operation
+ */
 export interface AgentCall {
   readonly id: number;
-  readonly op: AgentOp | 'lock';
+  readonly op: AgentOp | 'lock' | 'unlock';
   readonly args: CallArgs;
 }
 

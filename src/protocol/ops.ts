@@ -178,9 +178,10 @@ export const OPS = {
     timeoutMs: 15_000,
     result: returns<Record<string, boolean>>(),
   },
-  // keep: releases kept besides current and previous
+  // keep: releases kept besides current and previous. It takes the host lock itself, and
+  // never touches current or previous: in a session that holds no lock (a rollout's end)
   prune: {
-    channel: 'process',
+    channel: 'session',
     readOnly: false,
     args: { keep: { kind: 'count' } },
     timeoutMs: 5 * 60_000,

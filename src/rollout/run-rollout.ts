@@ -93,25 +93,15 @@ async function walk(
 ): Promise<RolloutResult> {
   const pre = await preflight(deps, plan, { dryRun: options.dryRun });
   const missing = shipment.publish ? [] : missingRelease(pre.statuses, plan.release);
-  if (missing.length > 0) {
-    closeSessions(pre);
+  if (missing.length > 0)
     throw new BlockedError(
       `preflight: release ${plan.release} is not on ${missing.join('; ')}; nothing was touched`,
     );
-  }
   // a later wave's prepare must not be the first to find the artifact will not fit
   if (shipment.artifact && !options.dryRun)
-    await checkArtifactRoom(plan.waves.flat(), pre.agents, plan.release, shipment.artifact).catch(
-      (error: unknown) => {
-        closeSessions(pre);
-        throw error;
-      },
-    );
+    await checkArtifactRoom(plan.waves.flat(), pre.agents, plan.release, shipment.artifact);
   const bounds = pre.bounds;
-  if (options.dryRun) {
-    closeSessions(pre);
-    return dryRunResult(deps, plan, pre, bounds);
-  }
+  if (options.dryRun) return dryRunResult(deps, plan, pre, bounds);
   const startedAt = deps.clock.now();
   const liveBefore = await repairLeftovers(deps, plan, pre, bounds);
   const evidence = deps.evidence?.receipt;
@@ -141,8 +131,6 @@ async function walk(
     : await rollBackFleet(run, waves.outcomes, judgedBad?.kind === 'canary');
   const receipted = (await receipt?.finish()) ?? (await cloudWatchAtEnd(deps, startedAt));
   const ended = await endedOn(plan.waves.flat(), pre.agents);
-  // sessions prepared for hosts the rollout never reached hold no lock: end them
-  closeSessions(pre);
   // a rollback keeps every release: the one it left may be wanted again
   const pruned =
     ok && shipment.publish ? await pruneFleet(deps, plan.waves.flat(), run.agentOf) : undefined;
@@ -176,10 +164,6 @@ async function cloudWatchAtEnd(deps: RolloutDeps, from: number): Promise<Receipt
       fields: { ...r.total, final: r.final, window: r.window },
     });
   return r;
-}
-
-function closeSessions(pre: Preflight): void {
-  for (const agent of pre.agents.values()) agent.close?.();
 }
 
 /** Nothing runs: the plan, and the list of steps each host would run with its bounds. */

@@ -111,7 +111,7 @@ async function run(
   return done(outcome.ok ? 0 : outcome.error.exit, line);
 }
 
-/** `lock-hold`: the lock, then `call` lines answered as `reply` lines until `release` or EOF */
+/** `lock-hold`: the lock, then `call` lines answered as `reply` lines (`unlock` keeps the session) until `release` or EOF */
 async function session(
   channel: ServerChannel,
   state: SimHostState,
@@ -151,6 +151,12 @@ async function session(
         await sleep(rttMs / 2);
         if (call.op === 'lock') {
           send({ type: 'reply', id: call.id, ok: true, data: { holder: take() } });
+          return;
+        }
+        if (call.op === 'unlock') {
+          const released = state.locked;
+          state.locked = false;
+          send({ type: 'reply', id: call.id, ok: true, data: { released } });
           return;
         }
         const outcome = await answer(call.op, call.args, state);

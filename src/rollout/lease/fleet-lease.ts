@@ -52,6 +52,8 @@ export async function takeLease(
   let request = asked;
   const { store, clock, log } = deps;
   const started = clock.now();
+  await store.connect?.();
+  const connectMs = clock.now() - started;
   const behind: HeldPiece[] = [];
   let reported = -Infinity;
   for (;;) {
@@ -71,7 +73,8 @@ export async function takeLease(
         level: behind.length > 0 ? 'info' : 'debug',
         event: 'lease.taken',
         message: `took the fleet lease${behind.length > 0 ? ` after waiting ${formatMs(clock.now() - started)}` : ''}`,
-        fields: { id: request.id, waited_ms: clock.now() - started },
+        // connect_ms: reaching the store (the sessions the command goes on using), in waited_ms
+        fields: { id: request.id, waited_ms: clock.now() - started, connect_ms: connectMs },
       });
       return hold(deps, request, behind);
     }

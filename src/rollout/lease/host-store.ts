@@ -27,6 +27,7 @@ export class HostLeaseStore implements LeaseStore {
   }
 
   async take(request: LeaseRequest): Promise<LeaseTake> {
+    // opened by connect(); again only where one has ended since (a wait between takes)
     await this.openSessions();
     const [first, ...rest] = this.hosts;
     if (!first) return { ok: true, tookOver: [] };
@@ -89,9 +90,8 @@ export class HostLeaseStore implements LeaseStore {
   }
 
   async release(request: LeaseRequest): Promise<void> {
+    // the sessions stay: whoever opened the connections (the command) ends them
     await this.giveBack(this.hosts, request);
-    for (const agent of this.agents.values()) void agent.then((a) => a.close?.());
-    this.agents.clear();
   }
 
   read(): Promise<readonly LeaseView[]> {
@@ -133,6 +133,10 @@ export class HostLeaseStore implements LeaseStore {
    * verdict (a session that cannot start says less than the call): the take
    * asks that host without one, and its error is what is reported.
    */
+  connect(): Promise<void> {
+    return this.openSessions();
+  }
+
   private async openSessions(): Promise<void> {
     await Promise.all(
       this.hosts.map(async (host) => {

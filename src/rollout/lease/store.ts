@@ -36,6 +36,12 @@ export interface LeaseView {
  * cannot be reached) — the lease is never silently partial.
  */
 export interface LeaseStore {
+  /**
+   * Reach the store before the first take, so the take's time is the lease's
+   * own: the host store opens every host's agent session here, which the
+   * command then reuses (preflight, the handshakes) rather than opening its own.
+   */
+  connect?(): Promise<void>;
   take(request: LeaseRequest): Promise<LeaseTake>;
   renew(request: LeaseRequest): Promise<LeaseRenew>;
   /** best effort; a piece left behind expires after its bound */

@@ -29,6 +29,8 @@ class RecordingTransport implements Transport {
   exitOnEnd = true;
   /** what a holder answers to `release` */
   releaseAnswer = '{"type":"result","ok":true,"data":{"released":true,"reason":"released"}}';
+  /** session calls answered with an error, by operation */
+  refuse: Record<string, { code: string; message: string; exit: number }> = {};
   /** the connection is gone: every exec rejects */
   dropped = false;
   readonly options: (ExecOptions | undefined)[] = [];
@@ -79,14 +81,14 @@ class RecordingTransport implements Transport {
         const call = text.startsWith('{')
           ? (JSON.parse(text) as { call?: { id: number } }).call
           : undefined;
+        const refusal = call && this.refuse[(call as { op?: string }).op ?? ''];
         if (call)
           queue.push(
-            JSON.stringify({
-              type: 'reply',
-              id: call.id,
-              ok: true,
-              data: { current: 'r2', previous: 'r1' },
-            }),
+            JSON.stringify(
+              refusal
+                ? { type: 'reply', id: call.id, ok: false, error: refusal }
+                : { type: 'reply', id: call.id, ok: true, data: { current: 'r2', previous: 'r1' } },
+            ),
           );
         wake?.();
       },
@@ -252,24 +254,49 @@ describe('AgentClient', () => {
     });
   });
 
-  it('has released the lock when the holder answers, before its process exits', async () => {
+  it('releases the lock with an unlock call and keeps the session for what comes next', async () => {
     const t = new RecordingTransport();
-    t.exitOnEnd = false;
     const client = new AgentClient(t, paths, new MemoryLog());
     const lock = await client.holdLock('rollout', 'release r2');
     await lock.release();
-    expect(t.written.at(-1)).toBe('release\n');
-    // that holder is ending: what comes next goes to a new one, not down its closed stdin
-    await client.openSession();
-    await client.publish('r3');
-    expect(t.spawns).toHaveLength(2);
-    expect(t.written.at(-1)).toContain('"publish"');
+    expect(t.written.at(-1)).toContain('"op":"unlock"');
+    expect(t.written).not.toContain('release\n');
+    // a status read after the host's turn (another host's capacity check): a line, no process
+    await client.status();
+    expect(t.spawns).toHaveLength(1);
+    expect(t.execs).toHaveLength(0);
+    expect(t.written.at(-1)).toContain('"op":"status"');
+    // what needs the lock no longer goes down the session: it holds none now
+    await client.stop('r2');
+    expect(t.execs.at(-1)?.[2]).toBe('stop');
   });
 
-  it('fails the unlock when the holder ends with an error', async () => {
+  it('fails the release when the holder refuses the unlock', async () => {
+    const t = new RecordingTransport();
+    t.refuse.unlock = { code: 'failed', message: 'could not unlink the lock file', exit: 1 };
+    const client = new AgentClient(t, paths, new MemoryLog());
+    const lock = await client.holdLock('rollout', 'release r2');
+    await expect(lock.release()).rejects.toThrow(/could not unlink the lock file/);
+  });
+
+  it('ends the holder with the lock where sessions are off, released once it answers, before its process exits', async () => {
     const t = new RecordingTransport();
     t.exitOnEnd = false;
-    const client = new AgentClient(t, paths, new MemoryLog());
+    const client = new AgentClient(t, paths, new MemoryLog(), undefined, { sessions: false });
+    const lock = await client.holdLock('rollout', 'release r2');
+    await lock.release();
+    expect(t.written.at(-1)).toBe('release\n');
+    // that holder is ending: what comes next is a process of its own, not down its closed stdin
+    await client.openSession();
+    await client.publish('r3');
+    expect(t.spawns).toHaveLength(1);
+    expect(t.execs.at(-1)?.[2]).toBe('publish');
+  });
+
+  it('fails the release when the holder ends with an error', async () => {
+    const t = new RecordingTransport();
+    t.exitOnEnd = false;
+    const client = new AgentClient(t, paths, new MemoryLog(), undefined, { sessions: false });
     const lock = await client.holdLock('rollout', 'release r2');
     t.releaseAnswer =
       '{"type":"result","ok":false,"error":{"code":"OperationError","message":"lost the host lock","exit":1}}';
@@ -387,7 +414,7 @@ describe('the session heartbeat', () => {
   const beats = (t: RecordingTransport) =>
     t.written.filter((w) => w.includes('"op":"heartbeat"')).length;
 
-  it('sends one every HEARTBEAT.everyMs while the session is open, whatever the rollout waits for, and none once released', async () => {
+  it('sends one every HEARTBEAT.everyMs while the session is open, the lock held or not, and none once closed', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
       const t = new RecordingTransport();
@@ -398,9 +425,12 @@ describe('the session heartbeat', () => {
       vi.advanceTimersByTime(HEARTBEAT.everyMs * 3);
       expect(beats(t)).toBe(3);
       await lock.release();
+      // the session outlives the lock, and the holder must go on hearing from us
+      vi.advanceTimersByTime(HEARTBEAT.everyMs * 2);
+      expect(beats(t)).toBe(5);
+      client.close();
       vi.advanceTimersByTime(HEARTBEAT.everyMs * 3);
-      expect(beats(t)).toBe(3);
-      expect(t.written.at(-1)).toBe('release\n');
+      expect(beats(t)).toBe(5);
     } finally {
       vi.useRealTimers();
     }

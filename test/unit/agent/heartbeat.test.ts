@@ -35,10 +35,14 @@ describe('the session heartbeat', () => {
     const s = session(host, { what: 'rollout', message: 'release r2 by ci', silenceMs: 300 });
     await expect.poll(() => s.m.lines.some((l) => l.type === 'locked')).toBe(true);
     s.send('drain', { by: 'rollout r2 by ci', leaseMs: 600_000, release: 'r2' });
-    await expect.poll(() => s.m.lines.some((l) => l.type === 'reply' && l.ok)).toBe(true);
+    // polled closely: the silence counts from that reply, and a late look would shorten it
+    await expect
+      .poll(() => s.m.lines.some((l) => l.type === 'reply' && l.ok), { interval: 5 })
+      .toBe(true);
     const started = Date.now();
     expect(await s.holding).toBe(0);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    // not at once: after the bound, less what a busy machine's poll missed of it
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
     expect(s.m.lines.find((l) => l.type === 'result')).toMatchObject({
       ok: true,
       data: { released: true, reason: 'silence' },

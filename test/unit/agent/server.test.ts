@@ -292,16 +292,7 @@ describe('a lock session', () => {
 
   it('with --defer starts before the lock and takes it on a lock call', async () => {
     host = await hostFixture();
-    const m = memoryIO();
-    const env = {
-      config: host.config,
-      clock: systemClock,
-      io: m.io,
-      self: __filename,
-      // stdin is the session's own channel: nothing may wait for all of it
-      readStdin: () => new Promise<string>(() => undefined),
-    };
-    const holding = serveAgentOp('lock-hold', { what: 'rollout', defer: true }, env);
+    const { m, holding } = startSession(host.config, { what: 'rollout', defer: true });
     await expect.poll(() => m.lines.some((l) => l.type === 'ready')).toBe(true);
     expect((await readLockStatus(host.config.host.lock)).locked).toBe(false);
     // publishing does not touch what runs: it needs no lock (prepare runs it ahead)
@@ -325,6 +316,45 @@ describe('a lock session', () => {
     m.close();
     expect(await holding).toBe(0);
     expect((await readLockStatus(host.config.host.lock)).locked).toBe(false);
+  });
+
+  it('on an unlock call releases the lock and goes on answering, and may take it again', async () => {
+    host = await hostFixture();
+    const { m, holding } = startSession(host.config, { what: 'rollout', defer: true });
+    await expect.poll(() => m.lines.some((l) => l.type === 'ready')).toBe(true);
+    const replies = () => m.lines.filter((l) => l.type === 'reply');
+    m.write(JSON.stringify({ call: { id: 1, op: 'lock', args: { what: 'rollout' } } }));
+    m.write(JSON.stringify({ call: { id: 2, op: 'unlock', args: {} } }));
+    await expect.poll(() => replies().length).toBe(2);
+    expect(replies()[1]).toMatchObject({ id: 2, ok: true, data: { released: true } });
+    // the watchdog (or anyone) may take it now, while the session stays open
+    const other = await acquireHostLock(host.config.host.lock, {
+      what: 'watchdog',
+      clock: systemClock,
+    });
+    await other.release();
+    m.write(JSON.stringify({ call: { id: 3, op: 'status', args: {} } }));
+    m.write(JSON.stringify({ call: { id: 4, op: 'switch', args: { release: 'r1' } } }));
+    m.write(JSON.stringify({ call: { id: 5, op: 'lock', args: { what: 'rollout' } } }));
+    m.write(JSON.stringify({ call: { id: 6, op: 'unlock', args: {} } }));
+    m.write(JSON.stringify({ call: { id: 7, op: 'unlock', args: {} } }));
+    await expect.poll(() => replies().length).toBe(7);
+    // a status is a read: it runs beside the others, its reply may come in any order
+    const byId = replies().sort((a, b) => (a as { id: number }).id - (b as { id: number }).id);
+    expect(byId.slice(2)).toMatchObject([
+      { id: 3, ok: true },
+      {
+        id: 4,
+        ok: false,
+        error: { message: 'switch needs the host lock: send a lock call first' },
+      },
+      { id: 5, ok: true },
+      { id: 6, ok: true, data: { released: true } },
+      { id: 7, ok: true, data: { released: false } },
+    ]);
+    expect((await readLockStatus(host.config.host.lock)).locked).toBe(false);
+    m.close();
+    expect(await holding).toBe(0);
   });
 });
 

@@ -5,7 +5,7 @@ import type { RemoteProcess, Transport } from '../../../src/remote/transport.js'
 import { testConfig } from '../../support/config.js';
 
 /** a fake Transport that records what is spawned and answers nothing */
-function recorder(spawned: string[]) {
+function recorder(spawned: string[], ended: string[] = []) {
   return (host: { name: string }): Promise<Transport> =>
     Promise.resolve({
       host: host.name,
@@ -26,7 +26,7 @@ function recorder(spawned: string[]) {
             }),
           },
           write: () => undefined,
-          end: () => undefined,
+          end: () => void ended.push(host.name),
           exited: new Promise(() => undefined),
           kill: () => undefined,
         };
@@ -37,10 +37,15 @@ function recorder(spawned: string[]) {
     });
 }
 
-function connections(hosts: number, maxConnections: number, spawned: string[]) {
+function connections(
+  hosts: number,
+  maxConnections: number,
+  spawned: string[],
+  ended: string[] = [],
+) {
   const base = testConfig({}, hosts);
   const config = { ...base, ssh: { ...base.ssh, maxConnections } };
-  return new Connections(config, silentLog, undefined, recorder(spawned));
+  return new Connections(config, silentLog, undefined, recorder(spawned, ended));
 }
 
 describe('Connections and ssh.max_connections', () => {
@@ -56,5 +61,21 @@ describe('Connections and ssh.max_connections', () => {
     const c = connections(3, 2, spawned);
     await (await c.agent(c.config.hosts[0]!)).openSession();
     expect(spawned).toEqual([]);
+  });
+
+  it('gives one agent per host to every caller, so the lease, preflight and the handshake share one session', async () => {
+    const spawned: string[] = [];
+    const ended: string[] = [];
+    const c = connections(2, 2, spawned, ended);
+    const host = c.config.hosts[0]!;
+    const [a, b] = await Promise.all([c.agent(host), c.agent(host)]);
+    expect(a).toBe(b);
+    await a.openSession();
+    await (await c.agent(host)).openSession();
+    expect(spawned).toEqual(['web-1: host lock-hold']);
+    expect(await c.agent(c.config.hosts[1]!)).not.toBe(a);
+    // the command's end ends the sessions it opened
+    await c.close();
+    expect(ended).toEqual(['web-1']);
   });
 });

@@ -43,7 +43,9 @@ async function acquire(
 /**
  * Hold the host lock for the orchestrator until it says `release` or stdin
  * closes — a dropped SSH session closes stdin, so the lock never outlives the
- * deploy that took it. Audit lines arrive over stdin and are appended at once;
+ * deploy that took it. An `unlock` call releases the lock and keeps the
+ * session: the rollout reads through it after this host's turn (other hosts'
+ * capacity, the end), and a `lock` call may take it again (a fleet rollback). Audit lines arrive over stdin and are appended at once;
  * `call` lines run the deploy's operations here, under the lock, and are
  * answered with `reply` lines. With `defer` the session starts at once
  * (during prepare, off the critical path) and a `lock` call takes the lock
@@ -67,20 +69,33 @@ export async function lockHold(
   const { clock } = options;
   const silenceMs = options.silenceMs ?? HEARTBEAT.silenceMs;
   let lock: HostLock | undefined;
+  // armed by each take: resolves when the lock held since then goes stale under us
   let onCompromised: () => void = () => undefined;
-  const compromised = new Promise<'compromised'>(
-    (resolve) => (onCompromised = () => resolve('compromised')),
-  );
+  let compromised = new Promise<'compromised'>(() => undefined);
   const take = async (what: string, message: string): Promise<HostLock> => {
-    lock ??= await acquire(config, what, message, options.clock);
-    if (lock.signal.aborted) onCompromised();
-    lock.signal.addEventListener('abort', onCompromised, { once: true });
-    return lock;
+    if (lock) return lock;
+    const taken = await acquire(config, what, message, options.clock);
+    compromised = new Promise((resolve) => (onCompromised = () => resolve('compromised')));
+    if (taken.signal.aborted) onCompromised();
+    taken.signal.addEventListener('abort', onCompromised, { once: true });
+    lock = taken;
+    return taken;
+  };
+  // the host's turn is over: the lock goes, the session stays for the rest of the rollout
+  const untake = async (): Promise<boolean> => {
+    const held = lock;
+    if (!held) return false;
+    held.signal.removeEventListener('abort', onCompromised);
+    compromised = new Promise(() => undefined);
+    lock = undefined;
+    await held.release();
+    return true;
   };
   if (options.defer) io.send({ type: 'ready' });
   else
     io.send({ type: 'locked', holder: { ...(await take(options.what, options.message)).holder } });
   let reason = 'stdin closed';
+  let released = false;
   const lines = io.input[Symbol.asyncIterator]();
   // `deploy lock release --force` (or a host shutdown) ends the holder cleanly
   let onSignal: (() => void) | undefined;
@@ -96,8 +111,10 @@ export async function lockHold(
   const heard = { at: clock.now(), busy: false };
   const silent = silence(clock, silenceMs, heard, ending.signal);
   const handle = async (call: AgentCall): Promise<AgentReplyLine> => {
-    if (call.op === 'lock') {
+    if (call.op === 'lock' || call.op === 'unlock') {
       try {
+        if (call.op === 'unlock')
+          return { type: 'reply', id: call.id, ok: true, data: { released: await untake() } };
         const args = call.args as { what?: string; message?: string };
         const held = await take(args.what ?? options.what, args.message ?? options.message);
         return { type: 'reply', id: call.id, ok: true, data: { holder: held.holder } };
@@ -163,9 +180,10 @@ export async function lockHold(
       process.off('SIGTERM', onSignal);
       process.off('SIGHUP', onSignal);
     }
+    released = lock !== undefined;
     await lock?.release();
   }
-  return { released: lock !== undefined, reason };
+  return { released, reason };
 }
 
 /** Resolves once nothing was heard for `silenceMs` while no call ran; never, once `ending` aborts. */

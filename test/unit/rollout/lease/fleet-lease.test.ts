@@ -59,6 +59,14 @@ class ScriptedStore implements LeaseStore {
   readonly calls: string[] = [];
   holder: LeaseRequest | undefined;
   renewAnswer: LeaseRenew = { ok: true, unreachable: [] };
+  /** how long reaching the store takes, on the test's clock */
+  connectMs = 0;
+  clock: ManualClock | undefined;
+  connects = 0;
+  async connect(): Promise<void> {
+    this.connects++;
+    if (this.connectMs > 0) await this.clock?.sleep(this.connectMs);
+  }
   take(r: LeaseRequest): Promise<LeaseTake> {
     this.calls.push(`take ${r.id}`);
     if (this.holder && this.holder.id !== r.id && !r.replaces?.includes(this.holder.id))
@@ -91,6 +99,7 @@ const other = {
 function setup() {
   const store = new ScriptedStore();
   const clock = new ManualClock();
+  store.clock = clock;
   const log = new MemoryLog();
   const deps = { store, clock, log, signal: new AbortController().signal };
   return { store, clock, log, deps };
@@ -106,6 +115,21 @@ describe('taking the fleet lease', () => {
         'the fleet lease is held (on web-1) by deploy rollout r7 by ci@runner pid 7 (https://github.com/o/r/actions/runs/9), heartbeat 3.0s ago; wait for it, or queue with --wait-lease DURATION',
     });
     expect(store.calls).toEqual(['take me']);
+  });
+
+  it('reaches the store once before the first take, and says how long of the take that was', async () => {
+    const { store, clock, log, deps } = setup();
+    store.connectMs = 300;
+    const taking = takeLease(deps, request('me', 'r8'));
+    await clock.advance(300);
+    const held = await taking;
+    expect(store.connects).toBe(1);
+    expect(store.calls).toEqual(['take me']);
+    expect(log.events.find((e) => e.event === 'lease.taken')?.fields).toMatchObject({
+      waited_ms: 300,
+      connect_ms: 300,
+    });
+    await held.release();
   });
 
   it('with --wait-lease it queues, says so, and runs once the holder is done', async () => {

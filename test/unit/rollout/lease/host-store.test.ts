@@ -37,14 +37,16 @@ describe('the lease kept on the hosts', () => {
     expect(hosts.calls).toEqual(['web-1 take a', 'web-2 read', 'web-3 read']);
   });
 
-  it("opens every host's session before the take, and closes them at the release", async () => {
+  it("opens every host's session before the take, and leaves them to the command at the release", async () => {
     const s = store();
     await s.take(request('a'));
     expect(hosts.sessions).toEqual(['open web-1', 'open web-2', 'open web-3']);
     await s.renew(request('a'));
     await s.release(request('a'));
     await Promise.resolve();
-    expect(hosts.sessions.slice(3).sort()).toEqual(['close web-1', 'close web-2', 'close web-3']);
+    // the rollout's handshakes and its end read through the same sessions: Connections ends them
+    expect(hosts.sessions).toEqual(['open web-1', 'open web-2', 'open web-3']);
+    expect(hosts.calls.filter((c) => c.includes('release'))).toHaveLength(3);
   });
 
   it('takes a piece on every host, the first host alone, then the rest', async () => {
