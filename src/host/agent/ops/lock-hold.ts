@@ -45,7 +45,8 @@ async function acquire(
  * closes — a dropped SSH session closes stdin, so the lock never outlives the
  * deploy that took it. An `unlock` call releases the lock and keeps the
  * session: the rollout reads through it after this host's turn (other hosts'
- * capacity, the end), and a `lock` call may take it again (a fleet rollback). Audit lines arrive over stdin and are appended at once;
+ * capacity, the end), and a `lock` call may take it again (a fleet rollback).
+ * Audit lines arrive over stdin and are appended at once;
  * `call` lines run the deploy's operations here, under the lock, and are
  * answered with `reply` lines. With `defer` the session starts at once
  * (during prepare, off the critical path) and a `lock` call takes the lock
