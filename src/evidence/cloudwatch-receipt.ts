@@ -3,6 +3,7 @@ import { membersOf } from '../balancer/set.js';
 import type { Clock } from '../clock.js';
 import { HandoffError } from '../errors.js';
 import { createAlbMetrics, type AlbMetrics, type AlbMetricsTarget } from './cloudwatch.js';
+import { countsFromSums, type MetricId } from './cloudwatch-queries.js';
 import { addCounts, noCounts, type Counts } from './counts.js';
 import type { Receipt, ReceiptFigures } from './receipt.js';
 
@@ -34,7 +35,9 @@ export type OpenMetrics = (target: AlbMetricsTarget, clock: Clock) => Promise<Al
 
 /**
  * What CloudWatch says every ALB target group saw over [from, to]: their
- * sum, since each carries its own share of the traffic. A group that cannot
+ * sum, since each carries its own share of the traffic — except the load
+ * balancer's own 5xx, which belong to no group: counted once per load
+ * balancer, however many of its groups front the fleet. A group that cannot
  * be read (access denied, throttled) makes the receipt unread with its line,
  * never a zero. undefined when no balancer is an ALB.
  */
@@ -48,19 +51,20 @@ export async function cloudWatchReceipt(
   const albs = groups.filter((g) => g.balancer.metricsTarget !== undefined);
   if (albs.length === 0) return undefined;
   const source = `CloudWatch ${albs.map((g) => g.name).join(' + ')}`;
-  let counts: Counts = noCounts;
+  const byLoadBalancer = new Map<string, Record<MetricId, number>>();
   let final = true;
   let window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
   let note = '';
   try {
     for (const g of albs) {
-      const metrics = await open(
-        await (g.balancer.metricsTarget?.() as Promise<AlbMetricsTarget>),
-        clock,
-      );
+      const target = await (g.balancer.metricsTarget?.() as Promise<AlbMetricsTarget>);
+      const metrics = await open(target, clock);
       try {
         const r = await metrics.receipt(from, to);
-        counts = addCounts(counts, r.counts);
+        byLoadBalancer.set(
+          target.loadBalancerArn,
+          sameLoadBalancer(byLoadBalancer.get(target.loadBalancerArn), r.sums),
+        );
         final &&= r.final;
         window = { from: r.from.toISOString(), to: r.to.toISOString() };
         note = r.note;
@@ -80,10 +84,28 @@ export async function cloudWatchReceipt(
       note: unread,
     };
   }
+  const counts = [...byLoadBalancer.values()].reduce<Counts>(
+    (all, sums) => addCounts(all, countsFromSums(sums)),
+    noCounts,
+  );
   const total: ReceiptFigures = {
     requests: counts.requests,
     failed: counts.failed,
     ...(counts.kinds !== undefined && { kinds: counts.kinds }),
   };
   return { source, hosts: [], total, window, final, note };
+}
+
+/** Two groups of one load balancer: their own figures add up, its 5xx (the same series) do not. */
+function sameLoadBalancer(
+  seen: Readonly<Record<MetricId, number>> | undefined,
+  sums: Readonly<Record<MetricId, number>>,
+): Record<MetricId, number> {
+  if (!seen) return { ...sums };
+  return {
+    requests: seen.requests + sums.requests,
+    target5xx: seen.target5xx + sums.target5xx,
+    connect: seen.connect + sums.connect,
+    elb5xx: Math.max(seen.elb5xx, sums.elb5xx),
+  };
 }

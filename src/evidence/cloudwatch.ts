@@ -21,6 +21,8 @@ export interface AlbMetricsTarget {
 
 export interface AlbReceipt {
   readonly counts: Counts;
+  /** CloudWatch's sums for the group; `elb5xx` is its load balancer's, shared by its groups */
+  readonly sums: Readonly<Record<MetricId, number>>;
   readonly from: Date;
   readonly to: Date;
   /** false while CloudWatch may still add to the window's minutes */
@@ -99,6 +101,7 @@ export class AlbMetrics {
     const span = `${start.toISOString().slice(11, 16)}–${end.toISOString().slice(11, 16)} UTC`;
     return {
       counts: countsFromSums(sums),
+      sums,
       from: start,
       to: end,
       final,

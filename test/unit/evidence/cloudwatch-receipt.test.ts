@@ -16,10 +16,10 @@ afterEach(() => {
 });
 const at = (hhmmss: string) => Date.parse(`2026-01-01T${hhmmss}Z`);
 
-function alb(group: string): Balancer {
+function alb(group: string, loadBalancer = 'web'): Balancer {
   const target: MetricsTarget = {
     targetGroupArn: `arn:aws:elasticloadbalancing:eu-west-1:1:targetgroup/${group}/1`,
-    loadBalancerArn: 'arn:aws:elasticloadbalancing:eu-west-1:1:loadbalancer/app/web/2',
+    loadBalancerArn: `arn:aws:elasticloadbalancing:eu-west-1:1:loadbalancer/app/${loadBalancer}/2`,
     region: 'eu-west-1',
   };
   return { kind: 'alb', metricsTarget: () => Promise.resolve(target) } as unknown as Balancer;
@@ -50,6 +50,52 @@ describe("the rollout's receipt from CloudWatch", () => {
     expect(receiptLine(r!)).toMatch(
       /^CloudWatch public \+ internal saw 6 failed of 2 000 requests in all during the rollout \(CloudWatch, whole minutes 10:02–10:06 UTC; provisional: .*deploy receipt --from 2026-01-01T10:02:00Z --to 2026-01-01T10:06:00Z/,
     );
+  });
+
+  it("counts a load balancer's own 5xx once, however many of its target groups front the fleet", async () => {
+    // each group's query carries its load balancer's 5xx: the same series twice for one ALB
+    const group = (requests: number, connect: number) => ({
+      MetricDataResults: [
+        { Id: 'requests', Values: [requests], StatusCode: 'Complete' as const },
+        { Id: 'target5xx', Values: [2], StatusCode: 'Complete' as const },
+        { Id: 'connect', Values: [connect], StatusCode: 'Complete' as const },
+        { Id: 'elb5xx', Values: [7], StatusCode: 'Complete' as const },
+      ],
+    });
+    cw.on(GetMetricDataCommand).resolvesOnce(group(1000, 1)).resolvesOnce(group(500, 2));
+    const clock = new FakeClock(at('10:20:00'));
+    const oneAlb = await cloudWatchReceipt(
+      [
+        { name: 'public', balancer: alb('public') },
+        { name: 'internal', balancer: alb('internal') },
+      ],
+      clock,
+      at('10:02:30'),
+      at('10:05:10'),
+    );
+    // 7 ELB 5xx: 3 of them the two groups' failed connections, 4 with no target chosen
+    expect(oneAlb?.total).toEqual({
+      requests: 1504,
+      failed: 11,
+      kinds: { http_5xx: 4, connect: 3, no_server: 4 },
+    });
+    cw.reset();
+    cw.on(GetMetricDataCommand).resolvesOnce(group(1000, 1)).resolvesOnce(group(500, 2));
+    const twoAlbs = await cloudWatchReceipt(
+      [
+        { name: 'public', balancer: alb('public', 'edge') },
+        { name: 'internal', balancer: alb('internal', 'inner') },
+      ],
+      clock,
+      at('10:02:30'),
+      at('10:05:10'),
+    );
+    // two load balancers, each its own 7
+    expect(twoAlbs?.total).toEqual({
+      requests: 1511,
+      failed: 18,
+      kinds: { http_5xx: 4, connect: 3, no_server: 11 },
+    });
   });
 
   it('a group that cannot be read makes it unread with the line, never a zero', async () => {
