@@ -62,36 +62,30 @@ describe("the rollout's receipt from CloudWatch", () => {
         { Id: 'elb5xx', Values: [7], StatusCode: 'Complete' as const },
       ],
     });
-    cw.on(GetMetricDataCommand).resolvesOnce(group(1000, 1)).resolvesOnce(group(500, 2));
-    const clock = new FakeClock(at('10:20:00'));
-    const oneAlb = await cloudWatchReceipt(
-      [
-        { name: 'public', balancer: alb('public') },
-        { name: 'internal', balancer: alb('internal') },
-      ],
-      clock,
-      at('10:02:30'),
-      at('10:05:10'),
-    );
+    // public (1000 requests, 1 failed connection) then internal (500, 2), under these ALBs
+    const receipt = async (publicLb: string, internalLb: string) => {
+      cw.reset();
+      cw.on(GetMetricDataCommand).resolvesOnce(group(1000, 1)).resolvesOnce(group(500, 2));
+      const groups = [
+        { name: 'public', balancer: alb('public', publicLb) },
+        { name: 'internal', balancer: alb('internal', internalLb) },
+      ];
+      const r = await cloudWatchReceipt(
+        groups,
+        new FakeClock(at('10:20:00')),
+        at('10:02:30'),
+        at('10:05:10'),
+      );
+      return r?.total;
+    };
     // 7 ELB 5xx: 3 of them the two groups' failed connections, 4 with no target chosen
-    expect(oneAlb?.total).toEqual({
+    expect(await receipt('web', 'web')).toEqual({
       requests: 1504,
       failed: 11,
       kinds: { http_5xx: 4, connect: 3, no_server: 4 },
     });
-    cw.reset();
-    cw.on(GetMetricDataCommand).resolvesOnce(group(1000, 1)).resolvesOnce(group(500, 2));
-    const twoAlbs = await cloudWatchReceipt(
-      [
-        { name: 'public', balancer: alb('public', 'edge') },
-        { name: 'internal', balancer: alb('internal', 'inner') },
-      ],
-      clock,
-      at('10:02:30'),
-      at('10:05:10'),
-    );
     // two load balancers, each its own 7
-    expect(twoAlbs?.total).toEqual({
+    expect(await receipt('edge', 'inner')).toEqual({
       requests: 1511,
       failed: 18,
       kinds: { http_5xx: 4, connect: 3, no_server: 11 },
