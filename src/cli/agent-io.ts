@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import type { AgentIO } from '../host/agent/io.js';
 import { encodeLine } from '../protocol/lines.js';
 import { maskUrlPasswords, secretMask } from '../safe-text.js';
@@ -9,7 +9,7 @@ import { maskUrlPasswords, secretMask } from '../safe-text.js';
  * lines reach the orchestrator's CI log, or a terminal when run by hand.
  */
 export function stdioAgentIO(): AgentIO {
-  let input: AsyncIterable<string> | undefined;
+  let input: Interface | undefined;
   return {
     send: (line) =>
       void process.stdout.write(maskUrlPasswords(encodeLine(secretMask.maskDeep(line)))),
@@ -17,6 +17,10 @@ export function stdioAgentIO(): AgentIO {
     get input() {
       input ??= createInterface({ input: process.stdin, crlfDelay: Infinity });
       return input;
+    },
+    endInput: () => {
+      input?.close();
+      process.stdin.destroy();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReport, startLoad } from '../../scripts/lab/index.js';
 import { startFleet, type Fleet } from './fleet-harness.js';
+import { hostOnDisk, until, watchRollout } from './watch-rollout.js';
 import { startWatchdogs } from './watchdogs.js';
 
 let fleet: Fleet;
@@ -11,66 +12,14 @@ afterAll(async () => {
   await fleet?.stop();
 });
 
-interface Event {
-  readonly event?: string;
-  readonly host?: string;
-  readonly fields?: { step?: string };
-}
-
-/** `deploy rollout --json`, its events readable while it runs. */
-function watchRollout(release: string) {
-  const proc = fleet.spawnDeploy(['rollout', '--release', release, '--json']);
-  const events: Event[] = [];
-  let buffered = '';
-  proc.stdout?.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const l of lines) if (l.startsWith('{')) events.push(JSON.parse(l) as Event);
-  });
-  const stepStarted = async (host: string, step: string): Promise<void> => {
-    const deadline = Date.now() + 60_000;
-    while (
-      !events.some((e) => e.event === 'step.start' && e.host === host && e.fields?.step === step)
-    ) {
-      if (Date.now() > deadline || proc.exitCode !== null)
-        throw new Error(`${host} never started ${step} (exit ${proc.exitCode ?? '-'})`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  return { proc, stepStarted };
-}
-
-/** What web-1 holds: its drain marker, its lock, its live release. */
-async function web1(): Promise<{ drained: boolean; locked: boolean; release: string }> {
-  const r = await fleet.lab.inHost(fleet.lab.host('web-1'), [
-    'sh',
-    '-c',
-    'readlink /srv/handoff/lab/current; test -e /run/handoff/lab/draining && echo drained; test -e /var/lock/handoff/lab.lock && echo locked; true',
-  ]);
-  const lines = r.stdout.trim().split('\n');
-  return {
-    release: (lines[0] ?? '').replace(/^releases\//, ''),
-    drained: lines.includes('drained'),
-    locked: lines.includes('locked'),
-  };
-}
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const web1 = () => hostOnDisk(fleet, 'web-1');
 
 describe('an orchestrator frozen mid-handshake (SIGSTOP, its SSH sessions open)', () => {
   it('loses the lock after the heartbeat bound, and the watchdog puts the host back in rotation, 0 failed requests', async () => {
     await fleet.stageEverywhere('r2');
     const watchdogs = startWatchdogs(fleet.lab.hosts);
     const load = startLoad({ url: fleet.lab.url, concurrency: 6 });
-    const run = watchRollout('r2');
+    const run = watchRollout(fleet, 'r2');
     try {
       await run.stepStarted('web-1', 'overlap');
       const pid = run.proc.pid!;
@@ -104,7 +53,7 @@ describe('a rollout cancelled with SIGINT mid-handshake (a CI cancel)', () => {
   it('undoes the host it was on, exits 1 within seconds, never leaves it drained, 0 failed requests', async () => {
     await fleet.stageEverywhere('r3');
     const load = startLoad({ url: fleet.lab.url, concurrency: 6 });
-    const run = watchRollout('r3');
+    const run = watchRollout(fleet, 'r3');
     await run.stepStarted('web-1', 'overlap');
     const sent = Date.now();
     process.kill(run.proc.pid!, 'SIGINT');

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReport, pidsInNamespace, startLoad } from '../../scripts/lab/index.js';
 import { startFleet, type Fleet } from './fleet-harness.js';
 import { pinBundle, type Pinned } from './pinned-bundle.js';
+import { until } from './watch-rollout.js';
 
 let fleet: Fleet;
 let pinned: Pinned;
@@ -95,19 +96,6 @@ async function hostStates(): Promise<HostState[]> {
     locked: h.status?.lock.locked ?? true,
     draining: Boolean(h.status?.draining),
   }));
-}
-
-async function eventually<T>(
-  read: () => Promise<T>,
-  ok: (value: T) => boolean,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 function cmdline(pid: number): string {
@@ -209,7 +197,7 @@ describe('a rollout whose SSH connection is cut', () => {
     );
     expect(said.map((e) => e.message)).toEqual([expect.stringContaining('left DRAINED')]);
     // released by the agent, not merely gone stale: a stale lock keeps its directory
-    const lockDir = await eventually(
+    const lockDir = await until(
       () => fleet.lab.inHost(web1, ['sh', '-c', 'ls -d /var/lock/handoff/lab.lock || true']),
       (x) => x.stdout.trim() === '',
       10_000,
@@ -221,7 +209,7 @@ describe('a rollout whose SSH connection is cut', () => {
       .filter((cmd) => cmd.includes('lock-hold'));
     expect(holders).toEqual([]);
     // the agent notices stdin close on its own; it needs no orchestrator to unlock
-    const states = await eventually(hostStates, (s) => s.every((h) => !h.locked), 15_000);
+    const states = await until(hostStates, (s) => s.every((h) => !h.locked), 15_000);
     expect(states.map((s) => s.locked)).toEqual([false, false, false]);
     expect(states.map((s) => s.release)).toEqual(before);
 

@@ -6,6 +6,12 @@ export interface AgentIO {
   send(line: AgentLine): void;
   /** stdin, one line at a time, ending when stdin closes */
   readonly input: AsyncIterable<string>;
+  /**
+   * Stop reading stdin: a session that ends on its own (its lock lost, silence,
+   * SIGTERM) must not wait for the orchestrator to close it, or the process
+   * outlives the session and the orchestrator never hears that its holder went.
+   */
+  endInput?(): void;
 }
 
 export function sendEvent(

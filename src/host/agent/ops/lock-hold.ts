@@ -181,6 +181,8 @@ export async function lockHold(
       process.off('SIGTERM', onSignal);
       process.off('SIGHUP', onSignal);
     }
+    // ended here, not by the orchestrator closing stdin: the process must end with the session
+    io.endInput?.();
     released = lock !== undefined;
     await lock?.release();
   }
