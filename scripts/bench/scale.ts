@@ -9,8 +9,8 @@ import { mb, ms, type Row } from './table.js';
 
 // BENCH_SCALE_SIZES=1,500: a shorter run (the ratios need 1 first)
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1,100,500').split(',').map(Number);
-// BENCH_SCALE_PROFILE=DIR: each CLI run writes a --cpu-prof profile there
-const PROFILE_DIR = process.env.BENCH_SCALE_PROFILE;
+// BENCH_SCALE_NODE_ARGS: node flags for each CLI run, e.g. --cpu-prof --cpu-prof-dir=DIR
+const NODE_ARGS = (process.env.BENCH_SCALE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const RTT_MS = 20;
 const CHECK_MS = 200;
 const WALL_GOAL = 3;
@@ -25,17 +25,13 @@ interface Run {
   readonly stdout: string;
 }
 
-function profileArgs(): string[] {
-  return PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`];
-}
-
 /** the real CLI as a process under /usr/bin/time: wall, peak RSS, user + sys CPU */
 async function timed(args: readonly string[], workDir: string): Promise<Run> {
   const out = path.join(workDir, 'time.txt');
   const started = performance.now();
   const r = await execa(
     '/usr/bin/time',
-    ['-f', '%M %U %S', '-o', out, process.execPath, ...profileArgs(), benchCli, ...args],
+    ['-f', '%M %U %S', '-o', out, process.execPath, ...NODE_ARGS, benchCli, ...args],
     { reject: false, timeout: 600_000, env: { HANDOFF_WHO: 'bench' } },
   );
   const wallMs = performance.now() - started;
