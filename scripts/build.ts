@@ -1,7 +1,7 @@
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -69,9 +69,41 @@ const common: BuildOptions = {
   },
 };
 
-/** The CLI, one file, so Node is the operator's only prerequisite. */
+/** ssh2's crypto addon, where its require (`./crypto/build/Release/…`) looks from the bundle */
+export const sshCryptoPath = path.join(
+  root,
+  'dist',
+  'crypto',
+  'build',
+  'Release',
+  'sshcrypto.node',
+);
+
+/**
+ * The CLI, one file, so Node is the operator's only prerequisite. Beside it,
+ * when the install built it, ssh2's optional crypto addon: without it every
+ * SSH packet creates its AES-GCM cipher anew in JavaScript, a tenth of a
+ * 500-host rollout's CPU (docs/benchmarks.md). ssh2 falls back to that when
+ * the addon is missing or does not load, and negotiates the same cipher.
+ */
 export async function buildCliBundle(): Promise<string> {
   await build({ ...common, outfile: bundlePath });
+  const addon = path.join(
+    root,
+    'node_modules',
+    'ssh2',
+    'lib',
+    'protocol',
+    'crypto',
+    'build',
+    'Release',
+    'sshcrypto.node',
+  );
+  await rm(sshCryptoPath, { force: true });
+  await mkdir(path.dirname(sshCryptoPath), { recursive: true });
+  await copyFile(addon, sshCryptoPath).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  });
   return bundlePath;
 }
 

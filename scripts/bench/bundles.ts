@@ -6,6 +6,7 @@ import {
   bundlePath,
   healthBundlePath,
   probeBundlePath,
+  sshCryptoPath,
 } from '../build.js';
 
 // BENCH_DIST: a checkout's own copies, when another checkout benches beside it
@@ -30,6 +31,11 @@ export async function buildBenchBundles(): Promise<void> {
   await copyFile(bundlePath, benchCli);
   await copyFile(healthBundlePath, benchHealth);
   await copyFile(probeBundlePath, benchProbe);
+  // ssh2's crypto addon, where the bundle's require finds it (build.ts)
+  const addon = path.join(DIR, path.relative(path.dirname(bundlePath), sshCryptoPath));
+  await rm(addon, { force: true });
+  await mkdir(path.dirname(addon), { recursive: true });
+  await copyFile(sshCryptoPath, addon).catch(() => undefined);
   // the agent and the library files beside it
   await cp(path.dirname(agentBundlePath), path.dirname(benchAgent), { recursive: true });
 }

@@ -4,10 +4,13 @@ import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { benchCli } from './bundles.js';
 import { criticalPath, type HostSteps } from './critical-path.js';
-import { startSimFleet } from './sim/fleet.js';
+import { startSimFleet, type SimFleet } from './sim/fleet.js';
 import { mb, ms, type Row } from './table.js';
 
-const SIZES = [1, 100, 500];
+// BENCH_SCALE_SIZES=1,500: a shorter run (the ratios need 1 first)
+const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1,100,500').split(',').map(Number);
+// BENCH_SCALE_NODE_ARGS: node flags for each CLI run, e.g. --cpu-prof --cpu-prof-dir=DIR
+const NODE_ARGS = (process.env.BENCH_SCALE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const RTT_MS = 20;
 const CHECK_MS = 200;
 const WALL_GOAL = 3;
@@ -28,7 +31,7 @@ async function timed(args: readonly string[], workDir: string): Promise<Run> {
   const started = performance.now();
   const r = await execa(
     '/usr/bin/time',
-    ['-f', '%M %U %S', '-o', out, process.execPath, benchCli, ...args],
+    ['-f', '%M %U %S', '-o', out, process.execPath, ...NODE_ARGS, benchCli, ...args],
     { reject: false, timeout: 600_000, env: { HANDOFF_WHO: 'bench' } },
   );
   const wallMs = performance.now() - started;
@@ -69,9 +72,15 @@ async function measure(hosts: number, report: (line: string) => void): Promise<M
   try {
     const c = ['-c', fleet.configPath];
     const verify = await timed(['verify', ...c], workDir);
+    const before = callCounts(fleet);
     const rollout = await timed(
       ['rollout', '--release', 'r2', '--batch', '10%', '--json', ...c],
       workDir,
+    ).finally(() =>
+      // said whether the rollout passed or not: what it asked is the first thing to look at
+      report(
+        `scale ${hosts}: the rollout's calls per host: ${callsPerHost(callCounts(fleet), before, hosts)}`,
+      ),
     );
     const result = JSON.parse(rollout.stdout.trim().split('\n').at(-1) ?? '{}') as {
       hosts?: HostSteps[];
@@ -84,6 +93,29 @@ async function measure(hosts: number, report: (line: string) => void): Promise<M
   } finally {
     await fleet.stop();
   }
+}
+
+/** every agent operation and balancer command the simulation answered so far, by name */
+function callCounts(fleet: SimFleet): Map<string, number> {
+  const counts = new Map<string, number>();
+  const add = (name: string, n: number) => counts.set(name, (counts.get(name) ?? 0) + n);
+  for (const state of fleet.states) for (const [op, n] of state.calls) add(op, n);
+  for (const [command, n] of fleet.balancerCommands) add(`balancer ${command}`, n);
+  return counts;
+}
+
+/** `status 45.2, lock 1, …`: what was asked since `before`, per host, most first */
+function callsPerHost(
+  now: ReadonlyMap<string, number>,
+  before: ReadonlyMap<string, number>,
+  hosts: number,
+): string {
+  return [...now]
+    .map(([name, n]) => [name, (n - (before.get(name) ?? 0)) / hosts] as const)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${n.toFixed(1)}`)
+    .join(', ');
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Balancer } from '../balancer/balancer.js';
 import type { Clock } from '../clock.js';
 import { cloudWatchReceipt, metricsGroups, type CloudWatchReceipt } from './cloudwatch-receipt.js';
 import type { Config } from '../config/types.js';
+import { FreshRead } from '../fresh-read.js';
 import { CommandCountSource } from './command-source.js';
 import { readHaproxyCounters } from './haproxy-read.js';
 import { HaproxyCountSource } from './haproxy-source.js';
@@ -22,8 +23,10 @@ export function receiptSource(config: Config, clock: Clock): EvidenceSource | un
   if (each.length === 0 || each.length < config.balancers.length) return undefined;
   const sources = each.map((b) => {
     const where = { socket: b.socket, backend: b.backend };
+    // a wave's hosts open and close their windows about at once: one read serves those that come together
+    const counters = new FreshRead(() => readHaproxyCounters(where));
     return new HaproxyCountSource(
-      () => readHaproxyCounters(where),
+      () => counters.get(),
       new Map(config.hosts.map((h) => [h.name, b.targets[h.name] ?? h.target])),
       clock,
       b.backend,

@@ -1,4 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { compileHostPatterns, isPlainName, type HostMatcher } from './host-patterns.js';
 
 /**
  * OpenSSH known_hosts, read the way `ssh -o StrictHostKeyChecking=yes` reads it:
@@ -53,35 +54,6 @@ export function hostToken(host: string, port: number): string {
   return port === 22 ? name : `[${name}]:${port}`;
 }
 
-export function hostMatches(hosts: string, token: string): boolean {
-  let matched = false;
-  for (const pattern of hosts.split(',')) {
-    const negated = pattern.startsWith('!');
-    const body = negated ? pattern.slice(1) : pattern;
-    const hit = body.startsWith('|1|') ? hashedMatches(body, token) : globMatches(body, token);
-    if (hit && negated) return false;
-    if (hit) matched = true;
-  }
-  return matched;
-}
-
-function hashedMatches(hashed: string, token: string): boolean {
-  const [, , salt, hash] = hashed.split('|');
-  if (salt === undefined || hash === undefined) return false;
-  const expected = Buffer.from(hash, 'base64');
-  const actual = createHmac('sha1', Buffer.from(salt, 'base64')).update(token).digest();
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
-}
-
-function globMatches(pattern: string, token: string): boolean {
-  const escaped = pattern
-    .toLowerCase()
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replaceAll('*', '.*')
-    .replaceAll('?', '.');
-  return new RegExp(`^${escaped}$`).test(token);
-}
-
 /** `SHA256:…` without padding, the form `ssh-keygen -lf` and `ssh` print. */
 export function fingerprint(keyBlob: Buffer): string {
   return `SHA256:${createHash('sha256').update(keyBlob).digest('base64').replace(/=+$/, '')}`;
@@ -94,23 +66,54 @@ export function keyTypeOf(keyBlob: Buffer): string {
   return keyBlob.subarray(4, 4 + length).toString('latin1');
 }
 
+/**
+ * A parsed known_hosts with its patterns compiled, asked once per host: a
+ * fleet of hundreds connects to every host, and parsing the file and
+ * compiling its globs for each one made that quadratic. Lines whose names
+ * are all plain (no wildcard, hash or negation) are found by name; the rest
+ * are matched in turn.
+ */
+export class KnownHosts {
+  private readonly byName = new Map<string, KnownHostEntry[]>();
+  private readonly patterned: { readonly entry: KnownHostEntry; readonly matches: HostMatcher }[] =
+    [];
+
+  constructor(text: string) {
+    for (const entry of parseKnownHosts(text)) {
+      const patterns = entry.hosts.split(',');
+      if (patterns.every(isPlainName)) {
+        for (const name of new Set(patterns.map((p) => p.toLowerCase())))
+          this.byName.set(name, [...(this.byName.get(name) ?? []), entry]);
+      } else this.patterned.push({ entry, matches: compileHostPatterns(entry.hosts) });
+    }
+  }
+
+  /** the lines that name this host (`hostToken`), in file order */
+  entriesFor(token: string): KnownHostEntry[] {
+    const named = this.byName.get(token) ?? [];
+    const patterned = this.patterned.filter((p) => p.matches(token)).map((p) => p.entry);
+    if (patterned.length === 0) return named;
+    return [...named, ...patterned].sort((a, b) => a.lineNumber - b.lineNumber);
+  }
+}
+
 /** Key types the file knows for this host, in file order (for host-key algorithm preference). */
-export function knownKeyTypes(text: string, host: string, port: number): string[] {
-  const token = hostToken(host, port);
-  const types = parseKnownHosts(text)
-    .filter((e) => e.marker === undefined && hostMatches(e.hosts, token))
+export function knownKeyTypes(known: KnownHosts, host: string, port: number): string[] {
+  const types = known
+    .entriesFor(hostToken(host, port))
+    .filter((e) => e.marker === undefined)
     .map((e) => e.keyType);
   return [...new Set(types)];
 }
 
 export function verifyHostKey(
-  knownHostsText: string,
+  known: KnownHosts,
   host: string,
   port: number,
   keyBlob: Buffer,
 ): HostKeyVerdict {
   const token = hostToken(host, port);
-  const forHost = parseKnownHosts(knownHostsText).filter((e) => hostMatches(e.hosts, token));
+  const forHost = known.entriesFor(token);
   const same = (e: KnownHostEntry): boolean => e.key.equals(keyBlob);
   const refuse = (reason: 'unknown' | 'changed' | 'revoked'): HostKeyVerdict => ({
     ok: false,

@@ -1,11 +1,17 @@
 import type { Duplex } from 'node:stream';
 import { Client, type ServerHostKeyAlgorithm } from 'ssh2';
-import { hostToken, knownKeyTypes, verifyHostKey, type HostKeyVerdict } from './known-hosts.js';
+import {
+  hostToken,
+  knownKeyTypes,
+  verifyHostKey,
+  type HostKeyVerdict,
+  type KnownHosts,
+} from './known-hosts.js';
 import type { SshAuth } from './ssh-auth.js';
 import { connectFailed, hostKeyRefused, type Endpoint } from './ssh-errors.js';
 
 export interface OpenOptions {
-  readonly knownHostsText: string;
+  readonly knownHosts: KnownHosts;
   readonly auth: SshAuth;
   readonly keepaliveInterval: number;
   /** an already-open stream to the target (a bastion's forwardOut) */
@@ -76,12 +82,10 @@ export function openClient(at: Endpoint, options: OpenOptions): Promise<Client> 
       keepaliveInterval: options.keepaliveInterval,
       keepaliveCountMax: 3,
       algorithms: {
-        serverHostKey: hostKeyAlgorithms(
-          knownKeyTypes(options.knownHostsText, at.address, at.port),
-        ),
+        serverHostKey: hostKeyAlgorithms(knownKeyTypes(options.knownHosts, at.address, at.port)),
       },
       hostVerifier: (key: Buffer): boolean => {
-        const verdict = verifyHostKey(options.knownHostsText, at.address, at.port, key);
+        const verdict = verifyHostKey(options.knownHosts, at.address, at.port, key);
         if (!verdict.ok) refused = verdict;
         return verdict.ok;
       },

@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
 import type { Client } from 'ssh2';
 import { systemClock, type Clock } from '../clock.js';
 import type { HostConfig, SshConfig } from '../config/types.js';
-import { UsageError } from '../errors.js';
+import { knownHostsFiles, type KnownHostsFiles } from './known-hosts-file.js';
 import { forwardThrough, parseProxyJump } from './proxy-jump.js';
 import { resolveAuth } from './ssh-auth.js';
 import { openClient, type OpenOptions } from './ssh-client.js';
@@ -17,6 +16,8 @@ export interface ConnectOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** ms between keepalives; three unanswered ones drop the connection */
   readonly keepaliveInterval?: number;
+  /** where known_hosts is read from once per file; the process's own by default */
+  readonly knownHostsFiles?: KnownHostsFiles;
 }
 
 /**
@@ -31,7 +32,7 @@ export async function connectSsh(
 ): Promise<SshTransport> {
   const auth = await resolveAuth(ssh, options.env ?? process.env);
   const open: OpenOptions = {
-    knownHostsText: await readKnownHosts(ssh.knownHosts),
+    knownHosts: await (options.knownHostsFiles ?? knownHostsFiles).read(ssh.knownHosts),
     auth,
     keepaliveInterval: options.keepaliveInterval ?? 15_000,
   };
@@ -60,15 +61,5 @@ export async function connectSsh(
   } catch (error) {
     bastion?.end();
     throw error;
-  }
-}
-
-/** A missing file is an empty one: every host is then unknown, with the line to add. */
-async function readKnownHosts(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw new UsageError(`cannot read ssh.known_hosts ${path}: ${(error as Error).message}`);
   }
 }

@@ -24,6 +24,8 @@ export class SimHostState {
   /** when the drain marker last came or went (the balancer's checks see it from then) */
   changedAt = 0;
   locked = false;
+  /** operations answered, by name: what the orchestrator asked of this host */
+  readonly calls = new Map<string, number>();
   private stateDir: Promise<string> | undefined;
   constructor(
     readonly name: string,
@@ -152,6 +154,7 @@ export async function answer(op: string, args: CallArgs, host: SimHostState): Pr
   try {
     if (!isAgentOp(op)) return refusal('bad-request', `unknown operation ${op}`, 2);
     checkArgs(op, args);
+    host.calls.set(op, (host.calls.get(op) ?? 0) + 1);
     const run = ANSWERS[op] as (a: CallArgs, h: SimHostState) => Promise<unknown>;
     return { ok: true, data: (await run(args, host)) ?? null };
   } catch (error) {

@@ -29,6 +29,8 @@ export interface SimFleet {
   readonly states: readonly SimHostState[];
   /** which hosts misbehave, by name */
   readonly faults: ReadonlyMap<string, SimFault>;
+  /** the balancer stand-in's commands answered so far, by their first two words */
+  readonly balancerCommands: ReadonlyMap<string, number>;
   stop(): Promise<void>;
 }
 
@@ -91,6 +93,7 @@ export async function startSimFleet(options: SimFleetOptions): Promise<SimFleet>
     configPath,
     states,
     faults,
+    balancerCommands: haproxy.commands,
     stop: async () => {
       await closeAll();
       await haproxy.close();

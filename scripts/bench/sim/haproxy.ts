@@ -13,6 +13,8 @@ export interface SimHaproxy {
   /** balancer.socket in deploy.yml */
   readonly socket: string;
   readonly backend: string;
+  /** commands answered, by their first two words */
+  readonly commands: ReadonlyMap<string, number>;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function startSimHaproxy(
   backend = 'sim',
 ): Promise<SimHaproxy> {
   const admin = new Map<string, number>();
+  const commands = new Map<string, number>();
   const up = (h: SimHostState): boolean => {
     const since = Date.now() - h.changedAt;
     // a check lands half an interval after the change, on average
@@ -37,6 +40,8 @@ export async function startSimHaproxy(
     return h.changedAt === 0 || since >= (checks.rise - 0.5) * checks.intervalMs;
   };
   const answer = (command: string): string => {
+    const words = command.split(' ').slice(0, 2).join(' ');
+    commands.set(words, (commands.get(words) ?? 0) + 1);
     if (command === 'show info')
       return 'Name: HAProxy\nPid: 4242\nUptime_sec: 100\nStart_time_sec: 1\n';
     // the traffic receipt's counters: no traffic is simulated, so every count is 0
@@ -87,6 +92,7 @@ export async function startSimHaproxy(
   return {
     socket: `tcp://127.0.0.1:${port}`,
     backend,
+    commands,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

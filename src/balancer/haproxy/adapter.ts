@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { HaproxyBalancerConfig, HealthCheckSettings } from '../../config/types.js';
 import { ConfigError, OperationError } from '../../errors.js';
+import { FreshRead } from '../../fresh-read.js';
 import type { Balancer, BalancerDeps, BalancerReload, TargetState } from '../balancer.js';
 import { describeAddress, parseSocketAddress, type SocketAddress } from './address.js';
 import * as cmd from './commands.js';
@@ -42,6 +43,18 @@ export class HaproxyBalancer implements Balancer {
   }
 
   async states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
+    const { servers, stats } = await this.rows.get();
+    const result = new Map<string, TargetState>();
+    for (const target of targets)
+      result.set(
+        target,
+        toTargetState(target, this.config.backend, servers.get(target), stats.get(target)),
+      );
+    return result;
+  }
+
+  /** the backend's rows by server; every host's poll of the moment shares one */
+  private readonly rows = new FreshRead(async () => {
     const { backend } = this.config;
     await this.reload.check();
     // both asked at once; when both fail, the first command's failure is the one
@@ -52,16 +65,9 @@ export class HaproxyBalancer implements Balancer {
     ]);
     if (serversAnswer.status === 'rejected') throw serversAnswer.reason;
     if (statsAnswer.status === 'rejected') throw statsAnswer.reason;
-    const servers = serversAnswer.value;
-    const stats = statsAnswer.value;
-    const result = new Map<string, TargetState>();
-    for (const target of targets) {
-      const row = servers.find((r) => r.server === target);
-      const stat = stats.find((r) => r.server === target);
-      result.set(target, toTargetState(target, backend, row, stat));
-    }
-    return result;
-  }
+    // by name: the guard asks for every target, and a find per target was quadratic
+    return { servers: firstByServer(serversAnswer.value), stats: firstByServer(statsAnswer.value) };
+  });
 
   async settings(): Promise<HealthCheckSettings> {
     const live = await this.query(cmd.showStat(this.config.backend), parseStatCsv);
@@ -191,4 +197,11 @@ export class HaproxyBalancer implements Balancer {
       },
     ]);
   }
+}
+
+/** each server's first row, as `find` would give it */
+function firstByServer<R extends { readonly server: string }>(rows: readonly R[]): Map<string, R> {
+  const by = new Map<string, R>();
+  for (const row of rows) if (!by.has(row.server)) by.set(row.server, row);
+  return by;
 }

@@ -65,18 +65,32 @@ export function capacityStep(options: CapacityStepOptions = {}): HostStep {
  * The other hosts' status and the balancer's states, read after this host's
  * lock. The hosts of a wave lock about at once: one whose lock came before a
  * read of the wave's started takes that read (it sees everything up to this
- * lock and after), so a wave costs one status call per other host, not one
- * per host of the wave.
+ * lock and after). One that locked while that read was under way takes the
+ * read that starts as it ends, with every other host that came meanwhile: at
+ * 500 hosts the locks of a wave spread over more than one read, and a read
+ * for each latecomer made the guard the rollout's largest cost. A wave costs
+ * a few status calls per other host, not one per host of the wave.
  */
 function readFleet(ctx: HostContext, wave: readonly HostConfig[]): Promise<FleetReading> {
   const shared = ctx.run.guard?.shared;
+  if (!shared) return readOthers(ctx, wave);
   const lockedAt = ctx.progress.lockedAt;
-  const latest = shared?.latest;
+  const latest = shared.latest;
   if (latest && lockedAt !== undefined && latest.at > lockedAt) return latest.reading;
-  const at = ctx.run.deps.clock.now();
-  const reading = readOthers(ctx, wave);
-  if (shared) shared.latest = { at, reading };
-  return reading;
+  const start = (): Promise<FleetReading> => {
+    const at = ctx.run.deps.clock.now();
+    const reading = readOthers(ctx, wave);
+    shared.latest = { at, reading };
+    return reading;
+  };
+  if (!latest) return start();
+  shared.next ??= latest.reading
+    .catch(() => undefined)
+    .then(() => {
+      shared.next = undefined;
+      return start();
+    });
+  return shared.next;
 }
 
 async function readOthers(ctx: HostContext, wave: readonly HostConfig[]): Promise<FleetReading> {

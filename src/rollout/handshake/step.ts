@@ -47,6 +47,8 @@ export interface HostGuard {
 /** The latest read of the fleet beside a wave: when it started, and what it gives. */
 export interface SharedRead {
   latest?: { readonly at: number; readonly reading: Promise<FleetReading> };
+  /** the read that starts as `latest` ends, for the hosts that locked while it ran */
+  next?: Promise<FleetReading>;
 }
 
 /** The other hosts' own word and the balancer's states, read together. */

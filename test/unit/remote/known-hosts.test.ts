@@ -3,14 +3,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostMatches } from '../../../src/remote/host-patterns.js';
 import {
   fingerprint,
-  hostMatches,
   hostToken,
+  KnownHosts,
   knownKeyTypes,
   parseKnownHosts,
-  verifyHostKey,
+  verifyHostKey as verifyIn,
 } from '../../../src/remote/known-hosts.js';
+
+/** the file as text, compiled the way a connection compiles it */
+const verifyHostKey = (text: string, host: string, port: number, key: Buffer) =>
+  verifyIn(new KnownHosts(text), host, port, key);
 
 /** Real keys from ssh-keygen, so fingerprints and hashes are checked against OpenSSH itself. */
 interface Key {
@@ -196,6 +201,31 @@ describe('knownKeyTypes', () => {
       `@revoked web ecdsa-sha2-nistp256 ${keyB.base64}`,
       `other ${keyA.type} ${keyA.base64}`,
     ].join('\n');
-    expect(knownKeyTypes(text, 'web', 22)).toEqual(['ssh-rsa', 'ssh-ed25519']);
+    expect(knownKeyTypes(new KnownHosts(text), 'web', 22)).toEqual(['ssh-rsa', 'ssh-ed25519']);
+  });
+});
+
+describe('KnownHosts', () => {
+  it('finds for each host the lines a parse and match of every line finds, in file order', () => {
+    const text = [
+      `web ${keyA.type} ${keyA.base64}`,
+      `10.0.1.*,!10.0.1.13 ${keyA.type} ${keyA.base64}`,
+      `WEB,db ${rsa.type} ${rsa.base64}`,
+      hashWithOpenSsh(`db ${keyB.type} ${keyB.base64}`),
+      `@revoked * ${keyB.type} ${keyB.base64}`,
+      `[10.0.1.13]:2222,10.0.1.13 ${keyB.type} ${keyB.base64}`,
+      `d? ${keyA.type} ${keyA.base64}`,
+      `web ${keyB.type} ${keyB.base64}`,
+    ].join('\n');
+    const known = new KnownHosts(text);
+    const tokens = ['web', 'db', 'dc', '10.0.1.12', '10.0.1.13', '[10.0.1.13]:2222', 'none'];
+    for (const token of tokens) {
+      const lines = known.entriesFor(token).map((e) => e.lineNumber);
+      const expected = parseKnownHosts(text)
+        .filter((e) => hostMatches(e.hosts, token))
+        .map((e) => e.lineNumber);
+      expect({ token, lines }).toEqual({ token, lines: expected });
+    }
+    expect(known.entriesFor('web').map((e) => e.lineNumber)).toEqual([1, 3, 5, 8]);
   });
 });

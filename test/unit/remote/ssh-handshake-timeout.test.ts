@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { KnownHosts } from '../../../src/remote/known-hosts.js';
 import { openClient } from '../../../src/remote/ssh-client.js';
 
 /** a host that takes the TCP connection and never says a word of SSH */
@@ -30,7 +31,11 @@ describe('a host that never answers the SSH handshake', () => {
       authDescription: 'a test key',
     };
     await expect(
-      openClient(at, { knownHostsText: '', auth: { describe: 'none' }, keepaliveInterval: 0 }),
+      openClient(at, {
+        knownHosts: new KnownHosts(''),
+        auth: { describe: 'none' },
+        keepaliveInterval: 0,
+      }),
     ).rejects.toThrow(/web-1/);
     // the host drops the connection after the timeout: ssh2 then emits a second error
     for (const s of sockets) s.destroy();

@@ -4,7 +4,7 @@ import { BlockedError } from '../../../src/errors.js';
 import type { HostConfig } from '../../../src/config/types.js';
 import { capacityStep } from '../../../src/rollout/handshake/capacity-step.js';
 import { plannedDrain } from '../../../src/rollout/handshake/planned-drain.js';
-import { hostContext } from '../../../src/rollout/handshake/step.js';
+import { hostContext, type HostGuard } from '../../../src/rollout/handshake/step.js';
 import { StepRecorder } from '../../../src/rollout/recorder.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
@@ -80,27 +80,32 @@ describe('the capacity guard again with each host lock held', () => {
   });
 });
 
+/** one host's capacity step in `guard`'s wave, as if its lock was taken at `lockedAt` */
+function guardRun(f: ReturnType<typeof fleet>, guard: HostGuard) {
+  return (host: HostConfig, lockedAt: number) => {
+    const ctx = hostContext({
+      deps: f.deps,
+      host,
+      agent: f.hosts.get(host.target)!,
+      release: 'r2',
+      rollback: true,
+      bounds: { awaitOut: 0, awaitIn: 0, interval: 0 },
+      rec: new StepRecorder(host.name, 'r2', 'ci', f.clock, f.log, 0),
+      leaseMs: 0,
+      liveBefore: 'r1',
+      guard,
+    });
+    ctx.progress.lockedAt = lockedAt;
+    return capacityStep().run(ctx);
+  };
+}
+
 describe('the cost of the guard', () => {
   it('a host locked before a read of the wave began takes that read; one locked later reads again', async () => {
     const f = fleet(testConfig({}, 4));
     const [web1, web2] = f.deps.config.hosts;
     const guard = { wave: [web1!, web2!], failOpen: new Map(), shared: {} };
-    const run = (host: HostConfig, lockedAt: number) => {
-      const ctx = hostContext({
-        deps: f.deps,
-        host,
-        agent: f.hosts.get(host.target)!,
-        release: 'r2',
-        rollback: true,
-        bounds: { awaitOut: 0, awaitIn: 0, interval: 0 },
-        rec: new StepRecorder(host.name, 'r2', 'ci', f.clock, f.log, 0),
-        leaseMs: 0,
-        liveBefore: 'r1',
-        guard,
-      });
-      ctx.progress.lockedAt = lockedAt;
-      return capacityStep().run(ctx);
-    };
+    const run = guardRun(f, guard);
     const reads = () => f.host(3).calls.filter((c) => c === 'status').length;
     const locked = f.clock.now();
     f.clock.advance(1);
@@ -109,6 +114,20 @@ describe('the cost of the guard', () => {
     expect(reads()).toBe(1);
     // a lock taken as that read began (or after) may have missed it: a fresh read
     await run(web2!, f.clock.now());
+    expect(reads()).toBe(2);
+  });
+
+  it('the hosts that locked while a read ran share the one read that starts as it ends', async () => {
+    const f = fleet(testConfig({}, 4));
+    const [web1, web2, web3] = f.deps.config.hosts;
+    const guard = { wave: [web1!, web2!, web3!], failOpen: new Map(), shared: {} };
+    const run = guardRun(f, guard);
+    const reads = () => f.host(4).calls.filter((c) => c === 'status').length;
+    const first = run(web1!, f.clock.now());
+    // web-2 and web-3 lock while web-1's read is under way: it may have missed them
+    f.clock.advance(1);
+    const later = [run(web2!, f.clock.now()), run(web3!, f.clock.now())];
+    await Promise.all([first, ...later]);
     expect(reads()).toBe(2);
   });
 });
