@@ -5,26 +5,36 @@ import { until, watchdogActions, type Lab } from '../lab/index.js';
  * UP on either HAProxy (the ELBv2 endpoint's group acts on lb-a, so a target
  * it still has deregistered shows there).
  */
-export async function drainedHosts(lab: Lab): Promise<string[]> {
+export async function drainedHosts(lab: Lab): Promise<OutOfRotation[]> {
   const marker = `${lab.layout.paths.state}/draining`;
-  const out: string[] = [];
+  const out: OutOfRotation[] = [];
   for (const h of lab.hosts) {
     const r = await lab.inHost(h, ['sh', '-c', `test -e ${marker} && echo marker; true`]);
     const statuses = await Promise.all(lab.haproxies.map((b) => b.serverStatus(h.name)));
     const down = lab.haproxies.filter((_, i) => statuses[i] !== 'UP').map((b) => b.name);
-    if (r.stdout.includes('marker') || down.length > 0)
-      out.push(
-        `${h.name}${r.stdout.includes('marker') ? ' (marker)' : ''}${down.length > 0 ? ` (not UP on ${down.join(', ')})` : ''}`,
-      );
+    const marked = r.stdout.includes('marker');
+    if (marked || down.length > 0) out.push({ name: h.name, marker: marked, notUpOn: down });
   }
   return out;
 }
 
+export interface OutOfRotation {
+  readonly name: string;
+  /** its drain marker is there */
+  readonly marker: boolean;
+  /** the HAProxies that do not have it UP */
+  readonly notUpOn: readonly string[];
+}
+
+/** `web-1 (marker; not UP on lb-a, lb-b)` */
+export const formatOut = (h: OutOfRotation): string =>
+  `${h.name} (${[h.marker ? 'marker' : '', h.notUpOn.length > 0 ? `not UP on ${h.notUpOn.join(', ')}` : ''].filter(Boolean).join('; ')})`;
+
 /** drainedHosts once it is empty, or after `timeoutMs` (a check that is still rising settles first) */
 export async function settledDrained(lab: Lab, timeoutMs: number): Promise<string[]> {
-  let last: string[] = [];
+  let last: OutOfRotation[] = [];
   await until(async () => (last = await drainedHosts(lab)).length === 0, timeoutMs);
-  return last;
+  return last.map(formatOut);
 }
 
 /**
@@ -34,13 +44,11 @@ export async function settledDrained(lab: Lab, timeoutMs: number): Promise<strin
  * hosts still marked, empty on success.
  */
 export async function awaitNoMarkers(lab: Lab, timeoutMs: number): Promise<string[]> {
-  let marked: string[] = [];
-  await until(
-    async () =>
-      (marked = (await drainedHosts(lab)).filter((h) => h.includes('(marker)'))).length === 0,
-    timeoutMs,
-  );
-  return marked;
+  let marked: OutOfRotation[] = [];
+  const none = async () =>
+    (marked = (await drainedHosts(lab)).filter((h) => h.marker)).length === 0;
+  await until(none, timeoutMs);
+  return marked.map(formatOut);
 }
 
 export interface SoakWatchdog {

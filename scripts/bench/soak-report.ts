@@ -47,6 +47,9 @@ export function soakRows(
   const kills = entries.filter((e) => e.rollout.killAfterMs !== undefined);
   const races = entries.filter((e) => e.rollout.race);
   const walls = entries.map((e) => e.run.wallMs);
+  const byHand = entries.flatMap((e) =>
+    (e.run.undrainedByHand ?? []).map((h) => `${h} before #${e.rollout.index}`),
+  );
   return [
     {
       figure: `Failed requests over ${count} rollouts${short ? ` (short run; the goal is over ${FULL_ROLLOUTS})` : ''}`,
@@ -68,6 +71,13 @@ export function soakRows(
       value: `${kills.filter((e) => e.run.killed).length} of ${kills.length}; ${races.filter((e) => e.run.ok).length} of ${races.length}`,
       baseline: '-',
       goal: 'recorded',
+    },
+    {
+      figure: 'Hosts a kill left that neither the next rollout nor the watchdog healed',
+      value: String(byHand.length),
+      baseline: byHand.length > 0 ? `deploy undrain by hand: ${byHand.join('; ')}` : '-',
+      goal: '0',
+      pass: byHand.length === 0,
     },
     {
       figure: 'Hosts left out of rotation at the end',

@@ -13,6 +13,8 @@ export interface SoakRun {
   readonly killed?: boolean;
   /** the release every host runs after it; undefined when not known (killed, failed) */
   readonly live?: string;
+  /** hosts a killed rollout left that needed `deploy undrain` after their watchdog's heal */
+  readonly undrainedByHand?: readonly string[];
 }
 
 interface Exit {

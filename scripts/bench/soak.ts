@@ -10,17 +10,15 @@ import {
 } from '../lab/index.js';
 import { startBenchFleet, type BenchFleet } from './fleet.js';
 import { soakConfig, frontendsOf } from './soak-configs.js';
-import { awaitNoMarkers, drainedHosts, settledDrained, watchdogSummary } from './soak-hosts.js';
+import { drainedHosts, formatOut, settledDrained, watchdogSummary } from './soak-hosts.js';
+import { afterKill, HEAL_MS, type SoakState } from './soak-heal.js';
 import { entryLine, FULL_ROLLOUTS, soakRows, type SoakEntry } from './soak-report.js';
-import { runSoakRollout, type SoakRun } from './soak-rollout.js';
 import { soakSchedule, type SoakRollout } from './soak-schedule.js';
 import type { Row } from './table.js';
 
 const HOUR = 3_600_000;
 /** keep-alive load, as the rollout bench sends it; bounded by the soak's own length */
 const LOAD = { concurrency: 8, maxRequests: Number.MAX_SAFE_INTEGER, maxDurationMs: 4 * HOUR };
-/** a killed rollout's marker lease is twice the host window (~74 s on the lab): the watchdog's bound */
-const HEAL_MS = 180_000;
 
 function soakCount(): number {
   const raw = process.env.SOAK_ROLLOUTS;
@@ -74,15 +72,6 @@ export async function benchSoak(report: (line: string) => void): Promise<Row[]> 
   }
 }
 
-interface SoakState {
-  /** the deploy.yml set up last */
-  config: string;
-  /** what every host runs, as far as the rollouts know */
-  live: string;
-  /** the last rollout was SIGKILLed */
-  killed: boolean;
-}
-
 /** One rollout: its deploy.yml set up when it changes, its release staged, run, and counted. */
 async function soakOne(
   fleet: BenchFleet,
@@ -113,36 +102,7 @@ async function soakOne(
     run,
     requests: after.total - before.total + (lbB?.total ?? 0),
     failed: after.failed - before.failed + (lbB?.failed ?? 0),
-    drainedAfter: await drainedHosts(lab),
-  };
-}
-
-/** what a rollout refuses to repair: the host's services are down, not only drained */
-const NOT_VERIFYING = 'was left drained and does not verify';
-
-/**
- * The rollout after a SIGKILL repairs a host the kill left drained (preflight)
- * when its services still verify. When the kill landed between stop and start
- * they do not, and it refuses, by design: then the host's watchdog heals it once
- * the marker's lease is over (starts the release, undrains), and the rollout
- * runs again. Both are said in its note and counted in its wall time.
- */
-async function afterKill(fleet: BenchFleet, r: SoakRollout, state: SoakState): Promise<SoakRun> {
-  const first = await runSoakRollout(fleet, r, state.live);
-  if (first.ok || !state.killed || !first.note.includes(NOT_VERIFYING)) return first;
-  const started = Date.now();
-  const marked = await awaitNoMarkers(fleet.lab, HEAL_MS);
-  const healed = Date.now() - started;
-  if (marked.length > 0)
-    return {
-      ...first,
-      note: `${first.note}; the watchdog had not healed ${marked.join(', ')} after ${healed} ms`,
-    };
-  const again = await runSoakRollout(fleet, r, state.live);
-  return {
-    ...again,
-    wallMs: first.wallMs + healed + again.wallMs,
-    note: `refused at first (a host the kill left does not verify), the watchdog healed it ${(healed / 1000).toFixed(0)} s later, then: ${again.note}`,
+    drainedAfter: (await drainedHosts(lab)).map(formatOut),
   };
 }
 
