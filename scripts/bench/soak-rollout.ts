@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { BenchFleet } from './fleet.js';
+import { deployed, judgeRace, resultLine, tail, type Exit } from './soak-race.js';
 import type { SoakRollout } from './soak-schedule.js';
 
 /** What one scheduled rollout did, judged against what its kind must do. */
@@ -17,13 +18,6 @@ export interface SoakRun {
   readonly undrainedByHand?: readonly string[];
 }
 
-interface Exit {
-  readonly code: number;
-  readonly signal?: string;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 type Spawned = ReturnType<BenchFleet['spawn']>;
 
 const exitOf = async (p: Spawned): Promise<Exit> => {
@@ -35,21 +29,6 @@ const exitOf = async (p: Spawned): Promise<Exit> => {
     stderr: String(r.stderr),
   };
 };
-
-/** The result line of `--json`, or undefined when there is none (killed, refused before it). */
-function resultLine(stdout: string): Record<string, unknown> | undefined {
-  for (const line of stdout.trim().split('\n').reverse()) {
-    if (!line.startsWith('{')) continue;
-    const parsed = JSON.parse(line) as Record<string, unknown>;
-    if (parsed.event === 'result') return parsed;
-  }
-  return undefined;
-}
-
-const deployed = (e: Exit): boolean => e.code === 0 && resultLine(e.stdout)?.ok === true;
-const said = (e: Exit, text: string): boolean => `${e.stdout}\n${e.stderr}`.includes(text);
-const tail = (e: Exit): string =>
-  (resultLine(e.stdout)?.error as string | undefined) ?? e.stderr.trim().split('\n').at(-1) ?? '';
 
 /** After a SIGKILL the lease's holder is gone: a rollout queues behind it rather than fail on it. */
 const QUEUE = ['--wait-lease', '5m'] as const;
@@ -131,45 +110,13 @@ async function race(
   ]);
   const [a, b] = await Promise.all([exitOf(first), exitOf(second)]);
   const wallMs = performance.now() - started;
-  const refused = (e: Exit, holder: string): boolean =>
-    e.code === 3 && said(e, `the fleet lease is held`) && said(e, `by deploy rollout ${holder} `);
-  const superseded = (e: Exit): boolean =>
-    e.code === 0 &&
-    resultLine(e.stdout)?.superseded === true &&
-    said(e, `waiting for the fleet lease, held by deploy rollout ${r.release} `);
-  const outcomes: [boolean, string, string][] =
-    r.race === 'refused'
-      ? [
-          [
-            deployed(a) && refused(b, r.release),
-            'first deployed, second refused (exit 3)',
-            r.release,
-          ],
-          [
-            deployed(b) && refused(a, r.release),
-            'second deployed, first refused (exit 3)',
-            r.release,
-          ],
-        ]
-      : [
-          [
-            deployed(a) && superseded(b),
-            'first deployed, second queued then superseded',
-            r.release,
-          ],
-          [
-            deployed(b) && refused(a, secondRelease),
-            'second (queued) won, first refused (exit 3)',
-            secondRelease,
-          ],
-        ];
-  const won = outcomes.find(([ok]) => ok);
+  const won = judgeRace(r.race ?? 'refused', r.release, secondRelease, a, b);
   return {
     wallMs,
     ok: won !== undefined,
-    ...(won ? { live: won[2] } : {}),
+    ...(won ? { live: won.live } : {}),
     note:
-      won?.[1] ??
+      won?.note ??
       `no single winner: first exit ${a.code} (${tail(a)}); second exit ${b.code} (${tail(b)})`,
   };
 }
