@@ -47,10 +47,11 @@ export async function benchSoak(report: (line: string) => void): Promise<Row[]> 
     pair: { interval: 2000, fall: 3, rise: 2, checkTimeout: 1000 },
     report: (line) => report(`  ${line}`),
   });
+  const { lab } = fleet;
+  const watchdogs = startWatchdogs(lab.hosts, { timeoutMs: 4 * HOUR });
+  const main = startLoad({ url: frontendsOf(lab, 'haproxy')[0] ?? lab.url, ...LOAD });
+  let ended = false;
   try {
-    const { lab } = fleet;
-    const watchdogs = startWatchdogs(lab.hosts, { timeoutMs: 4 * HOUR });
-    const main = startLoad({ url: frontendsOf(lab, 'haproxy')[0] ?? lab.url, ...LOAD });
     const entries: SoakEntry[] = [];
     const extra: LoadReport[] = [];
     const state: SoakState = { config: '', live: 'r1', killed: false };
@@ -65,9 +66,12 @@ export async function benchSoak(report: (line: string) => void): Promise<Row[]> 
     const load = [await main.stop(), ...extra].reduce(addReports);
     report(`load over the soak: ${formatReport(load)}`);
     const watchdog = await watchdogSummary(lab, await watchdogs.stop());
+    ended = true;
     for (const l of [...watchdog.restarts, ...watchdog.logLines]) report(`watchdog: ${l}`);
     return soakRows(entries, load, drained, watchdog);
   } finally {
+    // a soak that threw must not leave its load hammering a lab that is gone for hours
+    if (!ended) await Promise.all([main.stop(), watchdogs.stop()]);
     await fleet.stop();
   }
 }
