@@ -2,9 +2,15 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { benchCli } from './bundles.js';
-import { startLab, type Lab, type LabBalancer, type LabConfigOptions } from '../lab/index.js';
+import {
+  startLab,
+  type Lab,
+  type LabBalancer,
+  type LabConfigOptions,
+  type LabTimings,
+} from '../lab/index.js';
 
 export interface DeployRun {
   readonly code: number;
@@ -19,12 +25,16 @@ export interface DeployRun {
 
 export interface BenchFleet {
   readonly lab: Lab;
+  /** the deploy.yml every `deploy` of this fleet reads */
+  readonly configPath: string;
   /**
    * CPU ms used so far on the hosts' side: each host's sshd and every session
    * and agent process it has reaped (the agent runs once per operation)
    */
   hostCpuMs(): Promise<number>;
   deploy(args: readonly string[], options?: { rss?: boolean }): Promise<DeployRun>;
+  /** `deploy …` started, not awaited: for a signal mid-run, or two at once */
+  spawn(args: readonly string[]): ResultPromise<{ reject: false }>;
   stop(): Promise<void>;
 }
 
@@ -37,7 +47,7 @@ export interface BenchFleetOptions {
   /** default haproxy; alb puts the lab's ELBv2 endpoint in front of it */
   readonly balancer?: LabBalancer;
   /** a second HAProxy with slower checks in front of the same hosts (an HAProxy pair) */
-  readonly pair?: boolean;
+  readonly pair?: boolean | Partial<LabTimings>;
   /** --batch of the first rollout: a fresh fleet has no capacity to guard */
   readonly firstBatch?: string;
   readonly report?: (line: string) => void;
@@ -58,11 +68,14 @@ export async function startBenchFleet(options: BenchFleetOptions): Promise<Bench
     subnet: options.subnet,
     workDir: options.workDir,
     ...(options.balancer ? { balancer: options.balancer } : {}),
-    ...(options.pair ? { pair: true } : {}),
+    ...(options.pair ? { pair: options.pair } : {}),
     report,
   });
   const configPath = path.join(lab.layout.workDir, 'deploy.yml');
   const rssFile = path.join(lab.layout.workDir, 'bench-rss.txt');
+  const env = { HANDOFF_WHO: 'bench', ...lab.deployEnv() };
+  const spawn = (args: readonly string[]) =>
+    execa(process.execPath, [benchCli, ...args, '-c', configPath], { reject: false, env });
   const deploy = async (args: readonly string[], o: { rss?: boolean } = {}): Promise<DeployRun> => {
     const argv = [process.execPath, benchCli, ...args, '-c', configPath];
     const [file, ...rest] = o.rss
@@ -72,7 +85,7 @@ export async function startBenchFleet(options: BenchFleetOptions): Promise<Bench
     const r = await execa(file ?? '', rest, {
       reject: false,
       timeout: 900_000,
-      env: { HANDOFF_WHO: 'bench', ...lab.deployEnv() },
+      env,
     });
     const wallMs = performance.now() - started;
     const run = {
@@ -106,7 +119,14 @@ export async function startBenchFleet(options: BenchFleetOptions): Promise<Bench
     await lab.stop();
     throw error;
   }
-  return { lab, deploy, hostCpuMs: () => hostCpuMs(lab), stop: () => lab.stop() };
+  return {
+    lab,
+    configPath,
+    deploy,
+    spawn,
+    hostCpuMs: () => hostCpuMs(lab),
+    stop: () => lab.stop(),
+  };
 }
 
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;

@@ -1,4 +1,5 @@
 import {
+  addReports,
   formatReport,
   startLoad,
   type Lab,
@@ -39,24 +40,6 @@ function loadAll(lab: Lab): { stop(): Promise<LoadReport> } {
       const reports = await Promise.all(loads.map((l) => l.stop()));
       return reports.reduce(addReports);
     },
-  };
-}
-
-function addReports(a: LoadReport, b: LoadReport): LoadReport {
-  const add = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>) => {
-    const out: Record<string, number> = { ...x };
-    for (const [k, v] of Object.entries(y)) out[k] = (out[k] ?? 0) + v;
-    return out;
-  };
-  return {
-    total: a.total + b.total,
-    ok: a.ok + b.ok,
-    failed: a.failed + b.failed,
-    statuses: add(a.statuses, b.statuses),
-    errors: add(a.errors, b.errors),
-    releases: add(a.releases, b.releases),
-    hosts: add(a.hosts, b.hosts),
-    durationMs: Math.max(a.durationMs, b.durationMs),
   };
 }
 

@@ -14,7 +14,7 @@ export type { LabBalancer, LabLayout, LabHostPlan, LabTimings, LayoutOptions } f
 export type { LabHost } from './host.js';
 export { labConfig } from './config.js';
 export type { LabConfigOptions } from './config.js';
-export { startLoad, formatReport } from './load.js';
+export { startLoad, formatReport, addReports } from './load.js';
 export type { Load, LoadOptions, LoadReport } from './load.js';
 export { inHost, nsenterArgv, sshArgv, sshClientOptions, sshExec, shellQuote } from './exec.js';
 export type { ExecOptions, ExecResult } from './exec.js';
@@ -31,7 +31,7 @@ export {
 export type { StageOptions } from './services.js';
 export { pidsInNamespace, mountNamespaceOf, until } from './procs.js';
 export { ensurePackages, missingPackages } from './packages.js';
-export { startWatchdogs } from './watchdogs.js';
+export { startWatchdogs, watchdogActions } from './watchdogs.js';
 export type { Watchdogs } from './watchdogs.js';
 export { composeEnv, composeFiles, composeLabProblem, LAB_IMAGE } from './compose.js';
 export { ensureLabUser } from './users.js';

@@ -140,3 +140,22 @@ export function formatReport(r: LoadReport): string {
   parts.push(`hosts ${JSON.stringify(r.hosts)}`, `releases ${JSON.stringify(r.releases)}`);
   return parts.join('; ');
 }
+
+/** Two loads' counts as one: the frontends of a pair, or one load's runs before and after. */
+export function addReports(a: LoadReport, b: LoadReport): LoadReport {
+  const add = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>) => {
+    const out: Record<string, number> = { ...x };
+    for (const [k, v] of Object.entries(y)) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  return {
+    total: a.total + b.total,
+    ok: a.ok + b.ok,
+    failed: a.failed + b.failed,
+    statuses: add(a.statuses, b.statuses),
+    errors: add(a.errors, b.errors),
+    releases: add(a.releases, b.releases),
+    hosts: add(a.hosts, b.hosts),
+    durationMs: Math.max(a.durationMs, b.durationMs),
+  };
+}

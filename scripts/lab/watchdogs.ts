@@ -1,6 +1,7 @@
 import { execa, type ResultPromise } from 'execa';
 import { nsenterArgv } from './exec.js';
 import type { LabHost } from './host.js';
+import type { Lab } from './lab-api.js';
 
 export interface Watchdogs {
   /** stop every loop; resolves with what each printed */
@@ -46,4 +47,18 @@ export function startWatchdogs(
       return results.map((r) => String(r.all ?? ''));
     },
   };
+}
+
+/** The watchdog's actions are restarts: its own log lines, and its audit lines on the host. */
+export async function watchdogActions(lab: Lab, outputs: readonly string[]): Promise<string[]> {
+  const actions = outputs.flatMap((o) => o.split('\n').filter((l) => /restart|gave up/.test(l)));
+  for (const h of lab.hosts) {
+    const audit = await lab.inHost(h, [
+      'sh',
+      '-c',
+      `cat ${lab.layout.paths.root}/audit.jsonl 2>/dev/null || true`,
+    ]);
+    actions.push(...audit.stdout.split('\n').filter((l) => l.includes('watchdog.')));
+  }
+  return actions;
 }

@@ -1,23 +1,14 @@
 import { expect } from 'vitest';
-import { formatReport, startLoad, startWatchdogs } from '../../scripts/lab/index.js';
-import type { Lab, LabHost } from '../../scripts/lab/index.js';
+import {
+  formatReport,
+  startLoad,
+  startWatchdogs,
+  watchdogActions,
+} from '../../scripts/lab/index.js';
+import type { LabHost } from '../../scripts/lab/index.js';
 import type { Fleet } from './fleet-harness.js';
 
-export { startWatchdogs };
-
-/** The watchdog's actions are restarts: its own log lines, and its audit lines on the host. */
-export async function watchdogActions(lab: Lab, outputs: readonly string[]): Promise<string[]> {
-  const actions = outputs.flatMap((o) => o.split('\n').filter((l) => /restart|gave up/.test(l)));
-  for (const h of lab.hosts) {
-    const audit = await lab.inHost(h, [
-      'sh',
-      '-c',
-      'cat /srv/handoff/lab/audit.jsonl 2>/dev/null || true',
-    ]);
-    actions.push(...audit.stdout.split('\n').filter((l) => l.includes('watchdog.')));
-  }
-  return actions;
-}
+export { startWatchdogs, watchdogActions };
 
 /**
  * A rollout under keep-alive load through HAProxy with every host's watchdog
