@@ -1,4 +1,4 @@
-import { awaitNoMarkers, drainedHosts } from './soak-hosts.js';
+import { awaitHealed, drainedHosts } from './soak-hosts.js';
 import type { BenchFleet } from './fleet.js';
 import { runSoakRollout, type SoakRun } from './soak-rollout.js';
 import type { SoakRollout } from './soak-schedule.js';
@@ -24,8 +24,9 @@ const NOT_VERIFYING = 'was left drained and does not verify';
  * they do not, and it refuses, by design: then the host's watchdog heals it once
  * the marker's lease is over (starts the release, removes the marker), and the
  * rollout runs again. With drain.method deregister the watchdog cannot register
- * the target (docs/watchdog.md): what is still out of rotation then gets the
- * `deploy undrain HOST` that page names, counted apart as a step by hand.
+ * the target (docs/watchdog.md): it leaves the healthy host marked, and the
+ * rollout's repair registers it. What is still out of rotation after the heal
+ * with no marker gets `deploy undrain HOST`, counted apart as a step by hand.
  */
 export async function afterKill(
   fleet: BenchFleet,
@@ -35,14 +36,15 @@ export async function afterKill(
   const first = await runSoakRollout(fleet, r, state.live);
   if (first.ok || !state.killed || !first.note.includes(NOT_VERIFYING)) return first;
   const started = Date.now();
-  const marked = await awaitNoMarkers(fleet.lab, HEAL_MS);
+  const marked = await awaitHealed(fleet.lab, HEAL_MS);
   const healed = Date.now() - started;
   if (marked.length > 0)
     return {
       ...first,
       note: `${first.note}; the watchdog had not healed ${marked.join(', ')} after ${healed} ms`,
     };
-  const out = (await drainedHosts(fleet.lab)).map((h) => h.name);
+  // a marked host is the rollout's to repair; one out of rotation without a marker is not
+  const out = (await drainedHosts(fleet.lab)).filter((h) => !h.marker).map((h) => h.name);
   for (const host of out) {
     const u = await fleet.deploy(['undrain', host]);
     if (u.code !== 0)

@@ -38,17 +38,37 @@ export async function settledDrained(lab: Lab, timeoutMs: number): Promise<strin
 }
 
 /**
- * Once no host has a drain marker: the watchdog has finished what a killed
- * rollout left (after the marker's lease). With drain.method deregister it
- * cannot register the target again; the next rollout does. Resolves with the
- * hosts still marked, empty on success.
+ * Once the watchdog has finished what a killed rollout left on every host
+ * still marked: the marker gone (drain.method health), or with drain.method
+ * deregister, which it cannot register, the host left marked after a
+ * `watchdog.heal check` that passed (docs/watchdog.md): the next rollout
+ * repairs that one. Resolves with the hosts not yet healed, empty on success.
  */
-export async function awaitNoMarkers(lab: Lab, timeoutMs: number): Promise<string[]> {
-  let marked: OutOfRotation[] = [];
-  const none = async () =>
-    (marked = (await drainedHosts(lab)).filter((h) => h.marker)).length === 0;
-  await until(none, timeoutMs);
-  return marked.map(formatOut);
+export async function awaitHealed(lab: Lab, timeoutMs: number): Promise<string[]> {
+  let waiting: OutOfRotation[] = [];
+  const healed = async (h: OutOfRotation): Promise<boolean> => {
+    if (!h.marker) return true;
+    const host = lab.hosts.find((x) => x.name === h.name);
+    if (!host) return false;
+    const audit = await lab.inHost(host, [
+      'sh',
+      '-c',
+      `cat ${lab.layout.paths.root}/audit.jsonl 2>/dev/null || true`,
+    ]);
+    return audit.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { step?: string; result?: string })
+      .some((e) => e.step === 'watchdog.heal check' && e.result === 'ok');
+  };
+  const done = async () => {
+    const marked = (await drainedHosts(lab)).filter((h) => h.marker);
+    const states = await Promise.all(marked.map(healed));
+    waiting = marked.filter((_, i) => !states[i]);
+    return waiting.length === 0;
+  };
+  await until(done, timeoutMs);
+  return waiting.map(formatOut);
 }
 
 export interface SoakWatchdog {

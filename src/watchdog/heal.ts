@@ -26,14 +26,16 @@ export interface Heal {
   readonly state: WatchdogState;
 }
 
-export type HealOutcome = 'undrained' | 'started' | 'not-healthy' | 'no-release';
+export type HealOutcome = 'undrained' | 'started' | 'not-healthy' | 'no-release' | 'unregistered';
 
 /**
  * A rollout died and left this host drained (its marker names its release,
  * its lease is over, nobody holds the lock): finish the job. If the live
  * release's services pass `successes_before_healthy` checks in a row, remove
  * the marker; if not, start them (once per marker) and undrain only on a later
- * tick that sees them pass. Every step is an audit line and one ERROR line.
+ * tick that sees them pass. With drain.method deregister the target is out of
+ * the balancer's group and the watchdog cannot register it: healthy, the host
+ * stays drained (said once) for the next rollout's repair or `deploy undrain`. Every step is an audit line and one ERROR line.
  * Loaded only on that path: a quiet tick never reads this file.
  */
 export async function heal(h: Heal): Promise<{ outcome: HealOutcome; state: WatchdogState }> {
@@ -66,19 +68,27 @@ export async function heal(h: Heal): Promise<{ outcome: HealOutcome; state: Watc
   }
   const runtime = createRuntime(runtimeSettings(config), release, h.exec);
   const failing = await passes(h, runtime, release);
+  if (failing.length === 0 && config.drain.method === 'deregister') {
+    // out of the target group, the host is out of rotation whatever its marker says: the
+    // marker stays, so capacity counts it out and the next rollout repairs it (it registers)
+    if (h.state.healPassed !== marker.since)
+      await say(
+        'check',
+        'ok',
+        `${release} passes ${config.watchdog.successesBeforeHealthy} checks in a row, but with drain.method: deregister the watchdog cannot reach the balancer to register the target: left drained; the next rollout registers it after its own verify, or run 'deploy undrain ${host}'`,
+        release,
+      );
+    return { outcome: 'unregistered', state: { ...h.state, healPassed: marker.since } };
+  }
   if (failing.length === 0) {
     await removeDrainMarker(config.host.state);
-    const balancer =
-      config.drain.method === 'deregister'
-        ? `; with drain.method: deregister the watchdog cannot reach the balancer to register the target: run 'deploy undrain ${host}'`
-        : '';
     await say(
       'undrain',
       'ok',
-      `${release} passes ${config.watchdog.successesBeforeHealthy} checks in a row: undrained${balancer}`,
+      `${release} passes ${config.watchdog.successesBeforeHealthy} checks in a row: undrained`,
       release,
     );
-    const { healStarted: _done, expiredMarker: _said, ...rest } = h.state;
+    const { healStarted: _done, expiredMarker: _said, healPassed: _passed, ...rest } = h.state;
     return { outcome: 'undrained', state: rest };
   }
   if (h.state.healStarted === marker.since) return { outcome: 'not-healthy', state: h.state };

@@ -21,6 +21,8 @@ export interface WatchdogState {
   readonly noRelease?: boolean;
   /** the expired rollout marker (`since`) whose release the watchdog already started to heal it */
   readonly healStarted?: string;
+  /** the expired rollout marker whose release passes, left drained (deregister): said once */
+  readonly healPassed?: string;
 }
 
 const trigger = z.object({
@@ -39,6 +41,7 @@ export const watchdogStateSchema = z.object({
   expiredMarker: z.optional(z.string()),
   noRelease: z.optional(z.boolean()),
   healStarted: z.optional(z.string()),
+  healPassed: z.optional(z.string()),
 });
 
 export function freshState(): WatchdogState {

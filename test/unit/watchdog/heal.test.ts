@@ -104,6 +104,26 @@ describe('the watchdog heals a host a dead rollout left drained', () => {
     ]);
   });
 
+  it('with drain.method deregister leaves a healthy host drained, said once: it cannot register the target', async () => {
+    host = await leftDrained({ started: true, release: 'r2' });
+    await answering(host);
+    const config = {
+      ...host.config,
+      drain: { ...host.config.drain, method: 'deregister' as const },
+    };
+    const log = new MemoryLog();
+    for (let n = 0; n < 2; n++)
+      expect((await tick(config, { clock: systemClock, log })).outcome).toBe('skipped-drain');
+    // the marker stays: capacity counts the host out, and the next rollout repairs (registers) it
+    expect((await readDrainMarker(host.config.host.state)).present).toBe(true);
+    expect(errors(log)).toEqual([
+      expect.stringMatching(
+        /r1 passes 2 checks in a row, but with drain.method: deregister the watchdog cannot reach the balancer to register the target: left drained; the next rollout registers it after its own verify, or run 'deploy undrain .+'$/,
+      ),
+    ]);
+    expect(await healLines(host)).toEqual([{ step: 'watchdog.heal check', result: 'ok' }]);
+  });
+
   it('never heals a marker from deploy drain (an operator’s maintenance): it only reports it', async () => {
     host = await leftDrained({ started: true });
     const log = new MemoryLog();
