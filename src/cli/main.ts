@@ -6,9 +6,6 @@ import { runMain, startMain } from './run-main.js';
 import { toStderr, toStdout } from './stdio.js';
 import { versionArgs } from './version-flag.js';
 
-export type { Outcome } from './outcome.js';
-export { outcomeOf } from './outcome.js';
-
 /** Every command of the CLI (and of the agent: scripts/build.ts); the exit code (run-main.ts). */
 export function main(
   argv: readonly string[],
