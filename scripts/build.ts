@@ -137,8 +137,40 @@ async function buildAgentLib(name: string): Promise<{ file: string; contents: Ui
     write: false,
   });
   const contents = out.outputFiles[0]?.contents ?? new Uint8Array();
-  const hash = createHash('sha256').update(contents).digest('hex').slice(0, 12);
-  return { file: `deploy-${name}-${hash}.cjs`, contents };
+  return { file: contentName(name, contents), contents };
+}
+
+/**
+ * proper-lockfile's helpers, lighter on hosts: graceful-fs, whose queue for
+ * EMFILE a lock's few calls never need, becomes node's own fs (its patched
+ * clone of fs, polyfills and legacy streams were an eighth of a tick), and
+ * node:assert, which signal-exit loads for one check of its argument, one
+ * function that does that check.
+ */
+const lockHelpers: Plugin = {
+  name: 'lock-helpers',
+  setup(b) {
+    b.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: 'fs', namespace: 'host-light' }));
+    b.onResolve({ filter: /^assert$/ }, (a) =>
+      a.importer.includes(`${path.sep}signal-exit${path.sep}`)
+        ? { path: 'assert', namespace: 'host-light' }
+        : undefined,
+    );
+    b.onLoad({ filter: /^fs$/, namespace: 'host-light' }, () => ({
+      contents: "module.exports = require('fs');",
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /^assert$/, namespace: 'host-light' }, () => ({
+      contents:
+        'module.exports = { equal(actual, expected, message) { if (actual != expected) throw new Error(message); } };',
+      loader: 'js',
+    }));
+  },
+};
+
+/** what the agent's entry names: `./deploy-<chunk>-<sha256 prefix>.cjs` (agent-main.ts) */
+function contentName(name: string, contents: Uint8Array): string {
+  return `deploy-${name}-${createHash('sha256').update(contents).digest('hex').slice(0, 12)}.cjs`;
 }
 
 /**
@@ -148,6 +180,14 @@ async function buildAgentLib(name: string): Promise<{ file: string; contents: Ui
  * is detected and compiled again: with the shebang line that cost more CPU
  * than the whole tick otherwise does. Whitespace and syntax are minified
  * (less to parse); names are kept so an internal error's stack still reads.
+ *
+ * `agent/deploy.cjs` itself is only the entry (src/cli/agent-main.ts): a cron
+ * tick requires the tick's chunk (src/cli/tick-main.ts, a fifth of the
+ * agent), anything else the whole agent's (src/cli/main.ts), each a file
+ * beside it named by its content. A tick parsed and compiled the whole agent
+ * once a minute on every host: two thirds of what it cost beyond a bare node
+ * (docs/benchmarks.md). The two chunks share no module at run time: a
+ * process loads one of them.
  */
 export async function buildAgentBundle(): Promise<string> {
   const dir = path.dirname(agentBundlePath);
@@ -162,26 +202,59 @@ export async function buildAgentBundle(): Promise<string> {
       }));
     },
   };
+  const chunk = async (name: string, entry: string) => {
+    const out = await build({
+      ...common,
+      entryPoints: [path.join(root, 'src', 'cli', entry)],
+      outfile: path.join(dir, `${name}.cjs`),
+      write: false,
+      format: 'cjs',
+      minifyWhitespace: true,
+      minifySyntax: true,
+      plugins: [orchestratorOnly, lockHelpers, besideTheAgent],
+      // import() of a library file becomes require(): an ES import of a CommonJS bundle
+      // would see only its default export
+      supported: { 'dynamic-import': false },
+      banner: {},
+      // agent-bundle.ts reads import.meta.url only where it exists: in the CLI, or run from source
+      logOverride: { 'empty-import-meta': 'silent' },
+    });
+    const contents = out.outputFiles[0]?.contents ?? new Uint8Array();
+    return { file: contentName(name, contents), contents };
+  };
+  const [tick, agent] = await Promise.all([
+    chunk('tick', 'tick-main.ts'),
+    chunk('agent', 'main.ts'),
+  ]);
+  const chunkOf: Record<string, string> = { './tick-main.js': tick.file, './main.js': agent.file };
   await build({
     ...common,
+    entryPoints: [path.join(root, 'src', 'cli', 'agent-main.ts')],
     outfile: agentBundlePath,
     format: 'cjs',
     minifyWhitespace: true,
     minifySyntax: true,
-    plugins: [orchestratorOnly, besideTheAgent],
-    // import() of a library file becomes require(): an ES import of a CommonJS bundle
-    // would see only its default export
+    plugins: [
+      {
+        name: 'agent-chunks',
+        setup(b) {
+          b.onResolve({ filter: /^\.\/(?:tick-)?main\.js$/ }, (a) => ({
+            path: `./${chunkOf[a.path] ?? a.path}`,
+            external: true,
+          }));
+        },
+      },
+    ],
     supported: { 'dynamic-import': false },
     // CommonJS has require and __dirname of its own
     banner: { js: '#!/usr/bin/env node' },
-    // agent-bundle.ts reads import.meta.url only where it exists: in the CLI, or run from source
-    logOverride: { 'empty-import-meta': 'silent' },
   });
+  const files = [...libs, tick, agent];
   const stale = (await readdir(dir)).filter(
-    (f) => AGENT_LIB_FILE.test(f) && !libs.some((l) => l.file === f),
+    (f) => AGENT_LIB_FILE.test(f) && !files.some((l) => l.file === f),
   );
   await Promise.all(stale.map((f) => rm(path.join(dir, f), { force: true })));
-  await Promise.all(libs.map((l) => writeFile(path.join(dir, l.file), l.contents)));
+  await Promise.all(files.map((l) => writeFile(path.join(dir, l.file), l.contents)));
   return agentBundlePath;
 }
 

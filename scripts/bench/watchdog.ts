@@ -4,7 +4,8 @@ import { median, ms, type Row } from './table.js';
 import { watchdogHost } from './watchdog-host.js';
 
 const RUNS = 15;
-const GOAL = 2.0;
+// issue 24's goal on Node 24 (it was 2.0× on Node 20)
+const GOAL = 1.5;
 
 /**
  * CPU time (user + sys) of one `deploy watchdog` tick on a healthy host with

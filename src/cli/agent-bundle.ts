@@ -22,7 +22,7 @@ export function agentBundlePath(): string {
   return path.resolve(path.dirname(here), '..', '..', 'dist', 'agent', 'deploy.cjs');
 }
 
-/** a library file beside the agent (scripts/build.ts), named by its content */
+/** a file beside the agent (scripts/build.ts), a chunk or a library, named by its content */
 export interface AgentLib {
   readonly name: string;
   readonly content: Buffer;
@@ -43,7 +43,7 @@ export async function readAgent(): Promise<{ path: string; content: Buffer; sha2
   return { path: file, content, sha256: createHash('sha256').update(content).digest('hex') };
 }
 
-/** The agent and the library files it names: what `deploy setup` installs. */
+/** The agent and the files it names, and they name: what `deploy setup` installs. */
 export async function readAgentBundle(): Promise<{
   path: string;
   content: Buffer;
@@ -51,18 +51,26 @@ export async function readAgentBundle(): Promise<{
   libs: readonly AgentLib[];
 }> {
   const agent = await readAgent();
-  // the libraries this agent requires (not older ones a previous build left beside it),
-  // every one of them: an agent without one would fail on a host the first time it needs it
-  const refs = agent.content.toString('latin1').matchAll(LIB_REF);
-  const names = [...new Set([...refs].map((m) => m[1]))];
-  const libs = await Promise.all(
-    names.map(async (name = '') => {
-      const lib = path.join(path.dirname(agent.path), name);
-      const libContent = await readFile(lib).catch(() => {
-        throw new UsageError(`the agent library ${lib} is missing; run 'npm run build' again`);
-      });
-      return { name, content: libContent };
-    }),
-  );
-  return { ...agent, libs };
+  // the files this agent requires (not older ones a previous build left beside it), every
+  // one of them: an agent without one would fail on a host the first time it needs it.
+  // The entry names its two chunks (the tick's and the whole agent's), and they the libraries.
+  const libs = new Map<string, Buffer>();
+  const named = (content: Buffer): string[] =>
+    [...content.toString('latin1').matchAll(LIB_REF)].map((m) => m[1] ?? '');
+  let next = named(agent.content);
+  while (next.length > 0) {
+    const fresh = [...new Set(next)].filter((name) => !libs.has(name));
+    const read = await Promise.all(
+      fresh.map(async (name) => {
+        const lib = path.join(path.dirname(agent.path), name);
+        const libContent = await readFile(lib).catch(() => {
+          throw new UsageError(`the agent library ${lib} is missing; run 'npm run build' again`);
+        });
+        return { name, content: libContent };
+      }),
+    );
+    for (const lib of read) libs.set(lib.name, lib.content);
+    next = read.flatMap((lib) => named(lib.content));
+  }
+  return { ...agent, libs: [...libs].map(([name, content]) => ({ name, content })) };
 }

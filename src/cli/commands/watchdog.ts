@@ -42,8 +42,13 @@ export const registerWatchdog: RegisterCommand = (program: Command) => {
   ).action((flags: WatchdogFlags) => runWatchdog(flags));
 };
 
-/** A tick's argv read without commander (flag-table.ts); undefined: commander's to answer. */
-export function tickFlags(args: readonly string[]): WatchdogFlags | undefined {
+/**
+ * `deploy watchdog` and its flags read without commander (flag-table.ts);
+ * undefined for any other argv, and for help or a mistake: commander's to answer.
+ */
+export function tickCommand(argv: readonly string[]): WatchdogFlags | undefined {
+  const [command, ...args] = argv;
+  if (command !== 'watchdog') return undefined;
   return readFlags(FLAGS, args, 0)?.values as WatchdogFlags | undefined;
 }
 

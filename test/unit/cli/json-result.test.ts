@@ -6,7 +6,7 @@ import {
   OperationError,
 } from '../../../src/errors.js';
 import { JsonStream, SCHEMA_VERSION } from '../../../src/cli/json-stream.js';
-import { outcomeOf } from '../../../src/cli/main.js';
+import { outcomeOf } from '../../../src/cli/outcome.js';
 import { createOutput } from '../../../src/cli/output.js';
 import { writeConfig } from '../config/temp-config.js';
 import { deploy, ndjson } from './cli-process.js';

@@ -94,6 +94,16 @@ describe('the sealed host config', () => {
     expect((await loadConfig(file, { env: {}, trustSeal: true })).drain.overlap).toBe(document);
   });
 
+  it('validates in full a host config sealed in the earlier format, with a sha256', async () => {
+    const file = await sealedWithOverlap7s();
+    await editJson(file, (data) => {
+      const { checksum, ...seal } = data.sealed as Record<string, unknown>;
+      data.sealed = { ...seal, format: 'handoff-host-config/1', sha256: checksum };
+    });
+    const document = (await exampleConfig()).drain.overlap;
+    expect((await loadConfig(file, { env: {}, trustSeal: true })).drain.overlap).toBe(document);
+  });
+
   it('leaves a `sealed` key that setup did not write to be an unknown key', async () => {
     expect((await problemsOf(`${minimal}\nsealed: { sha256: abc }\n`)).join('\n')).toMatch(
       /sealed/,

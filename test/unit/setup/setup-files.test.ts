@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runWatchdog, tickFlags } from '../../../src/cli/commands/watchdog.js';
+import { runWatchdog, tickCommand } from '../../../src/cli/commands/watchdog.js';
 import type { Config } from '../../../src/config/types.js';
 import { cronEntry, cronSchedule } from '../../../src/setup/setup-files.js';
 import { UsageError } from '../../../src/errors.js';
@@ -68,9 +68,10 @@ describe('the watchdog cron entry', () => {
       '/etc/handoff/api.json',
       '--ticks',
     ]);
-    const [, command, ...args] = words.slice(0, words.indexOf('>>'));
-    expect(command).toBe('watchdog');
-    expect(tickFlags(args)).toEqual({ config: '/etc/handoff/api.json', ticks: '4' });
+    expect(tickCommand(words.slice(1, words.indexOf('>>')))).toEqual({
+      config: '/etc/handoff/api.json',
+      ticks: '4',
+    });
   });
 
   it('quotes paths for the shell and escapes % for cron', () => {
@@ -88,8 +89,11 @@ describe('the watchdog cron entry', () => {
 
 describe('a watchdog tick’s flags without commander', () => {
   it('reads what commander would', () => {
-    expect(tickFlags([])).toEqual({ config: 'deploy.yml' });
-    expect(tickFlags(['--config=x.json', '--loop', '2'])).toEqual({ config: 'x.json', loop: '2' });
+    expect(tickCommand(['watchdog'])).toEqual({ config: 'deploy.yml' });
+    expect(tickCommand(['watchdog', '--config=x.json', '--loop', '2'])).toEqual({
+      config: 'x.json',
+      loop: '2',
+    });
   });
 
   it('refuses a --ticks cron would never write, before reading any config', async () => {
@@ -100,9 +104,14 @@ describe('a watchdog tick’s flags without commander', () => {
   });
 
   it('leaves help and mistakes to commander', () => {
-    expect(tickFlags(['--help'])).toBeUndefined();
-    expect(tickFlags(['--tick', '3'])).toBeUndefined();
-    expect(tickFlags(['extra'])).toBeUndefined();
+    expect(tickCommand(['watchdog', '--help'])).toBeUndefined();
+    expect(tickCommand(['watchdog', '--tick', '3'])).toBeUndefined();
+    expect(tickCommand(['watchdog', 'extra'])).toBeUndefined();
+  });
+
+  it('is only the watchdog command', () => {
+    expect(tickCommand(['host', '-c', 'x.json'])).toBeUndefined();
+    expect(tickCommand([])).toBeUndefined();
   });
 });
 
