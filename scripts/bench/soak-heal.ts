@@ -1,3 +1,4 @@
+import { until } from '../lab/index.js';
 import { awaitHealed, drainedHosts } from './soak-hosts.js';
 import type { BenchFleet } from './fleet.js';
 import { runSoakRollout, type SoakRun } from './soak-rollout.js';
@@ -5,6 +6,8 @@ import type { SoakRollout } from './soak-schedule.js';
 
 /** a killed rollout's marker lease is twice the host window (~74 s on the lab): the watchdog's bound */
 export const HEAL_MS = 180_000;
+/** a healed host's health answers 200 again: the lab's HAProxies see it UP within seconds */
+const SETTLE_MS = 15_000;
 
 export interface SoakState {
   /** the deploy.yml set up last */
@@ -43,8 +46,13 @@ export async function afterKill(
       ...first,
       note: `${first.note}; the watchdog had not healed ${marked.join(', ')} after ${healed} ms`,
     };
-  // a marked host is the rollout's to repair; one out of rotation without a marker is not
-  const out = (await drainedHosts(fleet.lab)).filter((h) => !h.marker).map((h) => h.name);
+  // a marked host is the rollout's to repair; one out of rotation without a marker is not,
+  // once the balancers' checks had the time to bring a healed host back (rise × inter)
+  let out: string[] = [];
+  const unmarkedOut = async () =>
+    (out = (await drainedHosts(fleet.lab)).filter((h) => !h.marker).map((h) => h.name)).length ===
+    0;
+  await until(unmarkedOut, SETTLE_MS);
   for (const host of out) {
     const u = await fleet.deploy(['undrain', host]);
     if (u.code !== 0)
