@@ -1,4 +1,4 @@
-import { until, watchdogActions, type Lab } from '../lab/index.js';
+import { auditLines, until, watchdogActions, type Lab } from '../lab/index.js';
 
 /**
  * Hosts out of rotation now: a drain marker in host.state, or a server not
@@ -50,13 +50,7 @@ export async function awaitHealed(lab: Lab, timeoutMs: number): Promise<string[]
     if (!h.marker) return true;
     const host = lab.hosts.find((x) => x.name === h.name);
     if (!host) return false;
-    const audit = await lab.inHost(host, [
-      'sh',
-      '-c',
-      `cat ${lab.layout.paths.root}/audit.jsonl 2>/dev/null || true`,
-    ]);
-    return audit.stdout
-      .split('\n')
+    return (await auditLines(lab, host))
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as { step?: string; result?: string })
       .some((e) => e.step === 'watchdog.heal check' && e.result === 'ok');

@@ -31,7 +31,7 @@ export {
 export type { StageOptions } from './services.js';
 export { pidsInNamespace, mountNamespaceOf, until } from './procs.js';
 export { ensurePackages, missingPackages } from './packages.js';
-export { startWatchdogs, watchdogActions } from './watchdogs.js';
+export { auditLines, startWatchdogs, watchdogActions } from './watchdogs.js';
 export type { Watchdogs } from './watchdogs.js';
 export { composeEnv, composeFiles, composeLabProblem, LAB_IMAGE } from './compose.js';
 export { ensureLabUser } from './users.js';

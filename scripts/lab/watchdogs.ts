@@ -49,16 +49,20 @@ export function startWatchdogs(
   };
 }
 
+/** A host's `audit.jsonl`, a line each (none yet: no lines). */
+export async function auditLines(lab: Lab, host: LabHost): Promise<string[]> {
+  const audit = await lab.inHost(host, [
+    'sh',
+    '-c',
+    `cat ${lab.layout.paths.root}/audit.jsonl 2>/dev/null || true`,
+  ]);
+  return audit.stdout.split('\n').filter((l) => l !== '');
+}
+
 /** The watchdog's actions are restarts: its own log lines, and its audit lines on the host. */
 export async function watchdogActions(lab: Lab, outputs: readonly string[]): Promise<string[]> {
   const actions = outputs.flatMap((o) => o.split('\n').filter((l) => /restart|gave up/.test(l)));
-  for (const h of lab.hosts) {
-    const audit = await lab.inHost(h, [
-      'sh',
-      '-c',
-      `cat ${lab.layout.paths.root}/audit.jsonl 2>/dev/null || true`,
-    ]);
-    actions.push(...audit.stdout.split('\n').filter((l) => l.includes('watchdog.')));
-  }
+  for (const h of lab.hosts)
+    actions.push(...(await auditLines(lab, h)).filter((l) => l.includes('watchdog.')));
   return actions;
 }
