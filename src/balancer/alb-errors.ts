@@ -1,5 +1,6 @@
 import type { AlbBalancerConfig } from '../config/types.js';
 import { BlockedError, ConfigError, OperationError, type HandoffError } from '../errors.js';
+import { awsAccessError, awsMessage } from './aws-errors.js';
 import { iamPermission, type AlbAction } from './alb-permissions.js';
 import { RetriesExhausted } from './alb-retry.js';
 
@@ -22,27 +23,18 @@ export function albError(
       `${where}: AWS ${what} ${action} for ${(elapsed / 1000).toFixed(1)} s (${attempts} attempts, with backoff): retry when the account's API is less busy`,
     );
   }
+  const access = awsAccessError(error, {
+    where,
+    permission: iamPermission(action),
+    service: 'AWS',
+    region: config.region,
+    networkHint: 'check the network and balancer.region',
+  });
+  if (access) return access;
   const region = config.region ?? "the SDK's default region";
   const name = error instanceof Error ? error.name : '';
-  const code = (error as { code?: unknown } | undefined)?.code;
-  const message = error instanceof Error ? firstLine(error.message) : String(error);
+  const message = awsMessage(error);
   switch (name) {
-    case 'CredentialsProviderError':
-      return new BlockedError(
-        `${where}: no AWS credentials found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or run on a role`,
-      );
-    case 'AccessDenied':
-    case 'AccessDeniedException':
-    case 'UnauthorizedOperation':
-      return new BlockedError(
-        `${where}: access denied: the credentials lack the IAM permission ${iamPermission(action)} (docs/balancers.md lists all of them)`,
-      );
-    case 'ExpiredToken':
-    case 'ExpiredTokenException':
-    case 'InvalidClientTokenId':
-    case 'UnrecognizedClientException':
-    case 'SignatureDoesNotMatch':
-      return new BlockedError(`${where}: AWS rejected the credentials (${name}): refresh them`);
     case 'TargetGroupNotFoundException':
       return new ConfigError([
         {
@@ -66,18 +58,5 @@ export function albError(
         message: 'no AWS region: set balancer.region, AWS_REGION, or a region in the AWS profile',
       },
     ]);
-  if (
-    typeof code === 'string' &&
-    /^(ENOTFOUND|ECONNREFUSED|ETIMEDOUT|ECONNRESET|EAI_AGAIN)$/.test(code)
-  ) {
-    return new BlockedError(
-      `${where}: cannot reach AWS in ${region} (${code}): check the network and balancer.region`,
-    );
-  }
   return new OperationError(`${where}: ${name || 'error'}: ${message}`);
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n')[0] ?? '';
-  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
 }
