@@ -102,5 +102,7 @@ export function failureMessage(r: RolloutResult): string {
   const back = r.fleetRollback
     ? `; on_failure rollback returned ${r.fleetRollback.hosts.filter((h) => h.result === 'deployed').length} of ${r.fleetRollback.hosts.length + r.fleetRollback.kept.length} host(s) to their previous release`
     : '';
-  return `rollout of ${r.release} ${what} on ${failed.host} at ${failed.stoppedAt ?? '?'}${rest}${back}`;
+  // a lost lock is why the host failed, whatever step it cut short: the one line must say so
+  const lock = failed.lockLost ? ', where it lost its host lock' : '';
+  return `rollout of ${r.release} ${what} on ${failed.host} at ${failed.stoppedAt ?? '?'}${lock}${rest}${back}`;
 }

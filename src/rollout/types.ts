@@ -96,6 +96,8 @@ export interface HostOutcome {
   readonly leftDrained: boolean;
   /** refused before anything changed on it (its lock was taken): exit 3, not 1 */
   readonly blocked?: boolean;
+  /** its host lock was lost mid-handshake (gone stale, or its holder or connection ended) */
+  readonly lockLost?: boolean;
 }
 
 export interface RolloutResult {

@@ -77,7 +77,7 @@ export async function recover(ctx: HostContext, error: unknown): Promise<HostOut
       'error',
       `lost the connection during ${p.step}; the agent released the lock${drained}. Check the host with 'deploy status --hosts ${host.name}'`,
     );
-    return { ...base, result, leftDrained: p.drained };
+    return { ...base, result, leftDrained: p.drained, lockLost: true };
   }
   // the connection is up: take the lock again through a new holder, and walk back as after any failure
   const lost = lostWhileConnected(p.step, why);
@@ -95,7 +95,7 @@ export async function recover(ctx: HostContext, error: unknown): Promise<HostOut
       : '';
     const message = `${lost}; could not take it again to roll back (${messageOf(retakeError)})${drained}`;
     log('error', message);
-    return { ...base, error: message, result, leftDrained: p.drained };
+    return { ...base, error: message, result, leftDrained: p.drained, lockLost: true };
   }
   log('error', `${lost}; took it again over the same connection to roll the host back`);
   const outcome = await walkBackFrom(ctx, error);
@@ -107,6 +107,7 @@ export async function recover(ctx: HostContext, error: unknown): Promise<HostOut
   return {
     ...outcome,
     result: outcome.result === 'rolled-back' ? 'failed' : outcome.result,
+    lockLost: true,
     error: `${lost}; took it again over the same connection, ${back}`,
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentError, LockHeldError } from '../../../src/errors.js';
 import { LOCK_LOST } from '../../../src/protocol/lines.js';
+import { failureMessage } from '../../../src/cli/rollout-report.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { fleet } from '../../support/rollout-fleet.js';
@@ -23,7 +24,7 @@ describe('a host lock lost mid-handshake', () => {
     };
     const result = await rollout(f.deps, options);
     expect(result.ok).toBe(false);
-    expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: true });
+    expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: true, lockLost: true });
     expect(f.actions(1)).toEqual(['lock', 'drain']);
     expect(f.host(1).drained).toBe(true);
     expect(f.log.events.map((e) => e.message).join('\n')).toMatch(
@@ -39,7 +40,10 @@ describe('a host lock lost mid-handshake', () => {
     };
     const result = await rollout(f.deps, options);
     expect(result.ok).toBe(false);
-    expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: false });
+    expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: false, lockLost: true });
+    expect(failureMessage(result)).toBe(
+      'rollout of r2 failed on web-1 at drain, where it lost its host lock; web-2, web-3 not reached',
+    );
     expect(result.hosts[0]!.error).toMatch(
       /^lost the host lock to staleness during \S+ \(the agent: lost the host lock .*stale threshold.*\); took it again over the same connection, rolled back: undrained, its release never stopped$/,
     );
@@ -117,11 +121,22 @@ describe('a host lock lost mid-handshake', () => {
       );
     };
     const result = await rollout(f.deps, options);
-    expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: true });
+    expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: true, lockLost: true });
     expect(result.hosts[0]!.error).toMatch(
       /^lost the host lock to staleness during .*; could not take it again to roll back \(lock web-1:lock is held by lock exec \(pid 7\).*\); left DRAINED: 'deploy undrain web-1' once it is free/,
     );
     expect(f.actions(1)).toEqual(['lock', 'drain', 'lock']);
     expect(f.host(1).drained).toBe(true);
+  });
+
+  it('a host that failed with its lock held says nothing of a lost lock', async () => {
+    const f = fleet();
+    f.host(1).failOn.set(
+      'start',
+      new AgentError('web-1', 'failed', 'the service would not start', 1),
+    );
+    const result = await rollout(f.deps, options);
+    expect(result.hosts[0]?.lockLost).toBeUndefined();
+    expect(failureMessage(result)).not.toMatch(/lock/);
   });
 });
