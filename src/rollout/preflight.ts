@@ -21,6 +21,7 @@ import { drainOwner, leftAloneLine } from './drain-owner.js';
 import type { Plan } from './plan.js';
 import { boundsOfBalancers, type Bounds } from './rotation.js';
 import type { RolloutDeps } from './types.js';
+import { preflightLines, type HostProblem } from './preflight-lines.js';
 
 export interface Preflight {
   /** each the slowest of any balancer's: for what takes one set (the slow start) */
@@ -59,7 +60,7 @@ export async function preflight(
   const hosts = plan.waves.flat();
   const agents = new Map<string, HostAgent>();
   const statuses = new Map<string, HostStatus>();
-  const problems: string[] = [];
+  const problems: HostProblem[] = [];
   await Promise.all(
     hosts.map(async (host) => {
       try {
@@ -76,18 +77,12 @@ export async function preflight(
         statuses.set(host.name, status);
         agents.set(host.name, agent);
       } catch (error) {
-        problems.push(`${host.name}: ${hostError(host.name, error)}`);
+        problems.push({ host: host.name, reason: hostError(host.name, error) });
       }
     }),
   );
   // one line per host: several unreachable hosts must not run together into one
-  if (problems.length > 0)
-    throw new BlockedError(
-      problems
-        .sort()
-        .map((p) => `preflight: ${p}`)
-        .join('\n'),
-    );
+  if (problems.length > 0) throw new BlockedError(preflightLines(problems).join('\n'));
   assertHostConfigs(deps, hosts, statuses);
 
   // a watchdog tick holds the lock for a moment and stands aside for us (lock-intent)
@@ -294,7 +289,7 @@ async function checkTargetPorts(
 ): Promise<void> {
   const members = membersOf(deps.balancer).filter((m) => m.balancer.kind === 'alb');
   if (members.length === 0) return;
-  const problems: string[] = [];
+  const problems: HostProblem[] = [];
   await Promise.all(
     hosts.map(async (host) => {
       const agent = agents.get(host.name);
@@ -311,15 +306,16 @@ async function checkTargetPorts(
         const answer = await agent.listening([...new Set(asked.map((a) => a.ask))]);
         for (const a of asked)
           if (answer[a.ask] === false)
-            problems.push(
-              `preflight: ${host.name}: nothing listens on port ${a.port}, where balancer ${a.balancer} sends its target ${a.target}; fix the port in deploy.yml (draining it would wait for a health check that never passes)`,
-            );
+            problems.push({
+              host: host.name,
+              reason: `nothing listens on port ${a.port}, where balancer ${a.balancer} sends its target ${a.target}; fix the port in deploy.yml (draining it would wait for a health check that never passes)`,
+            });
       } catch (error) {
-        problems.push(`preflight: ${host.name}: ${hostError(host.name, error)}`);
+        problems.push({ host: host.name, reason: hostError(host.name, error) });
       }
     }),
   );
-  if (problems.length > 0) throw new BlockedError(problems.sort().join('\n'));
+  if (problems.length > 0) throw new BlockedError(preflightLines(problems).join('\n'));
 }
 
 export function targets(hosts: readonly HostConfig[]): string[] {

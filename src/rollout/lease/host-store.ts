@@ -3,6 +3,7 @@ import type { HostConfig } from '../../config/types.js';
 import { BlockedError, HandoffError, HostUnreachableError, hostError } from '../../errors.js';
 import type { LeaseAction, LeaseAnswer, LeaseRequest } from '../../protocol/lease.js';
 import type { HeldPiece, LeaseRenew, LeaseStore, LeaseTake, LeaseView } from './store.js';
+import { preflightLines } from '../preflight-lines.js';
 
 /**
  * The default store: a piece on every host of deploy.yml (all of them, not
@@ -203,7 +204,7 @@ class UnreachableHost extends BlockedError {
 function unreachableHosts(down: readonly { where: string; reason: string }[]): BlockedError {
   return new BlockedError(
     [
-      ...down.map((d) => `preflight: ${d.where}: ${d.reason}`).sort(),
+      ...preflightLines(down.map((d) => ({ host: d.where, reason: d.reason }))),
       'the fleet lease covers every host of deploy.yml and is never partial: fix those hosts or remove them from deploy.yml',
     ].join('\n'),
   );
