@@ -24,7 +24,10 @@ const benches: Record<
   }
 > = {
   watchdog: { title: 'watchdog: CPU of one tick vs a bare node', run: benchWatchdog },
-  verify: { title: 'verify: 30 hosts vs 1, and orchestrator RSS', run: benchVerify },
+  verify: {
+    title: 'verify: 30 hosts against their CPU bound and 1 host, and orchestrator RSS',
+    run: benchVerify,
+  },
   rollout: { title: 'rollout: requests lost, and overhead per host', run: benchRollout },
   scale: {
     title: 'scale: verify and a 10% rollout over 1, 100 and 500 simulated hosts',
