@@ -64,8 +64,19 @@ export async function recover(ctx: HostContext, error: unknown): Promise<HostOut
 
   if (!p.lock) return { ...base, result, leftDrained: false, ...blocked };
   // the agent said the step failed because the lock went stale: its holder is ending
-  if (!p.lockLost && error instanceof AgentError && error.code === LOCK_LOST)
+  if (!p.lockLost && error instanceof AgentError && error.code === LOCK_LOST) {
     await Promise.race([p.lock.lost, deps.clock.sleep(LOCK_LOST_GRACE_MS).catch(() => undefined)]);
+    // a holder that says its lock is gone and stays: walking back through it would change a
+    // host whose lock another taker may hold now, and taking a new one needs it gone
+    if (!p.lockLost) {
+      const drained = p.drained
+        ? `; left DRAINED: 'deploy undrain ${host.name}' once it is free, or the next 'deploy rollout' repairs it`
+        : '';
+      const message = `the agent lost the host lock during ${p.step} (${messageOf(error)}) and its holder did not end within ${formatMs(LOCK_LOST_GRACE_MS)}: nothing more was done on the host${drained}; check it with 'deploy status --hosts ${host.name}'`;
+      log('error', message);
+      return { ...base, error: message, result, leftDrained: p.drained, lockLost: true };
+    }
+  }
   if (!p.lockLost) return await walkBackFrom(ctx, error);
   const why = await p.loss?.why();
   if (!why?.connected) {

@@ -97,6 +97,25 @@ describe('a host lock lost mid-handshake', () => {
     expect(h).toMatchObject({ drained: false, locked: false, release: 'r1' });
   });
 
+  it('to staleness, when the holder the agent said is ending never ends: bounded, and says what is left', async () => {
+    const f = fleet();
+    const h = f.host(1);
+    h.onCall = (op) => {
+      if (op !== 'start' || h.release !== 'r2') return;
+      // from here on, every call is refused as the lock is gone, and the holder never ends
+      for (const later of ['start', 'stop', 'switch', 'verify', 'undrain', 'drain', 'lock'])
+        h.failOn.set(later, new AgentError('web-1', LOCK_LOST, `${later} aborted`, 1));
+    };
+    const result = await rollout(f.deps, options);
+    expect(result.hosts[0]).toMatchObject({ result: 'failed', leftDrained: true, lockLost: true });
+    expect(result.hosts[0]!.error).toBe(
+      "the agent lost the host lock during start (web-1: start aborted) and its holder did not end within 5.0s: nothing more was done on the host; left DRAINED: 'deploy undrain web-1' once it is free, or the next 'deploy rollout' repairs it; check it with 'deploy status --hosts web-1'",
+    );
+    // nothing after the start that failed: no walk-back through a holder without its lock
+    expect(f.actions(1).slice(f.actions(1).indexOf('start') + 1)).toEqual(['unlock']);
+    expect(result.notReached).toEqual(['web-2', 'web-3']);
+  });
+
   it('when the agent ended its session on silence, the connection up: rolls back the same way', async () => {
     const f = fleet();
     f.host(1).onCall = (op) => {
