@@ -9,6 +9,7 @@ import {
   type Lab,
   type LabBalancer,
   type LabConfigOptions,
+  type LabRuntime,
   type LabTimings,
 } from '../lab/index.js';
 
@@ -33,6 +34,8 @@ export interface BenchFleet {
    */
   hostCpuMs(): Promise<number>;
   deploy(args: readonly string[], options?: { rss?: boolean }): Promise<DeployRun>;
+  /** a release on every host: its directory, and with the compose runtime its image, as a pull would make it */
+  stage(release: string): Promise<void>;
   /** `deploy …` started, not awaited: for a signal mid-run, or two at once */
   spawn(args: readonly string[]): ResultPromise<{ reject: false }>;
   stop(): Promise<void>;
@@ -48,6 +51,8 @@ export interface BenchFleetOptions {
   readonly balancer?: LabBalancer;
   /** a second HAProxy with slower checks in front of the same hosts (an HAProxy pair) */
   readonly pair?: boolean | Partial<LabTimings>;
+  /** default command; compose runs real containers (Podman, docs/lab.md) */
+  readonly runtime?: LabRuntime;
   /** --batch of the first rollout: a fresh fleet has no capacity to guard */
   readonly firstBatch?: string;
   readonly report?: (line: string) => void;
@@ -69,6 +74,7 @@ export async function startBenchFleet(options: BenchFleetOptions): Promise<Bench
     workDir: options.workDir,
     ...(options.balancer ? { balancer: options.balancer } : {}),
     ...(options.pair ? { pair: options.pair } : {}),
+    ...(options.runtime ? { runtime: options.runtime } : {}),
     report,
   });
   const configPath = path.join(lab.layout.workDir, 'deploy.yml');
@@ -101,13 +107,17 @@ export async function startBenchFleet(options: BenchFleetOptions): Promise<Bench
     const [rss, user, sys] = (text.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
     return { ...run, maxRssKib: rss ?? Number.NaN, cpuMs: ((user ?? 0) + (sys ?? 0)) * 1000 };
   };
+  const stage = async (release: string): Promise<void> => {
+    if (lab.layout.runtime === 'compose') await lab.tagImage(release);
+    await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, release)));
+  };
   try {
     await writeFile(configPath, lab.config(options.config));
     report(`deploy setup on ${options.hosts} host(s)`);
     const setup = await deploy(['setup']);
     if (setup.code !== 0) throw failed('deploy setup', setup);
     report('staging r1 and rolling it out');
-    await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, 'r1')));
+    await stage('r1');
     const first = await deploy([
       'rollout',
       '--release',
@@ -123,6 +133,7 @@ export async function startBenchFleet(options: BenchFleetOptions): Promise<Bench
     lab,
     configPath,
     deploy,
+    stage,
     spawn,
     hostCpuMs: () => hostCpuMs(lab),
     stop: () => lab.stop(),

@@ -21,8 +21,14 @@ export function resultLine(stdout: string): Record<string, unknown> | undefined 
 export const deployed = (e: Exit): boolean => e.code === 0 && resultLine(e.stdout)?.ok === true;
 const said = (e: Exit, text: string): boolean => `${e.stdout}\n${e.stderr}`.includes(text);
 /** why it failed, in one line */
-export const tail = (e: Exit): string =>
-  (resultLine(e.stdout)?.error as string | undefined) ?? e.stderr.trim().split('\n').at(-1) ?? '';
+export function tail(e: Exit): string {
+  const result = resultLine(e.stdout);
+  const line = (result?.error as string | undefined) ?? e.stderr.trim().split('\n').at(-1) ?? '';
+  // the result's own line names the host and step; each host's error says what went wrong there
+  const hosts = (result?.hosts ?? []) as { host?: string; error?: string }[];
+  const why = hosts.filter((h) => h.error).map((h) => `${h.host}: ${h.error}`);
+  return why.length > 0 ? `${line} (${why.join('; ')})` : line;
+}
 
 /** exit 3, naming the holder (src/rollout/lease/fleet-lease.ts, describeLease) */
 const refused = (e: Exit, holder: string): boolean =>

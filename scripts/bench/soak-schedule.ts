@@ -1,6 +1,9 @@
 /** Which balancer a rollout's deploy.yml names: lb-a alone, both HAProxies, or the ELBv2 endpoint (lb-a's group). */
 export type SoakBalancer = 'haproxy' | 'haproxy-pair' | 'alb';
 
+/** the lab a rollout runs on: the command runtime's (every balancer), or the compose runtime's (real containers, lb-a alone) */
+export type SoakRuntime = 'command' | 'compose';
+
 /** A second deployer started 0.3 s after the first: refused (exit 3), or queued with --wait-lease. */
 export type SoakRace = 'refused' | 'wait-lease';
 
@@ -9,6 +12,7 @@ export interface SoakRollout {
   readonly index: number;
   /** r2, r3, …: the lab's first rollout deployed r1 */
   readonly release: string;
+  readonly runtime: SoakRuntime;
   readonly balancer: SoakBalancer;
   readonly drain: 'health' | 'deregister';
   /** --canary 1 --canary-bake <ms>, judged on HAProxy's counters */
@@ -47,6 +51,12 @@ function turnOf(index: number): Pick<SoakRollout, 'balancer' | 'drain'> {
 const isKilled = (index: number): boolean => index % 5 === 3;
 
 /**
+ * lb-a's turn on every other pass (4, 10, 16, …: a race of each kind and a
+ * kill among them), and rollout 2, so that a short run has one
+ */
+const isCompose = (index: number): boolean => index === 2 || index % 6 === 4;
+
+/**
  * The soak's mix, rollout by rollout: the balancers in turn; drain.method
  * deregister on every other pass of the pair and the ELBv2 endpoint (lb-a
  * alone has no deregistration delay in its config file); a race for the fleet
@@ -55,13 +65,18 @@ const isKilled = (index: number): boolean => index % 5 === 3;
  * after it on the same balancer and drain, as the next run of the same job
  * would be (a target the killed one deregistered is registered by a
  * deploy.yml that names its balancer); a canary bake on some lone-HAProxy
- * rollouts that neither race nor are killed.
+ * rollouts that neither race nor are killed. The compose runtime's lab (lb-a
+ * alone, so drain health) takes lb-a's turn on every other pass, and rollout
+ * 2's; the rollout after a kill stays on the killed one's lab.
  */
 export function soakSchedule(count: number, seed: number): SoakRollout[] {
   const next = random(seed);
   return Array.from({ length: count }, (_, i): SoakRollout => {
     const index = i + 1;
-    const { balancer, drain } = turnOf(isKilled(index - 1) ? index - 1 : index);
+    const turn = isKilled(index - 1) ? index - 1 : index;
+    const runtime: SoakRuntime = isCompose(turn) ? 'compose' : 'command';
+    const { balancer, drain } =
+      runtime === 'compose' ? ({ balancer: 'haproxy', drain: 'health' } as const) : turnOf(turn);
     const race: SoakRace | undefined =
       index % 10 === 0 ? (index % 20 === 10 ? 'refused' : 'wait-lease') : undefined;
     const killed = isKilled(index);
@@ -72,6 +87,7 @@ export function soakSchedule(count: number, seed: number): SoakRollout[] {
     return {
       index,
       release: `r${index + 1}`,
+      runtime,
       balancer,
       drain,
       ...(canary ? { canaryBakeMs: CANARY_BAKE_MS } : {}),
@@ -83,6 +99,7 @@ export function soakSchedule(count: number, seed: number): SoakRollout[] {
 /** One line per rollout, for the bench's output. */
 export function describeRollout(r: SoakRollout): string {
   const parts = [`#${r.index} ${r.release}`, r.balancer, `drain ${r.drain}`];
+  if (r.runtime === 'compose') parts.splice(1, 0, 'compose');
   if (r.canaryBakeMs) parts.push(`canary bake ${r.canaryBakeMs / 1000}s`);
   if (r.race) parts.push(`race (${r.race})`);
   if (r.killAfterMs !== undefined) parts.push(`SIGKILL at ${r.killAfterMs} ms`);

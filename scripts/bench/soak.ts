@@ -3,22 +3,23 @@ import {
   addReports,
   formatReport,
   startLoad,
-  startWatchdogs,
   type Lab,
   type Load,
   type LoadReport,
 } from '../lab/index.js';
-import { startBenchFleet, type BenchFleet } from './fleet.js';
 import { soakConfig, frontendsOf } from './soak-configs.js';
-import { drainedHosts, formatOut, settledDrained, watchdogSummary } from './soak-hosts.js';
-import { afterKill, HEAL_MS, type SoakState } from './soak-heal.js';
+import {
+  drainedHosts,
+  formatOut,
+  settledDrained,
+  watchdogSummary,
+  type SoakWatchdog,
+} from './soak-hosts.js';
+import { afterKill, HEAL_MS } from './soak-heal.js';
+import { labelled, LOAD, startSoakLabs, type SoakLab } from './soak-labs.js';
 import { entryLine, FULL_ROLLOUTS, soakRows, type SoakEntry } from './soak-report.js';
 import { soakSchedule, type SoakRollout } from './soak-schedule.js';
 import type { Row } from './table.js';
-
-const HOUR = 3_600_000;
-/** keep-alive load, as the rollout bench sends it; bounded by the soak's own length */
-const LOAD = { concurrency: 8, maxRequests: Number.MAX_SAFE_INTEGER, maxDurationMs: 4 * HOUR };
 
 function soakCount(): number {
   const raw = process.env.SOAK_ROLLOUTS;
@@ -29,63 +30,76 @@ function soakCount(): number {
 }
 
 /**
- * `npm run bench -- soak`: N rollouts back to back on one 3-host lab with
- * every balancer (lb-a, lb-b, the ELBv2 endpoint), under keep-alive load
- * through lb-a all along (and lb-b while deploy.yml names the pair), every
- * host's watchdog ticking each second throughout. The mix is soakSchedule's.
+ * `npm run bench -- soak`: N rollouts back to back on the soak's two labs
+ * (soak-labs.ts): the command runtime's with every balancer (lb-a, lb-b, the
+ * ELBv2 endpoint), the compose runtime's with real containers behind lb-a,
+ * under keep-alive load through each lab's lb-a all along (and lb-b while
+ * deploy.yml names the pair), every host's watchdog ticking each second
+ * throughout. The mix is soakSchedule's.
  */
 export async function benchSoak(report: (line: string) => void): Promise<Row[]> {
   const seed = Number(process.env.SOAK_SEED ?? 24);
   const schedule = soakSchedule(soakCount(), seed);
-  report(`soak: ${schedule.length} rollouts (seed ${seed}), starting a 3-host lab on 127.0.98`);
-  const fleet = await startBenchFleet({
-    hosts: 3,
-    subnet: '127.0.98',
-    workDir: '/tmp/handoff-bench-soak',
-    balancer: 'alb',
-    // lb-b, behind the endpoint's second group too: whole seconds, slower than lb-a's 2s × 2
-    pair: { interval: 2000, fall: 3, rise: 2, checkTimeout: 1000 },
-    report: (line) => report(`  ${line}`),
-  });
-  const { lab } = fleet;
-  const watchdogs = startWatchdogs(lab.hosts, { timeoutMs: 4 * HOUR });
-  const main = startLoad({ url: frontendsOf(lab, 'haproxy')[0] ?? lab.url, ...LOAD });
+  const onCompose = schedule.filter((r) => r.runtime === 'compose').length;
+  report(`soak: ${schedule.length} rollouts (seed ${seed}), ${onCompose} on the compose runtime`);
+  const labs = await startSoakLabs(report);
+  const all = [labs.command, labs.compose];
   let ended = false;
   try {
     const entries: SoakEntry[] = [];
     const extra: LoadReport[] = [];
-    const state: SoakState = { config: '', live: 'r1', killed: false };
     for (const rollout of schedule) {
-      const entry = await soakOne(fleet, rollout, state, main, extra);
+      const entry = await soakOne(labs[rollout.runtime], rollout, all, extra);
       entries.push(entry);
       report(entryLine(entry));
     }
-    const lastKilled = entries.at(-1)?.run.killed === true;
     // lb-b is not told by a deploy.yml that names lb-a alone: its slower rise may still be settling
-    const drained = await settledDrained(lab, lastKilled ? HEAL_MS : 30_000);
-    const load = [await main.stop(), ...extra].reduce(addReports);
+    const drained = await Promise.all(
+      all.map(async (l) =>
+        (await settledDrained(l.fleet.lab, l.state.killed ? HEAL_MS : 30_000)).map((h) =>
+          labelled(l, h),
+        ),
+      ),
+    );
+    const load = [...(await Promise.all(all.map((l) => l.main.stop()))), ...extra].reduce(
+      addReports,
+    );
     report(`load over the soak: ${formatReport(load)}`);
-    const watchdog = await watchdogSummary(lab, await watchdogs.stop());
+    const watchdog = mergeWatchdogs(
+      await Promise.all(
+        all.map(async (l) => watchdogSummary(l.fleet.lab, await l.watchdogs.stop())),
+      ),
+    );
     ended = true;
     for (const l of [...watchdog.restarts, ...watchdog.logLines]) report(`watchdog: ${l}`);
-    return soakRows(entries, load, drained, watchdog);
+    return soakRows(entries, load, drained.flat(), watchdog);
   } finally {
-    // a soak that threw must not leave its load hammering a lab that is gone for hours
-    if (!ended) await Promise.all([main.stop(), watchdogs.stop()]);
-    await fleet.stop();
+    // a soak that threw must not leave its load hammering labs that are gone for hours
+    if (!ended) await Promise.all(all.flatMap((l) => [l.main.stop(), l.watchdogs.stop()]));
+    await Promise.all(all.map((l) => l.fleet.stop()));
   }
 }
 
-/** One rollout: its deploy.yml set up when it changes, its release staged, run, and counted. */
+const mergeWatchdogs = (s: readonly SoakWatchdog[]): SoakWatchdog => ({
+  restarts: s.flatMap((w) => w.restarts),
+  heals: s.flatMap((w) => w.heals),
+  logLines: s.flatMap((w) => w.logLines),
+});
+
+/**
+ * One rollout on its lab: its deploy.yml set up when it changes, its release
+ * staged, run, and counted over every lab's clients (the other lab's too: a
+ * request that fails anywhere while it runs is its).
+ */
 async function soakOne(
-  fleet: BenchFleet,
+  on: SoakLab,
   rollout: SoakRollout,
-  state: SoakState,
-  main: Load,
+  all: readonly SoakLab[],
   extra: LoadReport[],
 ): Promise<SoakEntry> {
+  const { fleet, state } = on;
   const { lab } = fleet;
-  const before = main.snapshot();
+  const before = all.map((l) => l.main.snapshot());
   const config = soakConfig(lab, rollout);
   if (config !== state.config) {
     await writeFile(fleet.configPath, config);
@@ -93,20 +107,22 @@ async function soakOne(
     if (setup.code !== 0) throw new Error(`deploy setup for #${rollout.index}: ${setup.stderr}`);
     state.config = config;
   }
-  await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, rollout.release)));
+  await fleet.stage(rollout.release);
   const second = secondFrontendLoad(lab, rollout);
   const run = await afterKill(fleet, rollout, state);
   const lbB = await second?.stop();
   if (lbB) extra.push(lbB);
   if (run.live) state.live = run.live;
   state.killed = run.killed === true;
-  const after = main.snapshot();
+  const after = all.map((l) => l.main.snapshot());
+  const delta = (pick: (s: (typeof after)[number]) => number): number =>
+    after.reduce((sum, s, i) => sum + pick(s) - pick(before[i] ?? s), 0);
   return {
     rollout,
     run,
-    requests: after.total - before.total + (lbB?.total ?? 0),
-    failed: after.failed - before.failed + (lbB?.failed ?? 0),
-    drainedAfter: (await drainedHosts(lab)).map(formatOut),
+    requests: delta((s) => s.total) + (lbB?.total ?? 0),
+    failed: delta((s) => s.failed) + (lbB?.failed ?? 0),
+    drainedAfter: (await drainedHosts(lab)).map((h) => labelled(on, formatOut(h))),
   };
 }
 

@@ -10,7 +10,14 @@ export {
   DEFAULT_WORK_DIR,
   LAB_SERVICE,
 } from './layout.js';
-export type { LabBalancer, LabLayout, LabHostPlan, LabTimings, LayoutOptions } from './layout.js';
+export type {
+  LabBalancer,
+  LabLayout,
+  LabHostPlan,
+  LabRuntime,
+  LabTimings,
+  LayoutOptions,
+} from './layout.js';
 export type { LabHost } from './host.js';
 export { labConfig } from './config.js';
 export type { LabConfigOptions } from './config.js';

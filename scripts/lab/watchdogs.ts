@@ -18,6 +18,8 @@ export function startWatchdogs(
   options: {
     service?: string;
     timeoutMs?: number;
+    /** seconds between ticks; default 1 */
+    loopSeconds?: number;
     /** what a host's cron would give the tick (compose mode: DOCKER_HOST, compose.ts) */
     env?: (host: LabHost) => Record<string, string>;
   } = {},
@@ -28,7 +30,7 @@ export function startWatchdogs(
       '/opt/handoff/bin/deploy',
       'watchdog',
       '--loop',
-      '1',
+      String(options.loopSeconds ?? 1),
       '-c',
       `/etc/handoff/${service}.json`,
     ];

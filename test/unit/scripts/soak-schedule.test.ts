@@ -18,15 +18,31 @@ describe('the soak schedule', () => {
   });
 
   it('takes the balancers in turn: lb-a alone, the pair, the ELBv2 endpoint', () => {
-    expect(fifty.slice(0, 3).map((r) => r.balancer)).toEqual(['haproxy', 'haproxy-pair', 'alb']);
+    // rollout 2 is the compose lab's (below): the command lab's turn goes on at 3
+    expect([fifty[0], fifty[2]].map((r) => r?.balancer)).toEqual(['haproxy', 'alb']);
     expect(fifty.slice(4, 7).map((r) => r.balancer)).toEqual(['haproxy-pair', 'alb', 'haproxy']);
+  });
+
+  it('runs lb-a’s turn of every other pass on the compose runtime’s lab, and rollout 2 so that a short run has one', () => {
+    const compose = fifty.filter((r) => r.runtime === 'compose');
+    expect(compose.map((r) => r.index)).toEqual([2, 10, 16, 22, 28, 29, 40, 46]);
+    // the compose lab has lb-a alone, which has no deregistration delay
+    expect(compose.every((r) => r.balancer === 'haproxy' && r.drain === 'health')).toBe(true);
+    // a race of each kind and a kill (with the rollout after it) on real containers
+    expect(compose.filter((r) => r.race).map((r) => r.race)).toEqual(['refused', 'wait-lease']);
+    expect(compose.filter((r) => r.killAfterMs !== undefined).map((r) => r.index)).toEqual([28]);
+    expect(soakSchedule(2, 24).map((r) => r.runtime)).toEqual(['command', 'compose']);
   });
 
   it('runs the rollout after a kill on the killed one’s balancer and drain', () => {
     for (const killed of fifty.filter((r) => r.killAfterMs !== undefined)) {
       const after = fifty[killed.index];
       if (!after) continue;
-      expect([after.balancer, after.drain]).toEqual([killed.balancer, killed.drain]);
+      expect([after.runtime, after.balancer, after.drain]).toEqual([
+        killed.runtime,
+        killed.balancer,
+        killed.drain,
+      ]);
       expect(after.killAfterMs).toBeUndefined();
     }
   });
@@ -35,7 +51,7 @@ describe('the soak schedule', () => {
     expect(fifty.filter((r) => r.balancer === 'haproxy').every((r) => r.drain === 'health')).toBe(
       true,
     );
-    expect(indices((r) => r.drain === 'deregister').slice(0, 5)).toEqual([2, 3, 4, 8, 9]);
+    expect(indices((r) => r.drain === 'deregister').slice(0, 5)).toEqual([3, 4, 8, 9, 15]);
     for (const b of ['haproxy-pair', 'alb'] as const) {
       const drains = new Set(fifty.filter((r) => r.balancer === b).map((r) => r.drain));
       expect(drains).toEqual(new Set(['health', 'deregister']));
@@ -61,8 +77,9 @@ describe('the soak schedule', () => {
       expect(r.killAfterMs).toBeGreaterThanOrEqual(KILL_WINDOW_MS.min);
       expect(r.killAfterMs).toBeLessThanOrEqual(KILL_WINDOW_MS.max);
     }
-    // a kill after every balancer: the next rollout of each kind has a host to repair
-    expect(new Set(fifty.filter((r) => r.killAfterMs).map((r) => r.balancer)).size).toBe(3);
+    // a kill after every balancer of the command lab: the next rollout of each kind has a host to repair
+    const commandKills = fifty.filter((r) => r.killAfterMs && r.runtime === 'command');
+    expect(new Set(commandKills.map((r) => r.balancer)).size).toBe(3);
   });
 
   it('bakes a canary on lone-HAProxy rollouts that neither race nor are killed', () => {
@@ -83,5 +100,8 @@ describe('the soak schedule', () => {
       `#3 r4, alb, drain deregister, SIGKILL at ${fifty[2]!.killAfterMs} ms`,
     );
     expect(describeRollout(fifty[0]!)).toBe('#1 r2, haproxy, drain health, canary bake 5s');
+    expect(describeRollout(fifty[9]!)).toBe(
+      '#10 r11, compose, haproxy, drain health, race (refused)',
+    );
   });
 });
