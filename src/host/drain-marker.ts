@@ -1,5 +1,5 @@
-import * as z from 'zod/mini';
 import { writeFileAtomic } from './atomic.js';
+import * as shape from './json-shape.js';
 import { drainMarkerPath } from './layout.js';
 import { readJsonFile, removeFile, type StateRead } from './state-store.js';
 
@@ -22,14 +22,14 @@ export interface DrainMarker {
   readonly release?: string;
 }
 
-const isoTime = z.iso.datetime({ offset: true });
-
-export const drainMarkerSchema = z.object({
-  by: z.string().check(z.minLength(1)),
-  since: isoTime,
-  until: isoTime,
-  release: z.optional(z.string().check(z.minLength(1))),
-});
+export const drainMarkerSchema = shape.parser<DrainMarker>(
+  shape.object({
+    by: shape.nonEmptyString,
+    since: shape.isoDateTime,
+    until: shape.isoDateTime,
+    release: shape.optional(shape.nonEmptyString),
+  }),
+);
 
 /** A marker that starts now and expires after `lease` ms. */
 export function newDrainMarker(options: {

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
-import * as z from 'zod/mini';
 import type { Clock } from '../clock.js';
 import type { LockHolder } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
+import * as shape from './json-shape.js';
 import { lockHolderPath } from './layout.js';
 import { processStartTime } from './process-start.js';
 import { readJsonFile, removeFile } from './state-store.js';
@@ -15,14 +15,16 @@ import { readJsonFile, removeFile } from './state-store.js';
  * behind, and the next holder overwrites it.
  */
 
-const holderSchema = z.object({
-  what: z.string(),
-  pid: z.int(),
-  since: z.string(),
-  message: z.optional(z.string()),
-  host: z.optional(z.string()),
-  started: z.optional(z.string()),
-});
+const holderSchema = shape.parser<LockHolder>(
+  shape.object({
+    what: shape.string,
+    pid: shape.int,
+    since: shape.string,
+    message: shape.optional(shape.string),
+    host: shape.optional(shape.string),
+    started: shape.optional(shape.string),
+  }),
+);
 
 export function describeSelf(what: string, now: number, message?: string): LockHolder {
   const started = processStartTime(process.pid);

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as shape from '../host/json-shape.js';
 import type { TriggerState } from '../hysteresis/index.js';
 
 /** Per service, everything a fresh process needs to continue where the last tick stopped. */
@@ -25,24 +25,25 @@ export interface WatchdogState {
   readonly healPassed?: string;
 }
 
-const trigger = z.object({
-  health: z.enum(['unknown', 'healthy', 'unhealthy']),
-  failures: z.int().check(z.nonnegative()),
-  successes: z.int().check(z.nonnegative()),
+const trigger = shape.object({
+  health: shape.oneOf('unknown', 'healthy', 'unhealthy'),
+  failures: shape.nonNegativeInt,
+  successes: shape.nonNegativeInt,
 });
 
-export const watchdogStateSchema = z.object({
-  version: z.literal(1),
-  services: z.record(
-    z.string(),
-    z.object({ trigger, restarts: z.array(z.number()), gaveUp: z.boolean() }),
-  ),
-  skippedFor: z.optional(z.string()),
-  expiredMarker: z.optional(z.string()),
-  noRelease: z.optional(z.boolean()),
-  healStarted: z.optional(z.string()),
-  healPassed: z.optional(z.string()),
-});
+export const watchdogStateSchema = shape.parser<WatchdogState>(
+  shape.object({
+    version: shape.literal(1),
+    services: shape.record(
+      shape.object({ trigger, restarts: shape.array(shape.number), gaveUp: shape.boolean }),
+    ),
+    skippedFor: shape.optional(shape.string),
+    expiredMarker: shape.optional(shape.string),
+    noRelease: shape.optional(shape.boolean),
+    healStarted: shape.optional(shape.string),
+    healPassed: shape.optional(shape.string),
+  }),
+);
 
 export function freshState(): WatchdogState {
   return { version: 1, services: {} };

@@ -233,6 +233,28 @@ describe('a watchdog tick', () => {
     ).toMatchObject({ version: 1 });
   });
 
+  it('starts fresh, with a warning naming the field, when watchdog.json has the wrong shape', async () => {
+    host = await liveHost();
+    const file = path.join(host.config.host.state, 'watchdog.json');
+    const trigger = { health: 'unhealthy', failures: -1, successes: 0 };
+    await writeFile(
+      file,
+      JSON.stringify({ version: 1, services: { app: { trigger, restarts: [], gaveUp: false } } }),
+    );
+    const { outcomes, log } = await ticks(host, 1);
+    expect(outcomes[0]?.outcome).toBe('checked');
+    expect(log.events[0]).toMatchObject({
+      level: 'warn',
+      event: 'watchdog.state',
+      message: expect.stringMatching(
+        /unexpected shape \(services\.app\.trigger\.failures: expected a non-negative integer/,
+      ) as unknown,
+    });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+      services: { app: { trigger: { failures: 0 } } },
+    });
+  });
+
   it('creates a missing host.state directory', async () => {
     host = await liveHost();
     await runtime(host).stop();
