@@ -36,14 +36,17 @@ interface Pending {
  * The orchestrator's side of a holding `lock-hold`: operations go down its
  * stdin as `call` lines and come back as `reply` lines, so a deploy step costs
  * a line on an open channel instead of a process start on the host. While it
- * is open it sends a `heartbeat` every HEARTBEAT.everyMs, whatever the rollout
- * waits for: the holder ends the session after HEARTBEAT.silenceMs without one.
+ * is open it speaks every HEARTBEAT.everyMs, whatever the rollout waits for (a
+ * `heartbeat` when no call went since the last beat): the holder ends the
+ * session after HEARTBEAT.silenceMs without a line.
  */
 export class AgentSession {
   private next = 1;
   private readonly pending = new Map<number, Pending>();
   private gone = false;
   private readonly beat: ReturnType<typeof setInterval>;
+  /** a call went down since the last beat: the holder heard from us, no heartbeat needed */
+  private spoke = false;
   private ended: (result?: HolderResult) => void = () => undefined;
   /**
    * The holder's last line, its result (it writes it once the lock is released),
@@ -59,11 +62,15 @@ export class AgentSession {
     private readonly log: Log,
     everyMs: number = HEARTBEAT.everyMs,
   ) {
-    // its answer matters not: a lost session fails the next real call, and says why
-    this.beat = setInterval(
-      () => void this.call('heartbeat', {}, HEARTBEAT.silenceMs).catch(() => undefined),
-      everyMs,
-    );
+    // any line resets the holder's silence: a beat goes only when no call went since
+    // the last one (at most two beats apart, within HEARTBEAT.silenceMs). At 500 hosts
+    // the lease's renewals and the capacity guard's reads already speak every 5 s, and
+    // a beat beside them was a fifth of the rollout's calls. Its answer matters not: a
+    // lost session fails the next real call, and says why
+    this.beat = setInterval(() => {
+      if (!this.spoke) void this.call('heartbeat', {}, HEARTBEAT.silenceMs).catch(() => undefined);
+      this.spoke = false;
+    }, everyMs);
     this.beat.unref();
     void this.read(lines);
     void proc.exited.then(() => this.fail());
@@ -97,6 +104,7 @@ export class AgentSession {
           fn(value);
         };
       this.pending.set(id, { op, resolve: settle(resolve), reject: settle(reject) });
+      this.spoke = true;
       this.proc.write(`${JSON.stringify({ call: { id, op, args } })}\n`);
     });
   }

@@ -21,7 +21,12 @@ export function hostConfigPath(config: Config): string {
  */
 export async function plainConfig(file: string): Promise<Config> {
   const { loadConfig } = await import('../config/load.js');
-  return loadConfig(file, { env: process.env.HOME ? { HOME: process.env.HOME } : {} });
+  return loadConfig(file, { env: plainEnv() });
+}
+
+/** The environment a plain config is read with: HOME for `~`, no HANDOFF_* override. */
+export function plainEnv(): NodeJS.ProcessEnv {
+  return process.env.HOME ? { HOME: process.env.HOME } : {};
 }
 
 export function whoAmI(): string {

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/load.js';
+import { loadConfigAndPlain } from '../config/load.js';
 import type { Config } from '../config/types.js';
 import { toHostJson } from '../config/serialize.js';
 import { sha256 } from '../host/release-files.js';
@@ -23,7 +23,7 @@ import { supersededBy } from '../rollout/lease/superseded.js';
 import type { HostConfig } from '../config/types.js';
 import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
-import { Connections, interruptSignal, plainConfig, whoAmI } from './connections.js';
+import { Connections, interruptSignal, plainEnv, whoAmI } from './connections.js';
 import { createOutput } from './output.js';
 import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { targetStates } from './target-json.js';
@@ -84,7 +84,12 @@ async function run(
   mode: Mode,
   out: RolloutOutput,
 ): Promise<void> {
-  const loaded = await loadConfig(flags.config, { log: out });
+  // what the hosts must run too (hostConfigSha256 below), from the same parse
+  const { config: loaded, plain } = await loadConfigAndPlain(
+    flags.config,
+    { log: out },
+    plainEnv(),
+  );
   const hosts = parseHostsFlag(flags.hosts);
   const selected = selectHosts(loaded.hosts, hosts);
   const config = withCanaryFlags(loaded, flags, selected.length);
@@ -113,7 +118,7 @@ async function run(
       agent: (h) => connections.agent(h),
       who,
       // what `deploy setup` publishes (setup/setup.ts), so a host running another is refused
-      hostConfigSha256: sha256(toHostJson(await plainConfig(flags.config))),
+      hostConfigSha256: sha256(toHostJson(plain)),
       // a dry run changes nothing, and runs nothing that might
       ...(dryRun ? {} : { hooks }),
       evidence: evidenceDeps(

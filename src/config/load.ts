@@ -14,16 +14,39 @@ export type { LoadOptions } from './with-env.js';
  * tick never loads the YAML parser or the zod schemas.
  */
 export async function loadConfig(file: string, options: LoadOptions = {}): Promise<Config> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError([{ path: '', message: unreadable(file, error) }]);
-  }
+  const text = await readConfigText(file);
   const sealed = options.trustSeal ? unsealHostConfig(text, file) : undefined;
   if (sealed) return maskSecrets(withEnv(sealed, options));
   const { parseConfig } = await import('./parse.js');
   return maskSecrets(parseConfig(text, file, options));
+}
+
+/**
+ * deploy.yml as this command runs it (`options`' HANDOFF_* overrides) and as
+ * `deploy setup` publishes it to the hosts (`plainEnv`: none of them), from
+ * one read and one parse: parsing and validating is the costly part (150–300
+ * ms each at 500 hosts), the overrides are a few fields on top.
+ */
+export async function loadConfigAndPlain(
+  file: string,
+  options: LoadOptions,
+  plainEnv: NodeJS.ProcessEnv,
+): Promise<{ readonly config: Config; readonly plain: Config }> {
+  const text = await readConfigText(file);
+  const { parseValid } = await import('./parse.js');
+  const valid = parseValid(text, file, options.env?.HOME);
+  return {
+    config: maskSecrets(withEnv(valid, options)),
+    plain: maskSecrets(withEnv(valid, { env: plainEnv })),
+  };
+}
+
+async function readConfigText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([{ path: '', message: unreadable(file, error) }]);
+  }
 }
 
 /**

@@ -27,6 +27,11 @@ export function loadConfigFromJson(
 
 /** deploy.yml text (JSON is YAML too); `source` names it in messages and resolves relative paths. */
 export function parseConfig(text: string, source: string, options: LoadOptions = {}): Config {
+  return withEnv(parseValid(text, source, options.env?.HOME), options);
+}
+
+/** Everything but the env overrides: what a config with and without them share (load.ts). */
+export function parseValid(text: string, source: string, home: string | undefined): Config {
   const doc = parseText(text, source);
   if (doc.syntaxProblems.length > 0) throw new ConfigError(doc.syntaxProblems);
   if (doc.data === null || doc.data === undefined) {
@@ -44,9 +49,7 @@ export function parseConfig(text: string, source: string, options: LoadOptions =
   const issues = parsed.success ? [] : parsed.error.issues;
   const problems = collectProblems(issues, checkRules(data), doc);
   if (!parsed.success || problems.length > 0) throw new ConfigError(inFileOrder(problems));
-  const home = options.env?.HOME;
-  const config = normalize(parsed.data, { source, ...(home ? { home } : {}) });
-  return withEnv(config, options);
+  return normalize(parsed.data, { source, ...(home ? { home } : {}) });
 }
 
 function inFileOrder(problems: readonly LocatedProblem[]): LocatedProblem[] {

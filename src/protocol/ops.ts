@@ -28,8 +28,9 @@ const release = { kind: 'release' } as const;
 const on = { kind: 'switch' } as const;
 /**
  * The session's heartbeat: while a `lock-hold` session is open the orchestrator
- * sends a `heartbeat` call every `everyMs`, whatever it is waiting for (overlap,
- * balancer polls, verify). A holder that hears nothing for `silenceMs` while no
+ * sends a line at least every `everyMs`, whatever it is waiting for (overlap,
+ * balancer polls, verify): a `heartbeat` call when no other call went since the
+ * last beat, so at most two beats apart. A holder that hears nothing for `silenceMs` while no
  * call of its own runs ends the session: it releases the lock and leaves the drain
  * marker and its lease as they are (a frozen or vanished orchestrator; the
  * watchdog finishes the job once the lease is over).

@@ -2,6 +2,7 @@ import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import type { HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import { deployHost } from './handshake/deploy-host.js';
+import { WaveRead } from './handshake/wave-read.js';
 import type { Bounds } from './rotation.js';
 import { StepRecorder } from './recorder.js';
 import type { FleetRollbackResult, HostOutcome, RolloutDeps } from './types.js';
@@ -77,7 +78,12 @@ export async function runFleetRollback(run: FleetRollbackRun): Promise<FleetRoll
       stopped = true;
       continue;
     }
-    const guard = { wave: names, failOpen: run.failOpen, shared: {}, reader: run.reader };
+    const guard = {
+      wave: names,
+      failOpen: run.failOpen,
+      shared: new WaveRead(names),
+      reader: run.reader,
+    };
     const results = await Promise.all(
       wave.map(async ({ host, release }) => {
         const agent = run.agentOf(host);

@@ -5,6 +5,7 @@ import { messageOf } from '../errors.js';
 import type { ReceiptRecorder } from '../evidence/receipt.js';
 import type { JudgedWave, WaveJudge } from '../evidence/wave-judge.js';
 import { deployHost } from './handshake/deploy-host.js';
+import { WaveRead } from './handshake/wave-read.js';
 import { drainLease } from './host-actions.js';
 import type { Plan } from './plan.js';
 import { targets, waveCapacity, type Preflight } from './preflight.js';
@@ -132,8 +133,7 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
     },
   });
   const leaseMs = drainLease(deps, bounds.awaitOut, bounds.awaitIn);
-  // one read of the other hosts serves the wave's hosts locked before it began
-  const guard = { wave, failOpen: run.failOpen, shared: {}, reader: run.reader };
+  const guard = { wave, failOpen: run.failOpen, shared: new WaveRead(wave), reader: run.reader };
   return Promise.all(
     wave.map((host) => {
       const handshake = (closeReceipt?: () => Promise<string>) =>

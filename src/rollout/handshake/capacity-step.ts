@@ -1,8 +1,16 @@
 import type { HostConfig } from '../../config/types.js';
 import { BlockedError, messageOf } from '../../errors.js';
-import { countedOut, describeCountedOut, withCountedOut, type HostRead } from '../capacity.js';
+import {
+  countedOut,
+  describeCountedOut,
+  withCountedOut,
+  type CapacityVerdict,
+  type CountedOut,
+  type HostRead,
+} from '../capacity.js';
 import { targets, waveCapacity } from '../preflight.js';
-import type { FleetReading, HostContext, HostStep, StepVerdict } from './step.js';
+import type { HostContext, HostStep, StepVerdict } from './step.js';
+import type { FleetReading } from './wave-read.js';
 
 export interface CapacityStepOptions {
   /** `deploy drain --force`: a refusal is said, audited and overridden */
@@ -12,8 +20,9 @@ export interface CapacityStepOptions {
 /**
  * The capacity guard again, right after this host's lock and before its
  * drain, from what is true now rather than at preflight: the balancer's
- * states, and every other host's own word (its agent's status, read in
- * parallel, one call per host; the hosts of a wave share one read, below) —
+ * states, and enough other hosts' own word (their agents' status, read in
+ * parallel, one call per host; the hosts of a wave share one read begun
+ * after all their locks, wave-read.ts) —
  * a drain marker or a lock holder counts that host out even while the
  * balancer still has it in rotation (for up to interval × unhealthy_threshold
  * after a drain). The hosts of this host's wave go out with it, so they are
@@ -26,20 +35,22 @@ export function capacityStep(options: CapacityStepOptions = {}): HostStep {
     async run(ctx): Promise<StepVerdict> {
       const { deps, host } = ctx.run;
       const wave = ctx.run.guard?.wave ?? [host];
-      const { reads, states } = await readFleet(ctx, wave).catch((error: unknown) => {
+      const shared = ctx.run.guard?.shared;
+      const turn = await shared?.come(host.name, ctx.signal);
+      const read = () => readOthers(ctx, wave);
+      const fleet = shared && turn !== undefined ? shared.read(turn, read) : read();
+      const reading = await fleet.catch((error: unknown) => {
         throw new BlockedError(
           `${host.name}: capacity guard with its lock held: the balancer did not answer (${messageOf(error)}); nothing was drained on it`,
         );
       });
-      const out = countedOut(reads);
-      const verdict = waveCapacity(
-        deps,
-        wave,
-        withCountedOut(states, out),
-        ctx.run.guard?.failOpen ?? new Map(),
-      );
+      const { out, verdict } = judge(ctx, wave, reading);
       const counted = out.length > 0 ? `counted out: ${describeCountedOut(out)}; ` : '';
-      const said = `${counted}${verdict.message}`;
+      const unread =
+        reading.unread.length > 0
+          ? `${reading.unread.length} other host(s) not asked, enough of those asked serve; `
+          : '';
+      const said = `${counted}${unread}${verdict.message}`;
       if (verdict.ok) return { detail: said };
       if (options.force) {
         deps.log.emit({
@@ -63,54 +74,60 @@ export function capacityStep(options: CapacityStepOptions = {}): HostStep {
 
 /**
  * The other hosts' status and the balancer's states, read after this host's
- * lock. The hosts of a wave lock about at once: one whose lock came before a
- * read of the wave's started takes that read (it sees everything up to this
- * lock and after). One that locked while that read was under way takes the
- * read that starts as it ends, with every other host that came meanwhile: at
- * 500 hosts the locks of a wave spread over more than one read, and a read
- * for each latecomer made the guard the rollout's largest cost. A wave costs
- * a few status calls per other host, not one per host of the wave.
+ * lock: the hosts of a rollout's wave share one read (wave-read.ts); a drain
+ * reads alone.
  */
-function readFleet(ctx: HostContext, wave: readonly HostConfig[]): Promise<FleetReading> {
-  const shared = ctx.run.guard?.shared;
-  if (!shared) return readOthers(ctx, wave);
-  const lockedAt = ctx.progress.lockedAt;
-  const latest = shared.latest;
-  if (latest && lockedAt !== undefined && latest.at > lockedAt) return latest.reading;
-  const start = (): Promise<FleetReading> => {
-    const at = ctx.run.deps.clock.now();
-    const reading = readOthers(ctx, wave);
-    shared.latest = { at, reading };
-    return reading;
-  };
-  if (!latest) return start();
-  shared.next ??= latest.reading
-    .catch(() => undefined)
-    .then(() => {
-      shared.next = undefined;
-      return start();
-    });
-  return shared.next;
-}
-
 async function readOthers(ctx: HostContext, wave: readonly HostConfig[]): Promise<FleetReading> {
   const { deps } = ctx.run;
-  const reader = ctx.run.guard?.reader ?? ((h: HostConfig) => deps.agent(h));
   const inWave = new Set(wave.map((h) => h.name));
   const others = deps.config.hosts.filter((h) => !inWave.has(h.name));
+  const first = others.slice(0, deps.config.rollout.minHealthy + FIRST_READ_MARGIN);
   const [reads, states] = await Promise.all([
-    Promise.all(
-      others.map(async (h): Promise<HostRead> => {
-        try {
-          const agent = await reader(h);
-          return { host: h.name, target: h.target, status: await agent.status() };
-        } catch (error) {
-          return { host: h.name, target: h.target, error: messageOf(error) };
-        }
-      }),
-    ),
+    readStatuses(ctx, first),
     // its failure is the step's, said under each host that read it
     deps.balancer.states(targets(deps.config.hosts)),
   ]);
-  return { reads, states };
+  const reading = { reads, states, unread: others.slice(first.length) };
+  if (reading.unread.length === 0 || judge(ctx, wave, reading).verdict.ok) return reading;
+  return { reads: [...reads, ...(await readStatuses(ctx, reading.unread))], states, unread: [] };
+}
+
+/**
+ * The guard needs min_healthy other hosts that serve by their own word, not
+ * every other host's: at 500 hosts a read of all of them for each wave was
+ * most of the rollout's calls. The first read asks min_healthy and a few more
+ * (some may be drained, locked or down), the rest only when those fall short.
+ */
+const FIRST_READ_MARGIN = 8;
+
+/** The guard on a reading: a host not asked counts as out, like one whose status failed. */
+function judge(
+  ctx: HostContext,
+  wave: readonly HostConfig[],
+  { reads, states, unread }: FleetReading,
+): { out: CountedOut[]; verdict: CapacityVerdict } {
+  const out = countedOut(reads);
+  const notAsked = unread.map((h) => ({ host: h.name, target: h.target, why: 'not asked' }));
+  const verdict = waveCapacity(
+    ctx.run.deps,
+    wave,
+    withCountedOut(states, [...out, ...notAsked]),
+    ctx.run.guard?.failOpen ?? new Map(),
+  );
+  return { out, verdict };
+}
+
+function readStatuses(ctx: HostContext, hosts: readonly HostConfig[]): Promise<HostRead[]> {
+  const { deps } = ctx.run;
+  const reader = ctx.run.guard?.reader ?? ((h: HostConfig) => deps.agent(h));
+  return Promise.all(
+    hosts.map(async (h): Promise<HostRead> => {
+      try {
+        const agent = await reader(h);
+        return { host: h.name, target: h.target, status: await agent.status() };
+      } catch (error) {
+        return { host: h.name, target: h.target, error: messageOf(error) };
+      }
+    }),
+  );
 }

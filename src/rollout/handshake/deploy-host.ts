@@ -21,6 +21,8 @@ export async function deployHost(run: HostRun): Promise<HostOutcome> {
     await runSteps(ctx, handshakeSteps(deps.config, run.bounds));
     outcome = { host: host.name, result: 'deployed', steps: rec.steps, leftDrained: false };
   } catch (error) {
+    // failed before its capacity step (a pre-host hook, its lock): its wave's read goes on without it
+    run.guard?.shared?.leave(host.name);
     outcome = await recover(ctx, error);
   } finally {
     await unlock(ctx);

@@ -19,7 +19,6 @@ export function lockStep(
       const taking = { what, message: message(ctx) };
       watchLock(ctx, await ctx.run.agent.holdLock(taking.what, taking.message));
       ctx.progress.lockedAs = taking;
-      ctx.progress.lockedAt = ctx.run.deps.clock.now();
     },
     after: (ctx) => {
       const lock = ctx.progress.lock;

@@ -1,14 +1,13 @@
 import type { HeldLock, LockLoss } from '../../agent-client/client.js';
 import type { HostAgent } from '../../agent-client/host-agent.js';
-import type { TargetState } from '../../balancer/balancer.js';
 import type { FailOpenMinimum } from '../../balancer/fail-open.js';
-import type { HostRead } from '../capacity.js';
 import type { HostConfig } from '../../config/types.js';
 import type { VerifyReport } from '../../protocol/results.js';
 import { hostActions, type HostActions } from '../host-actions.js';
 import type { StepRecorder } from '../recorder.js';
 import type { Bounds } from '../rotation.js';
 import type { Change, RolloutDeps, StepName, StepRecord } from '../types.js';
+import type { WaveRead } from './wave-read.js';
 
 /** One host's handshake: who runs it, toward which release, within which bounds. */
 export interface HostRun {
@@ -38,23 +37,10 @@ export interface HostGuard {
   /** the hosts drained together with this one (this one among them) */
   readonly wave: readonly HostConfig[];
   readonly failOpen: ReadonlyMap<string, FailOpenMinimum>;
-  /** the wave's hosts share a read of the others started after their lock (capacity-step.ts) */
-  readonly shared?: SharedRead;
+  /** the wave's hosts share a read of the others begun after their locks (wave-read.ts) */
+  readonly shared?: WaveRead;
   /** the agent to ask another host's status: its open session where it has one (else deps.agent) */
   readonly reader?: (host: HostConfig) => Promise<HostAgent>;
-}
-
-/** The latest read of the fleet beside a wave: when it started, and what it gives. */
-export interface SharedRead {
-  latest?: { readonly at: number; readonly reading: Promise<FleetReading> };
-  /** the read that starts as `latest` ends, for the hosts that locked while it ran */
-  next?: Promise<FleetReading>;
-}
-
-/** The other hosts' own word and the balancer's states, read together. */
-export interface FleetReading {
-  readonly reads: readonly HostRead[];
-  readonly states: ReadonlyMap<string, TargetState>;
 }
 
 /** What a host has been through so far: what a failure has to undo, and what is reported. */
@@ -76,8 +62,6 @@ export interface HostProgress {
   loss?: LockLoss;
   /** what the lock step took it as: what taking it again after a loss says */
   lockedAs?: { readonly what: string; readonly message: string };
-  /** when the lock was taken (deps.clock): a read of the fleet started later sees what came before it */
-  lockedAt?: number;
 }
 
 export function freshProgress(): HostProgress {

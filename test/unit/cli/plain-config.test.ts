@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { plainConfig } from '../../../src/cli/connections.js';
-import { loadConfig } from '../../../src/config/load.js';
+import { plainConfig, plainEnv } from '../../../src/cli/connections.js';
+import { loadConfig, loadConfigAndPlain } from '../../../src/config/load.js';
 
 const example = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -19,5 +19,15 @@ describe('the config deploy setup writes to hosts', () => {
     const plain = await plainConfig(example);
     expect(plain.watchdog.every).not.toBe(10_000);
     expect(plain.watchdog.every).toBe((await loadConfig(example, { env: {} })).watchdog.every);
+  });
+
+  it('a rollout reads both from one parse, each the same as read alone', async () => {
+    vi.stubEnv('HANDOFF_WATCHDOG_EVERY', '10s');
+    const { config, plain } = await loadConfigAndPlain(example, { env: process.env }, plainEnv());
+    expect(config).toEqual(await loadConfig(example, { env: process.env }));
+    expect(plain).toEqual(await plainConfig(example));
+    expect(config.watchdog.every).toBe(10_000);
+    expect(plain.watchdog.every).not.toBe(10_000);
+    expect(Object.isFrozen(config.watchdog) && Object.isFrozen(plain.watchdog)).toBe(true);
   });
 });

@@ -4,7 +4,12 @@ import { BlockedError } from '../../../src/errors.js';
 import type { HostConfig } from '../../../src/config/types.js';
 import { capacityStep } from '../../../src/rollout/handshake/capacity-step.js';
 import { plannedDrain } from '../../../src/rollout/handshake/planned-drain.js';
-import { hostContext, type HostGuard } from '../../../src/rollout/handshake/step.js';
+import {
+  hostContext,
+  type HostGuard,
+  type StepVerdict,
+} from '../../../src/rollout/handshake/step.js';
+import { WaveRead } from '../../../src/rollout/handshake/wave-read.js';
 import { StepRecorder } from '../../../src/rollout/recorder.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
@@ -80,9 +85,9 @@ describe('the capacity guard again with each host lock held', () => {
   });
 });
 
-/** one host's capacity step in `guard`'s wave, as if its lock was taken at `lockedAt` */
+/** one host's capacity step in `guard`'s wave, its lock held; `abort` ends its wait as a lost lock does */
 function guardRun(f: ReturnType<typeof fleet>, guard: HostGuard) {
-  return (host: HostConfig, lockedAt: number) => {
+  return (host: HostConfig) => {
     const ctx = hostContext({
       deps: f.deps,
       host,
@@ -95,40 +100,135 @@ function guardRun(f: ReturnType<typeof fleet>, guard: HostGuard) {
       liveBefore: 'r1',
       guard,
     });
-    ctx.progress.lockedAt = lockedAt;
-    return capacityStep().run(ctx);
+    return { done: capacityStep().run(ctx), abort: (e: Error) => ctx.abort(e) };
   };
 }
 
+/** every pending callback and timer-free continuation has run */
+const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 describe('the cost of the guard', () => {
-  it('a host locked before a read of the wave began takes that read; one locked later reads again', async () => {
+  it('the hosts of a wave share one read, begun once every one of them holds its lock', async () => {
     const f = fleet(testConfig({}, 4));
     const [web1, web2] = f.deps.config.hosts;
-    const guard = { wave: [web1!, web2!], failOpen: new Map(), shared: {} };
+    const wave = [web1!, web2!];
+    const guard = { wave, failOpen: new Map(), shared: new WaveRead(wave) };
     const run = guardRun(f, guard);
     const reads = () => f.host(3).calls.filter((c) => c === 'status').length;
-    const locked = f.clock.now();
-    f.clock.advance(1);
-    // web-1's read begins after both locks: web-2 takes it
-    await Promise.all([run(web1!, locked), run(web2!, locked)]);
+    const first = run(web1!);
+    await settled();
+    // web-2 has no lock yet: a read begun now would be before it
+    expect(reads()).toBe(0);
+    await Promise.all([first.done, run(web2!).done]);
     expect(reads()).toBe(1);
-    // a lock taken as that read began (or after) may have missed it: a fresh read
-    await run(web2!, f.clock.now());
+    // a host that comes after that read began may have locked after it: a fresh read
+    await run(web2!).done;
     expect(reads()).toBe(2);
   });
 
-  it('the hosts that locked while a read ran share the one read that starts as it ends', async () => {
+  it('does not wait for a host of the wave that failed before its capacity step', async () => {
     const f = fleet(testConfig({}, 4));
     const [web1, web2, web3] = f.deps.config.hosts;
-    const guard = { wave: [web1!, web2!, web3!], failOpen: new Map(), shared: {} };
+    const wave = [web1!, web2!, web3!];
+    const guard = { wave, failOpen: new Map(), shared: new WaveRead(wave) };
     const run = guardRun(f, guard);
     const reads = () => f.host(4).calls.filter((c) => c === 'status').length;
-    const first = run(web1!, f.clock.now());
-    // web-2 and web-3 lock while web-1's read is under way: it may have missed them
-    f.clock.advance(1);
-    const later = [run(web2!, f.clock.now()), run(web3!, f.clock.now())];
-    await Promise.all([first, ...later]);
-    expect(reads()).toBe(2);
+    const came = [run(web1!).done, run(web2!).done];
+    await settled();
+    expect(reads()).toBe(0);
+    guard.shared.leave('web-3');
+    await Promise.all(came);
+    expect(reads()).toBe(1);
+  });
+
+  it('a host whose lock is lost while it waits for the wave stops waiting, reading nothing', async () => {
+    const f = fleet(testConfig({}, 4));
+    const [web1, web2] = f.deps.config.hosts;
+    const wave = [web1!, web2!];
+    const guard = { wave, failOpen: new Map(), shared: new WaveRead(wave) };
+    const waiting = guardRun(f, guard)(web1!);
+    waiting.abort(new Error('web-1: the connection holding the host lock dropped'));
+    expect((await refusal(waiting.done)).message).toBe(
+      'web-1: the connection holding the host lock dropped',
+    );
+    expect(f.host(3).calls).not.toContain('status');
+  });
+
+  it('a wave whose host is refused its lock deploys the others, each other host read once a wave', async () => {
+    const config = testConfig(
+      { rollout: { ...testConfig().rollout, batch: { kind: 'count', count: 2 }, minHealthy: 1 } },
+      4,
+    );
+    const f = fleet(config);
+    f.host(2).failOn.set('lock', new Error('the host lock is held by deploy lock exec'));
+    const said: string[] = [];
+    for (const n of [1, 2, 3, 4]) f.host(n).onCall = (op) => said.push(`web-${n} ${op}`);
+    const result = await rollout(f.deps, options);
+    expect(result.hosts.map((h) => [h.host, h.result, h.stoppedAt])).toEqual([
+      ['web-1', 'deployed', undefined],
+      ['web-2', 'failed', 'lock'],
+    ]);
+    expect(f.host(1).release).toBe('r2');
+    // between web-1's lock and its drain: the guard's one read of web-3 and web-4
+    const guarding = said.slice(said.indexOf('web-1 lock'), said.indexOf('web-1 drain'));
+    expect(guarding.filter((c) => c.endsWith(' status')).sort()).toEqual([
+      'web-3 status',
+      'web-4 status',
+    ]);
+  });
+});
+
+describe('how many of the others the guard asks', () => {
+  /** twelve hosts, min_healthy 1: web-1's guard, alone in its wave */
+  function twelve() {
+    const base = testConfig({}, 12);
+    const f = fleet({ ...base, rollout: { ...base.rollout, minHealthy: 1 } });
+    const [web1] = f.deps.config.hosts;
+    const run = async () =>
+      (await guardRun(f, { wave: [web1!], failOpen: new Map() })(web1!).done) as StepVerdict;
+    const asked = () =>
+      [...Array(12).keys()]
+        .map((i) => `web-${i + 1}`)
+        .filter((name) => f.hosts.get(name)!.calls.includes('status'));
+    return { f, run, asked };
+  }
+
+  it('asks min_healthy and a few more when those serve, the rest counted as not serving', async () => {
+    const t = twelve();
+    const verdict = await t.run();
+    expect(verdict.detail).toBe(
+      '2 other host(s) not asked, enough of those asked serve; 9 other target(s) in rotation, min_healthy 1',
+    );
+    expect(t.asked()).toEqual([
+      'web-2',
+      'web-3',
+      'web-4',
+      'web-5',
+      'web-6',
+      'web-7',
+      'web-8',
+      'web-9',
+      'web-10',
+    ]);
+  });
+
+  it('asks the rest when too few of the first serve by their own word', async () => {
+    const t = twelve();
+    for (let n = 2; n <= 10; n++) void t.f.host(n).drain(OPERATOR, HOUR, '');
+    const verdict = await t.run();
+    expect(t.asked()).toHaveLength(11);
+    // web-11 and web-12 serve: counted on, as read after the lock
+    expect(verdict.detail).toMatch(/; 2 other target\(s\) in rotation, min_healthy 1$/);
+    expect(verdict.detail).not.toContain('not asked');
+  });
+
+  it('refuses when even all of them fall short, naming every host counted out', async () => {
+    const t = twelve();
+    for (let n = 2; n <= 12; n++) void t.f.host(n).drain(OPERATOR, HOUR, '');
+    const verdict = await t.run();
+    expect(verdict.ok).toBe(false);
+    expect(verdict.detail).toContain('web-12 (drained by');
+    expect(verdict.detail).toContain('only 0 other target(s) in rotation');
   });
 });
 
