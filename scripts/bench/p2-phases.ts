@@ -18,9 +18,7 @@ export interface P2Phases {
 }
 
 export function p2Phases(result: RolloutResult, waits: readonly StepName[]): P2Phases {
-  const timeline = result.hosts
-    .flatMap((h) => h.steps.map((s) => ({ host: h.host, ...s })))
-    .sort((a, b) => a.offset_ms - b.offset_ms);
+  const timeline = timelineOf(result);
   const hosts = Math.max(1, result.hosts.length);
   const phases = { preflight: 0, steps: 0, withinHost: 0, betweenHosts: 0, end: 0 };
   let reached = 0;
@@ -43,6 +41,42 @@ export function p2Phases(result: RolloutResult, waits: readonly StepName[]): P2P
     betweenHosts: phases.betweenHosts / hosts,
     end: phases.end / hosts,
   };
+}
+
+/**
+ * The same gaps (within a host and between hosts) on the same timeline, by
+ * the two steps around each (`confirm→unlock`), in ms per host: they add up to
+ * withinHost + betweenHosts, and say which turn of the handshake they go to.
+ */
+export function gapsByPair(result: RolloutResult): Map<string, number> {
+  const hosts = Math.max(1, result.hosts.length);
+  const gaps = new Map<string, number>();
+  let reached = 0;
+  let last: string | undefined;
+  for (const s of timelineOf(result)) {
+    const gap = Math.max(0, s.offset_ms - reached);
+    if (last !== undefined && gap > 0) {
+      const pair = `${last}→${s.step}`;
+      gaps.set(pair, (gaps.get(pair) ?? 0) + gap / hosts);
+    }
+    reached = Math.max(reached, s.offset_ms + s.duration_ms);
+    last = s.step;
+  }
+  return gaps;
+}
+
+function timelineOf(result: RolloutResult) {
+  return result.hosts
+    .flatMap((h) => h.steps.map((s) => ({ host: h.host, ...s })))
+    .sort((a, b) => a.offset_ms - b.offset_ms);
+}
+
+/** `confirm→unlock 12, lock→capacity 3` (ms per host), the largest first */
+export function formatGaps(gaps: ReadonlyMap<string, number>): string {
+  return [...gaps]
+    .sort((a, b) => b[1] - a[1])
+    .map(([pair, ms]) => `${pair} ${Math.round(ms)}`)
+    .join(', ');
 }
 
 /** `preflight 120 · steps 140 · within hosts 30 · between hosts 60 · end 200` (ms per host) */

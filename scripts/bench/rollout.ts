@@ -10,7 +10,7 @@ import type { RolloutResult, StepName } from '../../src/rollout/types.js';
 import { startBenchFleet } from './fleet.js';
 import { bakeCost, receiptMsPerHost } from './evidence-cost.js';
 import { formatLeaseCost, leaseCost } from './lease-cost.js';
-import { formatPhases, p2Phases } from './p2-phases.js';
+import { formatGaps, formatPhases, gapsByPair, p2Phases } from './p2-phases.js';
 import { median, ms, type Row } from './table.js';
 
 // issue 24's goal on Node 24 (it was 300 ms)
@@ -147,6 +147,9 @@ async function benchRolloutThrough(
     );
     const phases = formatPhases(p2Phases(result, WAITS));
     report(`P2 by phase (ms per host, ${balancer}): ${phases}`);
+    report(
+      `P2's gaps by the steps around them (ms per host, ${balancer}): ${formatGaps(gapsByPair(result))}`,
+    );
     const lease = leaseCost(run.stdout);
     const leaseMs = lease.takeMs + lease.releaseMs;
     report(`fleet lease (ms, ${balancer}): ${formatLeaseCost(lease)}`);

@@ -80,6 +80,14 @@ async function tryOpen(
   }
 }
 
+/** One host's window, as its handshake sees it (ReceiptRecorder.host). */
+export interface HostWindow {
+  /** resolves once the window is open: nothing on the host may change before */
+  readonly opened: () => Promise<void>;
+  /** ends the window and answers its line (once; later calls answer the same) */
+  readonly close: () => Promise<string>;
+}
+
 export class ReceiptRecorder {
   private rollout: CountWindow | string = 'not opened';
   private readonly hosts: ({ host: string } & ReceiptFigures)[] = [];
@@ -95,20 +103,31 @@ export class ReceiptRecorder {
   }
 
   /**
-   * Run one host's handshake inside its own window. `run` gets the call that
-   * closes it — the handshake closes it as the host is back in rotation,
-   * before its unlock, so the figures go into the host's audit with the
-   * lock's holder; a handshake that never gets there is closed after it.
-   * The call answers the receipt's line.
+   * Run one host's handshake inside its own window. The window opens beside
+   * the handshake's first step (the lock): the handshake awaits `opened`
+   * before it changes anything on the host, so the window still holds its
+   * drain. `close` ends it — the handshake closes it as the host is back in
+   * rotation, before its unlock, so the figures go into the host's audit with
+   * the lock's holder; a handshake that never gets there is closed after it.
+   * `close` answers the receipt's line.
    */
-  async host<T>(host: string, run: (close: () => Promise<string>) => Promise<T>): Promise<T> {
+  async host<T>(host: string, run: (window: HostWindow) => Promise<T>): Promise<T> {
     const openAt = performance.now();
-    const window = await tryOpen(this.source, [host]);
-    const openMs = performance.now() - openAt;
+    // settled either way: an unexpected error is thrown where the window is awaited
+    const opening = tryOpen(this.source, [host]).then(
+      (window) => ({ window, openMs: performance.now() - openAt }),
+      (error: unknown) => ({ error }),
+    );
+    const opened = async (): Promise<{ window: CountWindow | string; openMs: number }> => {
+      const o = await opening;
+      if ('error' in o) throw o.error;
+      return o;
+    };
     let closed: Promise<string> | undefined;
-    const close = (): Promise<string> => (closed ??= this.close(host, window, openMs));
+    const close = (): Promise<string> =>
+      (closed ??= opened().then(({ window, openMs }) => this.close(host, window, openMs)));
     try {
-      return await run(close);
+      return await run({ opened: () => opened().then(() => undefined), close });
     } finally {
       await close();
     }

@@ -129,11 +129,14 @@ async function walk(
   const fleetRollback = ok
     ? undefined
     : await rollBackFleet(run, waves.outcomes, judgedBad?.kind === 'canary');
-  const receipted = (await receipt?.finish()) ?? (await cloudWatchAtEnd(deps, startedAt));
-  const ended = await endedOn(plan.waves.flat(), pre.agents);
-  // a rollback keeps every release: the one it left may be wanted again
-  const pruned =
-    ok && shipment.publish ? await pruneFleet(deps, plan.waves.flat(), run.agentOf) : undefined;
+  // three independent reads of the end, at once: the balancer's counters, each host's
+  // release (read-only, it runs beside the prune in the host's session) and the prune
+  const [receipted, ended, pruned] = await Promise.all([
+    receipt ? receipt.finish() : cloudWatchAtEnd(deps, startedAt),
+    endedOn(plan.waves.flat(), pre.agents),
+    // a rollback keeps every release: the one it left may be wanted again
+    ok && shipment.publish ? pruneFleet(deps, plan.waves.flat(), run.agentOf) : undefined,
+  ]);
   return {
     ok,
     release: plan.release,

@@ -2,7 +2,7 @@ import type { TargetState } from '../balancer/balancer.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostConfig } from '../config/types.js';
 import { messageOf } from '../errors.js';
-import type { ReceiptRecorder } from '../evidence/receipt.js';
+import type { HostWindow, ReceiptRecorder } from '../evidence/receipt.js';
 import type { JudgedWave, WaveJudge } from '../evidence/wave-judge.js';
 import { deployHost } from './handshake/deploy-host.js';
 import { WaveRead } from './handshake/wave-read.js';
@@ -136,7 +136,7 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
   const guard = { wave, failOpen: run.failOpen, shared: new WaveRead(wave), reader: run.reader };
   return Promise.all(
     wave.map((host) => {
-      const handshake = (closeReceipt?: () => Promise<string>) =>
+      const handshake = (window?: HostWindow) =>
         deployHost({
           deps,
           host,
@@ -149,7 +149,7 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
           liveBefore: liveBefore.get(host.name) ?? null,
           guard,
           ...(run.returning ? { returning: true } : {}),
-          ...(closeReceipt && { closeReceipt }),
+          ...(window && { closeReceipt: window.close, receiptOpened: window.opened }),
         });
       return run.receipt ? run.receipt.host(host.name, handshake) : handshake();
     }),

@@ -29,6 +29,8 @@ export interface HostRun {
   readonly returning?: boolean;
   /** ends the host's receipt window and answers its line, for the audit before the unlock */
   readonly closeReceipt?: () => Promise<string>;
+  /** the host's receipt window, opened beside its lock: awaited before anything on the host changes */
+  readonly receiptOpened?: () => Promise<void>;
   /** what the capacity step guards: the wave going out with this host, the ALB fail-open minimums */
   readonly guard?: HostGuard;
 }

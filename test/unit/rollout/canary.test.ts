@@ -119,6 +119,38 @@ describe('a rollout with a canary', () => {
     expect(result.receipt?.hosts.map((h) => h.host)).toEqual(['web-1', 'web-2', 'web-3']);
   });
 
+  it("opens a host's window beside its lock, and drains it only once the window is open", async () => {
+    const f = fleet(testConfig({}, 3));
+    const evidence = traffic((h) => f.hosts.get(h)?.release ?? null, 'r2', 0);
+    const counted = evidence.receipt;
+    if (!counted) throw new Error('no receipt source');
+    const atOpened: string[][] = [];
+    const source: EvidenceSource = {
+      ...counted,
+      async open(hosts) {
+        if (hosts.length === 1 && hosts[0] === 'web-1') {
+          // the window answers only once the lock was asked for: it must not hold the lock up
+          for (let turn = 0; !f.host(1).calls.includes('lock'); turn += 1) {
+            if (turn > 1000) throw new Error('the lock waited for the receipt window');
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          atOpened.push([...f.host(1).calls]);
+        }
+        return counted.open(hosts);
+      },
+    };
+    const result = await rollout(
+      { ...f.deps, evidence: { ...evidence, receipt: source } },
+      options,
+    );
+    expect(result.ok).toBe(true);
+    expect(atOpened).toHaveLength(1);
+    expect(atOpened[0]).toContain('lock');
+    expect(atOpened[0]).not.toContain('drain');
+    expect(f.host(1).calls).toContain('drain');
+    expect(result.receipt?.hosts[0]).toMatchObject({ host: 'web-1', failed: 0 });
+  });
+
   it('a canary whose counts cannot be read at all is inconclusive, as configured: never skipped', async () => {
     const f = fleet(withCanary());
     const evidence: EvidenceDeps = {

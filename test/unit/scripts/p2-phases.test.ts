@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { RolloutResult, StepName } from '../../../src/rollout/types.js';
-import { formatPhases, p2Phases } from '../../../scripts/bench/p2-phases.js';
+import {
+  formatGaps,
+  formatPhases,
+  gapsByPair,
+  p2Phases,
+} from '../../../scripts/bench/p2-phases.js';
 
 const step = (step: StepName, offset_ms: number, duration_ms: number) => ({
   step,
@@ -61,5 +66,20 @@ describe("P2's phases, from the rollout's own step timeline", () => {
       end: 275,
     });
     expect(p2Phases(rollout(800, {}), WAITS)).toMatchObject({ preflight: 800, end: 0 });
+  });
+});
+
+describe('the gaps, by the two steps around each', () => {
+  it('adds up to the gaps within and between hosts, per host, the largest first', () => {
+    const result = rollout(2000, {
+      'web-2': [step('lock', 1100, 20), step('await-out', 1150, 500)],
+      'web-1': [step('lock', 300, 40), step('await-out', 360, 400), step('overlap', 760, 200)],
+    });
+    const gaps = gapsByPair(result);
+    // web-1 lock→await-out 20; overlap (web-1) → lock (web-2) 140; web-2 lock→await-out 30
+    expect(Object.fromEntries(gaps)).toEqual({ 'lock→await-out': 25, 'overlap→lock': 70 });
+    const p = p2Phases(result, WAITS);
+    expect(25 + 70).toBe(p.withinHost + p.betweenHosts);
+    expect(formatGaps(gaps)).toBe('overlap→lock 70, lock→await-out 25');
   });
 });
