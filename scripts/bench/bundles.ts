@@ -10,7 +10,8 @@ import {
 } from '../build.js';
 
 // BENCH_DIST: a checkout's own copies, when another checkout benches beside it
-const DIR = process.env.BENCH_DIST ?? '/tmp/handoff-bench-dist';
+export const BENCH_DIST_DIR = process.env.BENCH_DIST ?? '/tmp/handoff-bench-dist';
+const DIR = BENCH_DIST_DIR;
 
 /** the bench's private copies: the CLI, and beside it the agent it installs */
 export const benchCli = path.join(DIR, 'deploy.mjs');

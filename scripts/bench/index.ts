@@ -1,6 +1,6 @@
 import { cpus, loadavg } from 'node:os';
 import { benchArtifact } from './artifact.js';
-import { buildBenchBundles } from './bundles.js';
+import { BENCH_DIST_DIR, buildBenchBundles } from './bundles.js';
 import { benchHealth } from './health.js';
 import { benchRollout } from './rollout.js';
 import { benchScale } from './scale.js';
@@ -64,9 +64,7 @@ const load = (): string =>
     .join(' ');
 
 note(`bench: ${new Date().toISOString()}, ${cpus().length} cores, node ${process.version}`);
-note(
-  'bench: building dist/deploy.mjs and dist/agent/deploy.cjs, copied to /tmp/handoff-bench-dist',
-);
+note(`bench: building dist/deploy.mjs and dist/agent/deploy.cjs, copied to ${BENCH_DIST_DIR}`);
 await buildBenchBundles();
 let ok = true;
 for (const name of names) {
