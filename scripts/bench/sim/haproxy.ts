@@ -84,7 +84,15 @@ export async function startSimHaproxy(
     conn.on('error', () => undefined);
     conn.on('data', (d: Buffer) => {
       input += d.toString();
-      if (input.endsWith('\n')) conn.end(answer(input.trim()));
+      // the runtime API runs `;`-separated commands in order, each answer after the last
+      if (input.endsWith('\n'))
+        conn.end(
+          input
+            .trim()
+            .split(';')
+            .map((command) => answer(command.trim()))
+            .join('\n'),
+        );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
