@@ -34,8 +34,8 @@ function soakCount(): number {
  * (soak-labs.ts): the command runtime's with every balancer (lb-a, lb-b, the
  * ELBv2 endpoint), the compose runtime's with real containers behind lb-a,
  * under keep-alive load through each lab's lb-a all along (and lb-b while
- * deploy.yml names the pair), every host's watchdog ticking each second
- * throughout. The mix is soakSchedule's.
+ * deploy.yml names the pair), every host's watchdog ticking throughout (each
+ * second; the compose lab's every 5 s, soak-labs.ts). The mix is soakSchedule's.
  */
 export async function benchSoak(report: (line: string) => void): Promise<Row[]> {
   const seed = Number(process.env.SOAK_SEED ?? 24);

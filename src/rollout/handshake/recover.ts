@@ -63,19 +63,23 @@ export async function recover(ctx: HostContext, error: unknown): Promise<HostOut
   const { base, result, blocked, log } = failure(ctx, error);
 
   if (!p.lock) return { ...base, result, leftDrained: false, ...blocked };
+  // the lock is gone and cannot be had back: nothing more is done on the host, and it says why
+  const untilFree = p.drained
+    ? `; left DRAINED: 'deploy undrain ${host.name}' once it is free, or the next 'deploy rollout' repairs it`
+    : '';
+  const giveUp = (message: string): HostOutcome => {
+    log('error', message);
+    return { ...base, error: message, result, leftDrained: p.drained, lockLost: true };
+  };
   // the agent said the step failed because the lock went stale: its holder is ending
   if (!p.lockLost && error instanceof AgentError && error.code === LOCK_LOST) {
     await Promise.race([p.lock.lost, deps.clock.sleep(LOCK_LOST_GRACE_MS).catch(() => undefined)]);
     // a holder that says its lock is gone and stays: walking back through it would change a
     // host whose lock another taker may hold now, and taking a new one needs it gone
-    if (!p.lockLost) {
-      const drained = p.drained
-        ? `; left DRAINED: 'deploy undrain ${host.name}' once it is free, or the next 'deploy rollout' repairs it`
-        : '';
-      const message = `the agent lost the host lock during ${p.step} (${messageOf(error)}) and its holder did not end within ${formatMs(LOCK_LOST_GRACE_MS)}: nothing more was done on the host${drained}; check it with 'deploy status --hosts ${host.name}'`;
-      log('error', message);
-      return { ...base, error: message, result, leftDrained: p.drained, lockLost: true };
-    }
+    if (!p.lockLost)
+      return giveUp(
+        `the agent lost the host lock during ${p.step} (${messageOf(error)}) and its holder did not end within ${formatMs(LOCK_LOST_GRACE_MS)}: nothing more was done on the host${untilFree}; check it with 'deploy status --hosts ${host.name}'`,
+      );
   }
   if (!p.lockLost) return await walkBackFrom(ctx, error);
   const why = await p.loss?.why();
@@ -101,12 +105,9 @@ export async function recover(ctx: HostContext, error: unknown): Promise<HostOut
     watchLock(ctx, lock);
     rec.audit = (entry) => lock.audit(entry);
   } catch (retakeError) {
-    const drained = p.drained
-      ? `; left DRAINED: 'deploy undrain ${host.name}' once it is free, or the next 'deploy rollout' repairs it`
-      : '';
-    const message = `${lost}; could not take it again to roll back (${messageOf(retakeError)})${drained}`;
-    log('error', message);
-    return { ...base, error: message, result, leftDrained: p.drained, lockLost: true };
+    return giveUp(
+      `${lost}; could not take it again to roll back (${messageOf(retakeError)})${untilFree}`,
+    );
   }
   log('error', `${lost}; took it again over the same connection to roll the host back`);
   const outcome = await walkBackFrom(ctx, error);
