@@ -24,5 +24,5 @@ export default tseslint.config(
     files: ['scripts/**', 'test/**', 'src/cli/output.ts'],
     rules: { 'no-console': 'off' },
   },
-  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
 );

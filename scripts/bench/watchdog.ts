@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { benchAgent, benchCli } from './bundles.js';
 import { cpuTimeMs } from './cpu.js';
 import { median, ms, type Row } from './table.js';
@@ -6,11 +7,15 @@ import { watchdogHost } from './watchdog-host.js';
 const RUNS = 15;
 // issue 24's goal on Node 24 (it was 2.0× on Node 20)
 const GOAL = 1.5;
+/** the least a healthy tick must do, by hand, with no library: what no tick in Node goes under */
+const FLOOR = fileURLToPath(new URL('./tick-floor.cjs', import.meta.url));
 
 /**
  * CPU time (user + sys) of one `deploy watchdog` tick on a healthy host with
  * three services, against a bare `node -e ''` measured interleaved in the
  * same run. The agent `deploy setup` installs is measured, and beside it the
+ * floor (tick-floor.cjs: the same files, lock and three GETs by hand, no
+ * library), which says how much of the ratio any tick in Node pays, and the
  * CLI bundle that setup installed before the agent had its own bundle.
  */
 export async function benchWatchdog(report: (line: string) => void): Promise<Row[]> {
@@ -30,9 +35,15 @@ export async function benchWatchdog(report: (line: string) => void): Promise<Row
       if (first.code !== 0 || (first.output.match(/: healthy/g) ?? []).length !== 3)
         throw new Error(`the first watchdog tick did not see 3 healthy services:\n${first.output}`);
     }
-    const samples = { node: [] as number[], agent: [] as number[], cli: [] as number[] };
+    const samples = {
+      node: [] as number[],
+      floor: [] as number[],
+      agent: [] as number[],
+      cli: [] as number[],
+    };
     const runs: Record<keyof typeof samples, () => Promise<number>> = {
       node: async () => (await cpuTimeMs([process.execPath, '-e', ''])).cpuMs,
+      floor: async () => tick([process.execPath, FLOOR, agentHost.hostConfig]),
       agent: async () => tick(tickArgv(agentHost)),
       cli: async () => tick(tickArgv(cliHost)),
     };
@@ -45,9 +56,10 @@ export async function benchWatchdog(report: (line: string) => void): Promise<Row
       }
     }
     report(
-      `watchdog samples (ms): node ${samples.node.map(Math.round).join(' ')} | agent ${samples.agent.map(Math.round).join(' ')} | cli ${samples.cli.map(Math.round).join(' ')}`,
+      `watchdog samples (ms): node ${samples.node.map(Math.round).join(' ')} | floor ${samples.floor.map(Math.round).join(' ')} | agent ${samples.agent.map(Math.round).join(' ')} | cli ${samples.cli.map(Math.round).join(' ')}`,
     );
     const node = median(samples.node);
+    const floor = median(samples.floor);
     const agent = median(samples.agent);
     const cli = median(samples.cli);
     return [
@@ -58,6 +70,20 @@ export async function benchWatchdog(report: (line: string) => void): Promise<Row
         ratio: agent / node,
         goal: `≤ ${GOAL.toFixed(1)}×`,
         pass: agent / node <= GOAL,
+      },
+      {
+        figure: `the floor: the same work by hand, no library (tick-floor.cjs)`,
+        value: ms(floor),
+        baseline: `${ms(node)} node -e ''`,
+        ratio: floor / node,
+        goal: 'recorded',
+      },
+      {
+        figure: `watchdog tick CPU, agent bundle ÷ the floor`,
+        value: ms(agent),
+        baseline: `${ms(floor)} floor`,
+        ratio: agent / floor,
+        goal: 'recorded',
       },
       {
         figure: `watchdog tick CPU, CLI bundle as agent (before)`,
