@@ -1,4 +1,5 @@
-import { readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
@@ -58,7 +59,8 @@ interface Measured {
 }
 
 async function measure(hosts: number, report: (line: string) => void): Promise<Measured> {
-  const workDir = `/tmp/handoff-bench-scale-${hosts}`;
+  // a directory of its own: another checkout's bench may run beside this one
+  const workDir = await mkdtemp(path.join(tmpdir(), `handoff-bench-scale-${hosts}-`));
   const fleet = await startSimFleet({
     hosts,
     workDir,
@@ -92,6 +94,7 @@ async function measure(hosts: number, report: (line: string) => void): Promise<M
     return { hosts, verify, rollout, spanMs, pathMs };
   } finally {
     await fleet.stop();
+    await rm(workDir, { recursive: true, force: true });
   }
 }
 

@@ -5,6 +5,7 @@ import {
   startWatchdogs,
   type Lab,
   type Load,
+  type LoadReport,
   type Watchdogs,
 } from '../lab/index.js';
 import { startBenchFleet, type BenchFleet } from './fleet.js';
@@ -100,3 +101,12 @@ function soakLab(runtime: SoakRuntime, fleet: BenchFleet): SoakLab {
 /** `compose: web-1 (marker)`: the compose lab's hosts have the same names as the command lab's */
 export const labelled = (lab: SoakLab, line: string): string =>
   lab.runtime === 'compose' ? `compose: ${line}` : line;
+
+/** A lab's load report whose per-host counts name the lab too, so two labs' web-1 stay apart. */
+export function labelledReport(lab: Pick<SoakLab, 'runtime'>, report: LoadReport): LoadReport {
+  if (lab.runtime !== 'compose') return report;
+  const hosts = Object.fromEntries(
+    Object.entries(report.hosts).map(([host, n]) => [`compose: ${host}`, n]),
+  );
+  return { ...report, hosts };
+}

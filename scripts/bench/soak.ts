@@ -16,7 +16,7 @@ import {
   type SoakWatchdog,
 } from './soak-hosts.js';
 import { afterKill, HEAL_MS } from './soak-heal.js';
-import { labelled, LOAD, startSoakLabs, type SoakLab } from './soak-labs.js';
+import { labelled, labelledReport, LOAD, startSoakLabs, type SoakLab } from './soak-labs.js';
 import { entryLine, FULL_ROLLOUTS, soakRows, type SoakEntry } from './soak-report.js';
 import { soakSchedule, type SoakRollout } from './soak-schedule.js';
 import type { Row } from './table.js';
@@ -61,9 +61,10 @@ export async function benchSoak(report: (line: string) => void): Promise<Row[]> 
         ),
       ),
     );
-    const load = [...(await Promise.all(all.map((l) => l.main.stop()))), ...extra].reduce(
-      addReports,
-    );
+    const load = [
+      ...(await Promise.all(all.map(async (l) => labelledReport(l, await l.main.stop())))),
+      ...extra,
+    ].reduce(addReports);
     report(`load over the soak: ${formatReport(load)}`);
     const watchdog = mergeWatchdogs(
       await Promise.all(

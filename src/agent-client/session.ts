@@ -36,17 +36,17 @@ interface Pending {
  * The orchestrator's side of a holding `lock-hold`: operations go down its
  * stdin as `call` lines and come back as `reply` lines, so a deploy step costs
  * a line on an open channel instead of a process start on the host. While it
- * is open it speaks every HEARTBEAT.everyMs, whatever the rollout waits for (a
- * `heartbeat` when no call went since the last beat): the holder ends the
- * session after HEARTBEAT.silenceMs without a line.
+ * is open it speaks whatever the rollout waits for, lines at most 1.5 ×
+ * HEARTBEAT.everyMs apart (a `heartbeat` when no call went down): the holder
+ * ends the session after HEARTBEAT.silenceMs without a line.
  */
 export class AgentSession {
   private next = 1;
   private readonly pending = new Map<number, Pending>();
   private gone = false;
   private readonly beat: ReturnType<typeof setInterval>;
-  /** a call went down since the last beat: the holder heard from us, no heartbeat needed */
-  private spoke = false;
+  /** half-periods of the beat since the last line went down (any call resets it) */
+  private silentHalves = 0;
   private ended: (result?: HolderResult) => void = () => undefined;
   /**
    * The holder's last line, its result (it writes it once the lock is released),
@@ -62,15 +62,18 @@ export class AgentSession {
     private readonly log: Log,
     everyMs: number = HEARTBEAT.everyMs,
   ) {
-    // any line resets the holder's silence: a beat goes only when no call went since
-    // the last one (at most two beats apart, within HEARTBEAT.silenceMs). At 500 hosts
-    // the lease's renewals and the capacity guard's reads already speak every 5 s, and
+    // any line resets the holder's silence. Looked at every half of everyMs, a beat goes
+    // once nothing went down for three halves: no two lines are more than 1.5 × everyMs
+    // apart (7.5 s, half of HEARTBEAT.silenceMs: an orchestrator busy for seconds is not
+    // taken for a frozen one), and calls at least every everyMs need no beat at all: at
+    // 500 hosts the lease's renewals and the capacity guard's reads speak every 5 s, and
     // a beat beside them was a fifth of the rollout's calls. Its answer matters not: a
     // lost session fails the next real call, and says why
     this.beat = setInterval(() => {
-      if (!this.spoke) void this.call('heartbeat', {}, HEARTBEAT.silenceMs).catch(() => undefined);
-      this.spoke = false;
-    }, everyMs);
+      this.silentHalves += 1;
+      if (this.silentHalves >= 3)
+        void this.call('heartbeat', {}, HEARTBEAT.silenceMs).catch(() => undefined);
+    }, everyMs / 2);
     this.beat.unref();
     void this.read(lines);
     void proc.exited.then(() => this.fail());
@@ -104,7 +107,7 @@ export class AgentSession {
           fn(value);
         };
       this.pending.set(id, { op, resolve: settle(resolve), reject: settle(reject) });
-      this.spoke = true;
+      this.silentHalves = 0;
       this.proc.write(`${JSON.stringify({ call: { id, op, args } })}\n`);
     });
   }

@@ -28,9 +28,11 @@ const release = { kind: 'release' } as const;
 const on = { kind: 'switch' } as const;
 /**
  * The session's heartbeat: while a `lock-hold` session is open the orchestrator
- * sends a line at least every `everyMs`, whatever it is waiting for (overlap,
- * balancer polls, verify): a `heartbeat` call when no other call went since the
- * last beat, so at most two beats apart. A holder that hears nothing for `silenceMs` while no
+ * keeps speaking, whatever it is waiting for (overlap, balancer polls,
+ * verify): looked at every half of `everyMs`, a `heartbeat` call goes once
+ * nothing went down for three halves, so no two lines are more than 1.5 ×
+ * `everyMs` apart (half of `silenceMs`) and calls at least every `everyMs` need
+ * no beat. A holder that hears nothing for `silenceMs` while no
  * call of its own runs ends the session: it releases the lock and leaves the drain
  * marker and its lease as they are (a frozen or vanished orchestrator; the
  * watchdog finishes the job once the lease is over).

@@ -84,11 +84,18 @@ export async function runWatchdog(flags: WatchdogFlags): Promise<void> {
     import('../output.js'),
   ]);
   const out = createOutput({ json: flags.json === true });
-  const config = await loadConfig(flags.config, { log: out, trustSeal: true });
+  // read again at every tick: a `deploy setup` between two ticks of one process (--ticks
+  // from cron, --loop) republishes it, and a tick must heal and check by what it says now
+  // (a drain.method changed to deregister must not be healed as a health drain)
+  const load = () => loadConfig(flags.config, { log: out, trustSeal: true });
+  let config = await load();
   if (loop === undefined) {
     const done: TickResult[] = [];
     for (let i = 0; i < ticks; i += 1) {
-      if (i > 0) await systemClock.sleep(config.watchdog.every);
+      if (i > 0) {
+        await systemClock.sleep(config.watchdog.every);
+        config = await load();
+      }
       done.push(await tick(config, { clock: systemClock, log: out }));
     }
     out.result(true, { ticks: done });
@@ -101,5 +108,6 @@ export async function runWatchdog(flags: WatchdogFlags): Promise<void> {
   while (!stop.signal.aborted) {
     await tick(config, { clock: systemClock, log: out });
     await systemClock.sleep(loop * 1000, stop.signal).catch(() => undefined);
+    if (!stop.signal.aborted) config = await load();
   }
 }

@@ -1,4 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimFleet, type SimFleet } from '../../../scripts/bench/sim/fleet.js';
 import { deploy } from '../cli/cli-process.js';
 
@@ -8,12 +11,16 @@ import { deploy } from '../cli/cli-process.js';
  * rollout that ends with every host on the new release, and hosts that fail.
  */
 let fleet: SimFleet | undefined;
+// a directory of its own: two checkouts' suites may run on one machine at once
+let workDir = '';
+beforeEach(async () => {
+  workDir = await mkdtemp(path.join(tmpdir(), 'handoff-unit-sim-fleet-'));
+});
 afterEach(async () => {
   await fleet?.stop();
   fleet = undefined;
+  await rm(workDir, { recursive: true, force: true });
 });
-
-const workDir = '/tmp/handoff-unit-sim-fleet';
 
 describe('the simulated fleet under the real CLI', () => {
   it('answers a verify and a batched rollout, and ends with every host on the new release', async () => {
