@@ -149,7 +149,7 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
           liveBefore: liveBefore.get(host.name) ?? null,
           guard,
           ...(run.returning ? { returning: true } : {}),
-          ...(window && { closeReceipt: window.close, receiptOpened: window.opened }),
+          ...(window && { receipt: window }),
         });
       return run.receipt ? run.receipt.host(host.name, handshake) : handshake();
     }),
