@@ -33,6 +33,11 @@ export interface HostRun {
    * host changes, its end read beside confirm's last pass, closed for the audit before the unlock
    */
   readonly receipt?: HostWindow;
+  /**
+   * told as the host's overlap begins, a plain wait (overlap > 0 is a rule of the timing
+   * model): work of the run's own that no step needs may go there (waves.ts)
+   */
+  readonly waiting?: () => void;
   /** what the capacity step guards: the wave going out with this host, the ALB fail-open minimums */
   readonly guard?: HostGuard;
 }
