@@ -10,7 +10,7 @@ import type { RolloutResult, StepName } from '../../src/rollout/types.js';
 import { startBenchFleet } from './fleet.js';
 import { bakeCost, receiptMsPerHost } from './evidence-cost.js';
 import { formatLeaseCost, leaseCost } from './lease-cost.js';
-import { formatGaps, formatPhases, gapsByPair, p2Phases } from './p2-phases.js';
+import { formatGaps, formatPhases, gapsByPair, p2Phases, stepsByHost } from './p2-phases.js';
 import { median, ms, type Row } from './table.js';
 
 // issue 24's goal on Node 24 (it was 300 ms)
@@ -150,6 +150,7 @@ async function benchRolloutThrough(
     report(
       `P2's gaps by the steps around them (ms per host, ${balancer}): ${formatGaps(gapsByPair(result))}`,
     );
+    report(`P2's steps by host (ms, ${balancer}): ${stepsByHost(result, WAITS)}`);
     const lease = leaseCost(run.stdout);
     const leaseMs = lease.takeMs + lease.releaseMs;
     report(`fleet lease (ms, ${balancer}): ${formatLeaseCost(lease)}`);
