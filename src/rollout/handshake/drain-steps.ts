@@ -194,7 +194,6 @@ export function overlapStep(overlapMs: number): HostStep {
     name: 'overlap',
     boundMs: overlapMs,
     async run(ctx) {
-      ctx.run.waiting?.();
       await ctx.run.deps.clock.sleep(overlapMs, ctx.signal);
     },
   };
