@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import {
   addReports,
   formatReport,
@@ -129,6 +131,12 @@ async function benchRolloutThrough(
     const handoff = await load.stop();
     if (run.code !== 0) throw new Error(`deploy rollout r2 exited ${run.code}: ${run.stderr}`);
     const result = resultOf(run.stdout);
+    // BENCH_KEEP=DIR: the rollout's own NDJSON (every step and receipt event, timed), to read after
+    const keep = process.env.BENCH_KEEP;
+    if (keep) {
+      await mkdir(keep, { recursive: true });
+      await writeFile(path.join(keep, `rollout-${balancer}.ndjson`), run.stdout);
+    }
     report(`handoff rollout under load (${balancer}): ${formatReport(handoff)}`);
     const naive = await naiveRollout(lab, 'r2');
     report(`naive stop/start under load: ${formatReport(naive)}`);
