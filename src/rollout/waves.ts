@@ -38,8 +38,8 @@ export interface WaveRun {
   /** the canary's bake, bakes between waves, the watch */
   readonly judge?: WaveJudge;
   /**
-   * once every host of the last wave is drained and waits for the balancer: the rollout's
-   * end loads what it reads with (the CloudWatch client) while nothing but waiting goes on
+   * once every host of the last wave is in its overlap (or done): the rollout's end loads
+   * what it reads with (the CloudWatch client) while nothing but waiting goes on
    */
   readonly whileLastWaveWaits?: () => void;
 }
@@ -63,33 +63,25 @@ export async function runWaves(run: WaveRun): Promise<WavesResult> {
   const { deps, plan } = run;
   const outcomes: HostOutcome[] = [];
   const judgements: JudgedWave[] = [];
-  let next: Promise<PromiseSettledResult<unknown>[]> | undefined = prepareWave(run, 0);
+  let next = prepareWave(run, 0);
   let rampEnds = 0;
   let index = 0;
   const stop = async (extra: Partial<WavesResult> = {}): Promise<WavesResult> => {
-    await next?.catch(() => undefined);
+    await next.catch(() => undefined);
     return { outcomes, reached: index, judgements, ...extra };
   };
   for (; index < plan.waves.length; index += 1) {
     const wave = plan.waves[index] ?? [];
-    const prepareFailed = failedPrepare(wave, await (next ?? prepareWave(run, index)));
-    next = undefined;
+    const prepareFailed = failedPrepare(wave, await next);
     if (prepareFailed) return stop({ prepareFailed });
     if (deps.signal.aborted) return stop();
-    const last = index === plan.waves.length - 1;
-    // what comes next goes where this wave only waits: the slow start's ramp before it, or
-    // its hosts drained and waiting for the balancer; not beside their locks, capacity
-    // reads and drains, whose round trips it slowed (docs/benchmarks.md)
-    const whileWaiting = (): void => {
-      if (last) run.whileLastWaveWaits?.();
-      else next ??= prepareWave(run, index + 1);
-    };
-    if (rampEnds > deps.clock.now()) whileWaiting();
+    next = prepareWave(run, index + 1);
     await awaitSlowStart(deps, rampEnds);
     if (deps.signal.aborted) return stop();
     const blocked = await guardCapacity(deps, wave, run.failOpen);
     if (blocked) return stop({ blocked });
-    const results = await deployWave(run, wave, index, whileWaiting);
+    const last = index === plan.waves.length - 1;
+    const results = await deployWave(run, wave, index, last ? run.whileLastWaveWaits : undefined);
     outcomes.push(...results);
     rampEnds = rampEnd(results, run.startedAt, run.slowStart);
     if (results.some((r) => r.result !== 'deployed') || deps.signal.aborted) {
@@ -155,7 +147,7 @@ function deployWave(
   const guard = { wave, failOpen: run.failOpen, shared: new WaveRead(wave), reader: run.reader };
   const waits = whileWaiting ? everyHost(wave, whileWaiting) : undefined;
   return Promise.all(
-    wave.map((host) => {
+    wave.map(async (host) => {
       const handshake = (window?: HostWindow) =>
         deployHost({
           deps,
@@ -172,15 +164,16 @@ function deployWave(
           ...(window && { receipt: window }),
           ...(waits && { waiting: () => waits(host.name) }),
         });
-      return run.receipt ? run.receipt.host(host.name, handshake) : handshake();
+      try {
+        return await (run.receipt ? run.receipt.host(host.name, handshake) : handshake());
+      } finally {
+        waits?.(host.name);
+      }
     }),
   );
 }
 
-/**
- * `then`, once every host of the wave has called the answer (it is drained and waits);
- * never when one ends before (its wave fails: nothing comes after it)
- */
+/** `then`, once, as soon as every host of the wave has called the answer (it waits, or it is done). */
 function everyHost(wave: readonly HostConfig[], then: () => void): (host: string) => void {
   const left = new Set(wave.map((h) => h.name));
   return (host) => {

@@ -194,6 +194,7 @@ export function overlapStep(overlapMs: number): HostStep {
     name: 'overlap',
     boundMs: overlapMs,
     async run(ctx) {
+      ctx.run.waiting?.();
       await ctx.run.deps.clock.sleep(overlapMs, ctx.signal);
     },
   };

@@ -50,8 +50,6 @@ export function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
     {
       ...drainStep(),
       undo: (ctx) => (ctx.progress.stopped ? putBack(config, bounds) : [undrainStep()]),
-      // the host now waits for the balancer: what the run has to do meanwhile can start
-      after: (ctx) => ctx.run.waiting?.(),
     },
     awaitStep('out', bounds.awaitOut, outMessage),
     overlapStep(drain.overlap),

@@ -34,9 +34,8 @@ export interface HostRun {
    */
   readonly receipt?: HostWindow;
   /**
-   * told once the host is drained and waits for the balancer (await-out, then the overlap:
-   * seconds with no work of its own): work of the run's that no step needs may go there
-   * (the next wave's prepare, waves.ts)
+   * told as the host's overlap begins, a plain wait (overlap > 0 is a rule of the timing
+   * model): work of the run's own that no step needs may go there (waves.ts)
    */
   readonly waiting?: () => void;
   /** what the capacity step guards: the wave going out with this host, the ALB fail-open minimums */

@@ -129,31 +129,6 @@ describe('rollout', () => {
     for (const n of [1, 2, 3]) expect(f.host(n).calls).toContain('publish r2');
   });
 
-  it("publishes the next wave's release once this wave is drained and waits, not beside its lock and capacity read", async () => {
-    const f = fleet();
-    const order: string[] = [];
-    for (const n of [1, 2, 3]) f.host(n).onCall = (op) => order.push(`web-${n} ${op}`);
-    const result = await rollout(f.deps, options);
-    expect(result.ok).toBe(true);
-    for (const [host, before] of [
-      ['web-2', 'web-1'],
-      ['web-3', 'web-2'],
-    ]) {
-      const published = order.indexOf(`${host} publish r2`);
-      expect(published, order.join(', ')).toBeGreaterThan(order.indexOf(`${before} drain`));
-      expect(published, order.join(', ')).toBeLessThan(order.indexOf(`${before} stop`));
-    }
-  });
-
-  it('a wave that fails before its hosts wait publishes nothing on the next one', async () => {
-    const f = fleet();
-    f.host(1).failOn.set('drain', new Error('disk full'));
-    const result = await rollout(f.deps, options);
-    expect(result.ok).toBe(false);
-    expect(f.host(1).calls).toContain('publish r2');
-    for (const n of [2, 3]) expect(f.host(n).calls).not.toContain('publish r2');
-  });
-
   it('rolls back a release that fails verify, stops, and leaves later hosts untouched', async () => {
     const f = fleet();
     for (const n of [1, 2, 3]) f.host(n).bad.add('r2');
