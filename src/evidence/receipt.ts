@@ -41,7 +41,14 @@ export function figuresOf(w: WindowCounts): ReceiptFigures {
   };
 }
 
-const n = (x: number): string => x.toLocaleString('en-US').replace(/,/g, ' ');
+/**
+ * 27823 → `27 823`: a count's digits by threes. Not toLocaleString: Intl's first
+ * use costs about 20 ms, and the first receipt line is on a host's path to its unlock.
+ */
+const n = (x: number): string =>
+  Number.isInteger(x)
+    ? String(x).replace(/\B(?=(\d{3})+$)/g, ' ')
+    : x.toLocaleString('en-US').replace(/,/g, ' ');
 
 function phrase(f: ReceiptFigures): string {
   const bound = f.reset !== undefined ? 'at least ' : '';
