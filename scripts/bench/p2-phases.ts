@@ -65,6 +65,22 @@ export function gapsByPair(result: RolloutResult): Map<string, number> {
   return gaps;
 }
 
+/**
+ * Each host's steps that are no wait, in its order (`web-1: lock 7 · capacity 9`, ms):
+ * which host's turn a step was slower on (the last wave has no next wave's prepare beside it).
+ */
+export function stepsByHost(result: RolloutResult, waits: readonly StepName[]): string {
+  return result.hosts
+    .map(
+      (h) =>
+        `${h.host}: ${h.steps
+          .filter((s) => !waits.includes(s.step))
+          .map((s) => `${s.step} ${Math.round(s.duration_ms)}`)
+          .join(' · ')}`,
+    )
+    .join('; ');
+}
+
 function timelineOf(result: RolloutResult) {
   return result.hosts
     .flatMap((h) => h.steps.map((s) => ({ host: h.host, ...s })))

@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import {
   addReports,
   formatReport,
@@ -10,7 +12,7 @@ import type { RolloutResult, StepName } from '../../src/rollout/types.js';
 import { startBenchFleet } from './fleet.js';
 import { bakeCost, receiptMsPerHost } from './evidence-cost.js';
 import { formatLeaseCost, leaseCost } from './lease-cost.js';
-import { formatGaps, formatPhases, gapsByPair, p2Phases } from './p2-phases.js';
+import { formatGaps, formatPhases, gapsByPair, p2Phases, stepsByHost } from './p2-phases.js';
 import { median, ms, type Row } from './table.js';
 
 // issue 24's goal on Node 24 (it was 300 ms)
@@ -129,6 +131,12 @@ async function benchRolloutThrough(
     const handoff = await load.stop();
     if (run.code !== 0) throw new Error(`deploy rollout r2 exited ${run.code}: ${run.stderr}`);
     const result = resultOf(run.stdout);
+    // BENCH_KEEP=DIR: the rollout's own NDJSON (every step and receipt event, timed), to read after
+    const keep = process.env.BENCH_KEEP;
+    if (keep) {
+      await mkdir(keep, { recursive: true });
+      await writeFile(path.join(keep, `rollout-${balancer}.ndjson`), run.stdout);
+    }
     report(`handoff rollout under load (${balancer}): ${formatReport(handoff)}`);
     const naive = await naiveRollout(lab, 'r2');
     report(`naive stop/start under load: ${formatReport(naive)}`);
@@ -150,6 +158,7 @@ async function benchRolloutThrough(
     report(
       `P2's gaps by the steps around them (ms per host, ${balancer}): ${formatGaps(gapsByPair(result))}`,
     );
+    report(`P2's steps by host (ms, ${balancer}): ${stepsByHost(result, WAITS)}`);
     const lease = leaseCost(run.stdout);
     const leaseMs = lease.takeMs + lease.releaseMs;
     report(`fleet lease (ms, ${balancer}): ${formatLeaseCost(lease)}`);

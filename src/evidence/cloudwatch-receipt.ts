@@ -33,6 +33,51 @@ export function metricsGroups(balancer: Balancer, names: readonly string[]): Met
 
 export type OpenMetrics = (target: AlbMetricsTarget, clock: Clock) => Promise<AlbMetrics>;
 
+/** CloudWatch's count for the ALB target groups in front of the fleet, its clients loaded ahead when asked. */
+export interface CloudWatchCounts {
+  /**
+   * Load now what `receipt` needs (the SDK, a client per group, the group's
+   * load balancer), while the rollout only waits (its last wave's overlap):
+   * not after its last step. What fails here is said by `receipt`.
+   */
+  warm(): void;
+  /** What every ALB target group saw over [from, to] (cloudWatchReceipt); the clients end with it. */
+  receipt(from: number, to: number): Promise<CloudWatchReceipt | undefined>;
+}
+
+interface LoadedGroup {
+  readonly target: AlbMetricsTarget;
+  readonly metrics: AlbMetrics;
+}
+
+interface Loaded {
+  readonly source: string;
+  readonly each: readonly LoadedGroup[];
+  /** the first line of what failed while loading: the receipt is unread with it */
+  readonly unread?: string;
+}
+
+export function cloudWatchCounts(
+  groups: () => Promise<readonly MetricsGroup[]>,
+  clock: Clock,
+  open: OpenMetrics = createAlbMetrics,
+): CloudWatchCounts {
+  let loading: Promise<Loaded | undefined> | undefined;
+  const load = () => (loading ??= loadGroups(groups, clock, open));
+  return {
+    warm() {
+      // awaited by receipt, which throws what is not a HandoffError
+      load().catch(() => undefined);
+    },
+    async receipt(from, to) {
+      const loaded = await load();
+      // its clients end with this receipt: another one loads them again
+      loading = undefined;
+      return loaded && receiptOf(loaded, from, to);
+    },
+  };
+}
+
 /**
  * What CloudWatch says every ALB target group saw over [from, to]: their
  * sum, since each carries its own share of the traffic — except the load
@@ -41,48 +86,69 @@ export type OpenMetrics = (target: AlbMetricsTarget, clock: Clock) => Promise<Al
  * be read (access denied, throttled) makes the receipt unread with its line,
  * never a zero. undefined when no balancer is an ALB.
  */
-export async function cloudWatchReceipt(
+export function cloudWatchReceipt(
   groups: readonly MetricsGroup[],
   clock: Clock,
   from: number,
   to: number,
   open: OpenMetrics = createAlbMetrics,
 ): Promise<CloudWatchReceipt | undefined> {
-  const albs = groups.filter((g) => g.balancer.metricsTarget !== undefined);
+  return cloudWatchCounts(() => Promise.resolve(groups), clock, open).receipt(from, to);
+}
+
+async function loadGroups(
+  groups: () => Promise<readonly MetricsGroup[]>,
+  clock: Clock,
+  open: OpenMetrics,
+): Promise<Loaded | undefined> {
+  const albs = (await groups()).filter((g) => g.balancer.metricsTarget !== undefined);
   if (albs.length === 0) return undefined;
   const source = `CloudWatch ${albs.map((g) => g.name).join(' + ')}`;
+  const each: LoadedGroup[] = [];
+  try {
+    for (const g of albs) {
+      const target = await (g.balancer.metricsTarget?.() as Promise<AlbMetricsTarget>);
+      each.push({ target, metrics: await open(target, clock) });
+    }
+  } catch (error) {
+    for (const { metrics } of each) metrics.close();
+    if (!(error instanceof HandoffError)) throw error;
+    return { source, each: [], unread: firstLine(error) };
+  }
+  return { source, each };
+}
+
+async function receiptOf(loaded: Loaded, from: number, to: number): Promise<CloudWatchReceipt> {
+  const { source } = loaded;
   const byLoadBalancer = new Map<string, Record<MetricId, number>>();
   let final = true;
   let window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
   let note = '';
+  const unread = (line: string): CloudWatchReceipt => ({
+    source,
+    hosts: [],
+    total: { requests: 0, failed: 0, unread: line },
+    window,
+    final: false,
+    note: line,
+  });
+  if (loaded.unread !== undefined) return unread(loaded.unread);
   try {
-    for (const g of albs) {
-      const target = await (g.balancer.metricsTarget?.() as Promise<AlbMetricsTarget>);
-      const metrics = await open(target, clock);
-      try {
-        const r = await metrics.receipt(from, to);
-        byLoadBalancer.set(
-          target.loadBalancerArn,
-          sameLoadBalancer(byLoadBalancer.get(target.loadBalancerArn), r.sums),
-        );
-        final &&= r.final;
-        window = { from: r.from.toISOString(), to: r.to.toISOString() };
-        note = r.note;
-      } finally {
-        metrics.close();
-      }
+    for (const { target, metrics } of loaded.each) {
+      const r = await metrics.receipt(from, to);
+      byLoadBalancer.set(
+        target.loadBalancerArn,
+        sameLoadBalancer(byLoadBalancer.get(target.loadBalancerArn), r.sums),
+      );
+      final &&= r.final;
+      window = { from: r.from.toISOString(), to: r.to.toISOString() };
+      note = r.note;
     }
   } catch (error) {
     if (!(error instanceof HandoffError)) throw error;
-    const unread = error.message.split('\n')[0] ?? '';
-    return {
-      source,
-      hosts: [],
-      total: { requests: 0, failed: 0, unread },
-      window,
-      final: false,
-      note: unread,
-    };
+    return unread(firstLine(error));
+  } finally {
+    for (const { metrics } of loaded.each) metrics.close();
   }
   const counts = [...byLoadBalancer.values()].reduce<Counts>(
     (all, sums) => addCounts(all, countsFromSums(sums)),
@@ -94,6 +160,10 @@ export async function cloudWatchReceipt(
     ...(counts.kinds !== undefined && { kinds: counts.kinds }),
   };
   return { source, hosts: [], total, window, final, note };
+}
+
+function firstLine(error: Error): string {
+  return error.message.split('\n')[0] ?? '';
 }
 
 /** Two groups of one load balancer: their own figures add up, its 5xx (the same series) do not. */

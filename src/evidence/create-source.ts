@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Balancer } from '../balancer/balancer.js';
 import type { Clock } from '../clock.js';
-import { cloudWatchReceipt, metricsGroups, type CloudWatchReceipt } from './cloudwatch-receipt.js';
+import { cloudWatchCounts, metricsGroups, type CloudWatchCounts } from './cloudwatch-receipt.js';
 import type { Config } from '../config/types.js';
 import { FreshRead } from '../fresh-read.js';
 import { CommandCountSource } from './command-source.js';
@@ -66,8 +66,8 @@ export function judgementSource(
 /** What a rollout is given to count with (built in cli/, faked in tests). */
 export interface EvidenceDeps {
   readonly receipt?: EvidenceSource;
-  /** with no HAProxy receipt: CloudWatch's figures for the ALB target groups over [from, to] */
-  cloudWatch?(from: number, to: number): Promise<CloudWatchReceipt | undefined>;
+  /** with no HAProxy receipt: CloudWatch's figures for the ALB target groups over a window */
+  readonly cloudWatch?: CloudWatchCounts;
   judgement(): { source: EvidenceSource } | { missing: string };
 }
 
@@ -89,8 +89,7 @@ export function evidenceDeps(
     ...(!receipt &&
       albs &&
       balancer && {
-        cloudWatch: async (from: number, to: number) =>
-          cloudWatchReceipt(metricsGroups(await balancer(), names), clock, from, to),
+        cloudWatch: cloudWatchCounts(async () => metricsGroups(await balancer(), names), clock),
       }),
     judgement: () => judgementSource(config, clock, readHost),
   };

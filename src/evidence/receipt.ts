@@ -41,7 +41,14 @@ export function figuresOf(w: WindowCounts): ReceiptFigures {
   };
 }
 
-const n = (x: number): string => x.toLocaleString('en-US').replace(/,/g, ' ');
+/**
+ * 27823 → `27 823`: a count's digits by threes. Not toLocaleString: Intl's first
+ * use costs about 20 ms, and the first receipt line is on a host's path to its unlock.
+ */
+const n = (x: number): string =>
+  Number.isInteger(x)
+    ? String(x).replace(/\B(?=(\d{3})+$)/g, ' ')
+    : x.toLocaleString('en-US').replace(/,/g, ' ');
 
 function phrase(f: ReceiptFigures): string {
   const bound = f.reset !== undefined ? 'at least ' : '';
@@ -84,8 +91,21 @@ async function tryOpen(
 export interface HostWindow {
   /** resolves once the window is open: nothing on the host may change before */
   readonly opened: () => Promise<void>;
+  /**
+   * Reads the counters now, beside the handshake's last step (confirm's last
+   * pass), for the window's end: `keep()` it once nothing more will change on
+   * the host, and close answers from it. A read not kept (the confirm failed,
+   * a rollback follows) is dropped: close reads again.
+   */
+  readonly readAhead: () => { keep(): void };
   /** ends the window and answers its line (once; later calls answer the same) */
   readonly close: () => Promise<string>;
+}
+
+/** A read of a window's end: what it counted, and how long the read took. */
+interface EndRead {
+  readonly counts: WindowCounts;
+  readonly readMs: number;
 }
 
 export class ReceiptRecorder {
@@ -109,7 +129,9 @@ export class ReceiptRecorder {
    * drain. `close` ends it — the handshake closes it as the host is back in
    * rotation, before its unlock, so the figures go into the host's audit with
    * the lock's holder; a handshake that never gets there is closed after it.
-   * `close` answers the receipt's line.
+   * The end's read may be taken ahead, beside confirm's last pass
+   * (`readAhead`): kept only when that pass passed, so a window whose host
+   * rolls back still ends after the rollback. `close` answers the receipt's line.
    */
   async host<T>(host: string, run: (window: HostWindow) => Promise<T>): Promise<T> {
     const openAt = performance.now();
@@ -123,30 +145,45 @@ export class ReceiptRecorder {
       if ('error' in o) throw o.error;
       return o;
     };
+    const end = (): Promise<EndRead> => opened().then(({ window }) => this.readEnd(host, window));
+    let kept: Promise<EndRead> | undefined;
+    const readAhead = (): { keep(): void } => {
+      const reading = end();
+      // a read that is never kept is never awaited; one kept rejects where close awaits it
+      reading.catch(() => undefined);
+      return { keep: () => void (kept ??= reading) };
+    };
     let closed: Promise<string> | undefined;
     const close = (): Promise<string> =>
-      (closed ??= opened().then(({ window, openMs }) => this.close(host, window, openMs)));
+      (closed ??= opened().then(async ({ openMs }) =>
+        this.close(host, openMs, await (kept ?? end())),
+      ));
     try {
-      return await run({ opened: () => opened().then(() => undefined), close });
+      return await run({ opened: () => opened().then(() => undefined), readAhead, close });
     } finally {
       await close();
     }
   }
 
-  private async close(host: string, window: CountWindow | string, openMs: number): Promise<string> {
+  /** the window's end: its counts for this host (a window that never opened is unread) */
+  private async readEnd(host: string, window: CountWindow | string): Promise<EndRead> {
     const readAt = performance.now();
-    const w: WindowCounts =
+    const counts: WindowCounts =
       typeof window === 'string'
         ? { kind: 'unread', reason: window }
         : ((await readOrUnread(window, [host])).get(host) ?? {
             kind: 'unread',
             reason: `no counts for ${host}`,
           });
-    const f = figuresOf(w);
+    return { counts, readMs: performance.now() - readAt };
+  }
+
+  private close(host: string, openMs: number, end: EndRead): string {
+    const f = figuresOf(end.counts);
     this.hosts.push({ host, ...f });
     const message = hostReceiptLine(this.source.label, host, f);
     // what the receipt cost this host: its two reads of the counters
-    const readMs = Math.round(openMs + performance.now() - readAt);
+    const readMs = Math.round(openMs + end.readMs);
     this.log.emit({ level: 'info', event: 'receipt', host, message, fields: { ...f, readMs } });
     return message;
   }

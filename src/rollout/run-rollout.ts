@@ -117,6 +117,8 @@ async function walk(
     ...waveRun(deps, options, plan, pre, { bounds, startedAt, liveBefore, shipment }),
     ...(receipt && { receipt }),
     ...(deps.evidence && { judge: new WaveJudge({ ...deps, evidence: deps.evidence }) }),
+    // CloudWatch's client is loaded while the last wave waits, not after its last step
+    ...(!receipt && { whileLastWaveWaits: () => deps.evidence?.cloudWatch?.warm() }),
   };
   const unaudit = auditReloads(deps.balancer, plan.waves.flat(), run.recorder);
   const waves = await runWaves(run).finally(unaudit);
@@ -158,7 +160,7 @@ async function walk(
 
 /** An ALB's receipt: CloudWatch's figures for the rollout's whole minutes, provisional at first. */
 async function cloudWatchAtEnd(deps: RolloutDeps, from: number): Promise<Receipt | undefined> {
-  const r = await deps.evidence?.cloudWatch?.(from, deps.clock.now());
+  const r = await deps.evidence?.cloudWatch?.receipt(from, deps.clock.now());
   if (r)
     deps.log.emit({
       level: r.total.unread === undefined ? 'info' : 'warn',

@@ -37,6 +37,11 @@ export interface WaveRun {
   readonly receipt?: ReceiptRecorder;
   /** the canary's bake, bakes between waves, the watch */
   readonly judge?: WaveJudge;
+  /**
+   * once every host of the last wave is in its overlap (or done): the rollout's end loads
+   * what it reads with (the CloudWatch client) while nothing but waiting goes on
+   */
+  readonly whileLastWaveWaits?: () => void;
 }
 
 export interface WavesResult {
@@ -75,7 +80,8 @@ export async function runWaves(run: WaveRun): Promise<WavesResult> {
     if (deps.signal.aborted) return stop();
     const blocked = await guardCapacity(deps, wave, run.failOpen);
     if (blocked) return stop({ blocked });
-    const results = await deployWave(run, wave, index);
+    const last = index === plan.waves.length - 1;
+    const results = await deployWave(run, wave, index, last ? run.whileLastWaveWaits : undefined);
     outcomes.push(...results);
     rampEnds = rampEnd(results, run.startedAt, run.slowStart);
     if (results.some((r) => r.result !== 'deployed') || deps.signal.aborted) {
@@ -120,7 +126,12 @@ function failedPrepare(
   return `${wave[i]?.name}: prepare failed, this wave was not drained: ${messageOf(failed.reason)}`;
 }
 
-function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
+function deployWave(
+  run: WaveRun,
+  wave: readonly HostConfig[],
+  index: number,
+  whileWaiting?: () => void,
+) {
   const { deps, plan, bounds, liveBefore } = run;
   deps.log.emit({
     level: 'debug',
@@ -134,8 +145,9 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
   });
   const leaseMs = drainLease(deps, bounds.awaitOut, bounds.awaitIn);
   const guard = { wave, failOpen: run.failOpen, shared: new WaveRead(wave), reader: run.reader };
+  const waits = whileWaiting ? everyHost(wave, whileWaiting) : undefined;
   return Promise.all(
-    wave.map((host) => {
+    wave.map(async (host) => {
       const handshake = (window?: HostWindow) =>
         deployHost({
           deps,
@@ -149,11 +161,24 @@ function deployWave(run: WaveRun, wave: readonly HostConfig[], index: number) {
           liveBefore: liveBefore.get(host.name) ?? null,
           guard,
           ...(run.returning ? { returning: true } : {}),
-          ...(window && { closeReceipt: window.close, receiptOpened: window.opened }),
+          ...(window && { receipt: window }),
+          ...(waits && { waiting: () => waits(host.name) }),
         });
-      return run.receipt ? run.receipt.host(host.name, handshake) : handshake();
+      try {
+        return await (run.receipt ? run.receipt.host(host.name, handshake) : handshake());
+      } finally {
+        waits?.(host.name);
+      }
     }),
   );
+}
+
+/** `then`, once, as soon as every host of the wave has called the answer (it waits, or it is done). */
+function everyHost(wave: readonly HostConfig[], then: () => void): (host: string) => void {
+  const left = new Set(wave.map((h) => h.name));
+  return (host) => {
+    if (left.delete(host) && left.size === 0) then();
+  };
 }
 
 /**

@@ -24,7 +24,7 @@ export async function runReceipt(flags: FleetFlags & { from: string; to?: string
       throw new UsageError(
         "deploy receipt reads CloudWatch, and deploy.yml names no ALB target group (or an HAProxy too): HAProxy's counters keep no history, its receipt is the one each rollout prints",
       );
-    const receipt = await evidence.cloudWatch(from, to);
+    const receipt = await evidence.cloudWatch.receipt(from, to);
     if (!receipt) throw new UsageError('deploy.yml names no ALB target group');
     if (receipt.total.unread !== undefined) throw new BlockedError(receiptLine(receipt));
     out.text(receiptLine(receipt));

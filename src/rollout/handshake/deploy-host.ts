@@ -50,7 +50,7 @@ async function unlock(ctx: HostContext): Promise<void> {
   const { progress: p, run } = ctx;
   if (p.lock && !p.lockLost) {
     // what the balancer saw while the host was out: in its audit, written by the lock's holder
-    const receipt = await run.closeReceipt?.().catch(() => undefined);
+    const receipt = await run.receipt?.close().catch(() => undefined);
     if (receipt) run.rec.note('receipt', receipt);
     try {
       await run.rec.step('unlock', () => releaseLock(ctx));

@@ -19,7 +19,7 @@ export function lockStep(
       const taking = { what, message: message(ctx) };
       // the receipt's window opens beside the lock (a read of the balancer's counters): it
       // must be open before the drain, and the lock's round trip need not wait for it
-      const window = ctx.run.receiptOpened?.();
+      const window = ctx.run.receipt?.opened();
       // a lock refused first is the failure to report; the window's error is thrown by close
       window?.catch(() => undefined);
       watchLock(ctx, await ctx.run.agent.holdLock(taking.what, taking.message));
@@ -194,6 +194,7 @@ export function overlapStep(overlapMs: number): HostStep {
     name: 'overlap',
     boundMs: overlapMs,
     async run(ctx) {
+      ctx.run.waiting?.();
       await ctx.run.deps.clock.sleep(overlapMs, ctx.signal);
     },
   };

@@ -129,7 +129,10 @@ export function judge(
 /**
  * Confirm, once the host is undrained: the streak of passes started with the
  * undrain (it runs while the balancer's healthy_threshold checks bring the
- * target back), then one more pass with traffic on the services.
+ * target back), then one more pass with traffic on the services. It is the
+ * handshake's last step: the receipt window's end is read beside that pass,
+ * the host back in rotation, and kept only if the pass passes (a confirm that
+ * fails rolls the host back, and the window then ends after the rollback).
  */
 export function confirmStep(o: VerifyStepOptions): HostStep {
   return {
@@ -138,9 +141,10 @@ export function confirmStep(o: VerifyStepOptions): HostStep {
     async run(ctx) {
       const { agent } = ctx.run;
       const passes = await unlessCut(ctx, ctx.streak ?? agent.verify(verifyOptions(ctx, o)));
-      const report = passes.ok
-        ? await unlessCut(ctx, agent.verify({ ...verifyOptions(ctx, o), successes: 1 }))
-        : passes;
+      if (!passes.ok) return judge(ctx, o, passes);
+      const end = ctx.run.receipt?.readAhead();
+      const report = await unlessCut(ctx, agent.verify({ ...verifyOptions(ctx, o), successes: 1 }));
+      if (report.ok) end?.keep();
       return judge(ctx, o, report);
     },
   };

@@ -1,6 +1,7 @@
 import type { HeldLock, LockLoss } from '../../agent-client/client.js';
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { FailOpenMinimum } from '../../balancer/fail-open.js';
+import type { HostWindow } from '../../evidence/receipt.js';
 import type { HostConfig } from '../../config/types.js';
 import type { VerifyReport } from '../../protocol/results.js';
 import { hostActions, type HostActions } from '../host-actions.js';
@@ -27,10 +28,16 @@ export interface HostRun {
    * rollback): it may predate x-release, so expect_release accepts none
    */
   readonly returning?: boolean;
-  /** ends the host's receipt window and answers its line, for the audit before the unlock */
-  readonly closeReceipt?: () => Promise<string>;
-  /** the host's receipt window, opened beside its lock: awaited before anything on the host changes */
-  readonly receiptOpened?: () => Promise<void>;
+  /**
+   * the host's receipt window: opened beside its lock and awaited before anything on the
+   * host changes, its end read beside confirm's last pass, closed for the audit before the unlock
+   */
+  readonly receipt?: HostWindow;
+  /**
+   * told as the host's overlap begins, a plain wait (overlap > 0 is a rule of the timing
+   * model): work of the run's own that no step needs may go there (waves.ts)
+   */
+  readonly waiting?: () => void;
   /** what the capacity step guards: the wave going out with this host, the ALB fail-open minimums */
   readonly guard?: HostGuard;
 }

@@ -4,9 +4,11 @@ import {
   GetMetricDataCommand,
 } from '@aws-sdk/client-cloudwatch';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Balancer, MetricsTarget } from '../../../src/balancer/balancer.js';
-import { cloudWatchReceipt } from '../../../src/evidence/cloudwatch-receipt.js';
+import { cloudWatchCounts, cloudWatchReceipt } from '../../../src/evidence/cloudwatch-receipt.js';
+import { createAlbMetrics } from '../../../src/evidence/cloudwatch.js';
+import { BlockedError } from '../../../src/errors.js';
 import { receiptLine } from '../../../src/evidence/receipt.js';
 import { FakeClock } from '../../support/fake-clock.js';
 
@@ -111,6 +113,56 @@ describe("the rollout's receipt from CloudWatch", () => {
     expect(receiptLine(r!)).toMatch(
       /^CloudWatch public could not count the requests during the rollout \(CloudWatch GetMetricData: access denied/,
     );
+  });
+
+  it("warm loads each group's client and load balancer ahead, once; the receipt reads with them", async () => {
+    cw.on(GetMetricDataCommand).resolves({
+      MetricDataResults: [{ Id: 'requests', Values: [1000], StatusCode: 'Complete' }],
+    });
+    const asked: string[] = [];
+    const balancer = alb('public');
+    const counted = {
+      ...balancer,
+      metricsTarget: () => {
+        asked.push('metricsTarget');
+        return balancer.metricsTarget!();
+      },
+    } as Balancer;
+    const counts = cloudWatchCounts(
+      () => {
+        asked.push('groups');
+        return Promise.resolve([{ name: 'public', balancer: counted }]);
+      },
+      new FakeClock(at('10:06:00')),
+      (target, clock) => {
+        asked.push('open');
+        return createAlbMetrics(target, clock);
+      },
+    );
+    counts.warm();
+    counts.warm();
+    await vi.waitFor(() => expect(asked).toEqual(['groups', 'metricsTarget', 'open']));
+    expect(cw.commandCalls(GetMetricDataCommand)).toHaveLength(0);
+    const r = await counts.receipt(at('10:02:30'), at('10:05:10'));
+    expect(r?.total).toMatchObject({ requests: 1000, failed: 0 });
+    expect(asked).toEqual(['groups', 'metricsTarget', 'open']);
+    expect(cw.commandCalls(GetMetricDataCommand)).toHaveLength(1);
+  });
+
+  it('what fails while warming is said by the receipt (unread, its line), not at once', async () => {
+    const denied = {
+      kind: 'alb',
+      metricsTarget: () =>
+        Promise.reject(new BlockedError('ELBv2 DescribeTargetGroups: access denied (…)')),
+    } as unknown as Balancer;
+    const counts = cloudWatchCounts(
+      () => Promise.resolve([{ name: 'public', balancer: denied }]),
+      new FakeClock(),
+    );
+    counts.warm();
+    const r = await counts.receipt(0, 60_000);
+    expect(r?.total.unread).toBe('ELBv2 DescribeTargetGroups: access denied (…)');
+    expect(r?.final).toBe(false);
   });
 
   it('no ALB: no receipt from CloudWatch', async () => {

@@ -151,6 +151,87 @@ describe('a rollout with a canary', () => {
     expect(result.receipt?.hosts[0]).toMatchObject({ host: 'web-1', failed: 0 });
   });
 
+  /**
+   * web-1's window, each of its reads seen: what the host had been asked by then, and
+   * whether the balancer had it in rotation; its last pass of confirm (the second
+   * confirm call: the streak's is the first) answers only once `release` is called.
+   */
+  function watchedWindow(f: ReturnType<typeof fleet>) {
+    const evidence = traffic((h) => f.hosts.get(h)?.release ?? null, 'r2', 0);
+    const counted = evidence.receipt;
+    if (!counted) throw new Error('no receipt source');
+    const reads: { calls: string[]; inRotation: boolean | null | undefined }[] = [];
+    const source: EvidenceSource = {
+      ...counted,
+      async open(hosts) {
+        const window = await counted.open(hosts);
+        if (hosts.length !== 1 || hosts[0] !== 'web-1') return window;
+        return {
+          ...window,
+          read: async (signal) => {
+            const states = await f.balancer.states(['web-1']);
+            reads.push({
+              calls: [...f.host(1).calls],
+              inRotation: states.get('web-1')?.inRotation,
+            });
+            return window.read(signal);
+          },
+        };
+      },
+    };
+    return { deps: { ...f.deps, evidence: { ...evidence, receipt: source } }, reads };
+  }
+
+  it("reads a host's window end beside confirm's last pass, the host back in rotation", async () => {
+    const f = fleet(testConfig({}, 3));
+    const { deps, reads } = watchedWindow(f);
+    let passHeld: boolean | undefined;
+    f.host(1).onCall = (op) => {
+      if (op !== 'confirm' || f.host(1).calls.filter((c) => c === 'confirm').length !== 2) return;
+      // the last pass answers once the window's end was read, or after a bounded wait: a
+      // read that waited for the pass would come only after it
+      f.host(1).holdVerify = (async () => {
+        for (let turn = 0; reads.length === 0 && turn < 1000; turn += 1)
+          await new Promise((resolve) => setImmediate(resolve));
+        passHeld = reads.length > 0;
+      })();
+    };
+    const result = await rollout(deps, options);
+    expect(result.ok).toBe(true);
+    expect(passHeld).toBe(true);
+    // one read: the end read beside the pass is the window's end, not read again at the unlock
+    expect(reads).toHaveLength(1);
+    expect(reads[0]?.inRotation).toBe(true);
+    expect(reads[0]?.calls.filter((c) => c === 'confirm')).toHaveLength(2);
+    expect(reads[0]?.calls).not.toContain('unlock');
+    expect(result.receipt?.hosts[0]).toMatchObject({ host: 'web-1', requests: 100, failed: 0 });
+    // still in the host's audit before its unlock
+    const steps = f.host(1).audit.map((e) => e.step);
+    expect(steps.indexOf('receipt'), steps.join(' ')).toBe(steps.indexOf('unlock') - 1);
+  });
+
+  it('a confirm whose last pass fails drops the end read beside it: the window ends after the rollback', async () => {
+    const f = fleet(testConfig({}, 3));
+    const { deps, reads } = watchedWindow(f);
+    f.host(1).onCall = (op) => {
+      // the release breaks under traffic: its last pass of confirm fails
+      if (op === 'confirm' && f.host(1).calls.filter((c) => c === 'confirm').length === 2)
+        f.host(1).bad.add('r2');
+    };
+    const result = await rollout(deps, options);
+    expect(result.ok).toBe(false);
+    expect(f.host(1).release).toBe('r1');
+    // the window's end is the read after the rollback: back on r1, undrained, in rotation
+    const last = reads.at(-1);
+    expect(last?.calls).toContain('switch r1');
+    expect(last?.calls.lastIndexOf('undrain')).toBeGreaterThan(
+      last?.calls.indexOf('switch r1') ?? 0,
+    );
+    expect(last?.inRotation).toBe(true);
+    // its figures are that read's (the traffic fake counts 100 requests more at each read)
+    expect(result.receipt?.hosts[0]).toMatchObject({ host: 'web-1', requests: 100 * reads.length });
+  });
+
   it('a canary whose counts cannot be read at all is inconclusive, as configured: never skipped', async () => {
     const f = fleet(withCanary());
     const evidence: EvidenceDeps = {

@@ -5,6 +5,7 @@ import {
   formatPhases,
   gapsByPair,
   p2Phases,
+  stepsByHost,
 } from '../../../scripts/bench/p2-phases.js';
 
 const step = (step: StepName, offset_ms: number, duration_ms: number) => ({
@@ -81,5 +82,13 @@ describe('the gaps, by the two steps around each', () => {
     const p = p2Phases(result, WAITS);
     expect(25 + 70).toBe(p.withinHost + p.betweenHosts);
     expect(formatGaps(gaps)).toBe('overlap→lock 70, lock→await-out 25');
+  });
+
+  it("lists each host's steps that are no wait, in its order", () => {
+    const result = rollout(2000, {
+      'web-1': [step('lock', 300, 40.4), step('await-out', 360, 400), step('drain', 760, 7)],
+      'web-2': [step('lock', 1100, 20)],
+    });
+    expect(stepsByHost(result, WAITS)).toBe('web-1: lock 40 · drain 7; web-2: lock 20');
   });
 });
