@@ -6,6 +6,7 @@ import type { HostWindow, ReceiptRecorder } from '../evidence/receipt.js';
 import type { JudgedWave, WaveJudge } from '../evidence/wave-judge.js';
 import { deployHost } from './handshake/deploy-host.js';
 import { WaveRead } from './handshake/wave-read.js';
+import { everyHost } from './handshake/waiting.js';
 import { drainLease } from './host-actions.js';
 import type { Plan } from './plan.js';
 import { targets, waveCapacity, type Preflight } from './preflight.js';
@@ -171,14 +172,6 @@ function deployWave(
       }
     }),
   );
-}
-
-/** `then`, once, as soon as every host of the wave has called the answer (it waits, or it is done). */
-function everyHost(wave: readonly HostConfig[], then: () => void): (host: string) => void {
-  const left = new Set(wave.map((h) => h.name));
-  return (host) => {
-    if (left.delete(host) && left.size === 0) then();
-  };
 }
 
 /**

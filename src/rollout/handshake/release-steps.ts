@@ -2,6 +2,7 @@ import { OperationError } from '../../errors.js';
 import type { VerifyOptions } from '../../protocol/results.js';
 import { describeStop, stopProblems, summarizeVerify } from '../host-actions.js';
 import type { HostContext, HostStep, StepVerdict } from './step.js';
+import { unlessAborted } from './waiting.js';
 
 /** Which release a step acts on: the one being deployed, or the one a rollback returns to. */
 export type Toward = 'release' | 'previous';
@@ -95,14 +96,7 @@ export function verifyOptions(ctx: HostContext, o: VerifyStepOptions): VerifyOpt
  * session ends).
  */
 function unlessCut<T>(ctx: HostContext, answer: Promise<T>): Promise<T> {
-  const cut = ctx.cut;
-  if (!cut) return answer;
-  if (cut.aborted) return Promise.reject(cut.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onCut = (): void => reject(cut.reason as Error);
-    cut.addEventListener('abort', onCut, { once: true });
-    answer.then(resolve, reject).finally(() => cut.removeEventListener('abort', onCut));
-  });
+  return ctx.cut ? unlessAborted(answer, ctx.cut) : answer;
 }
 
 /** Every service answers (`successes` passes in a row), within the bound. */

@@ -1,6 +1,7 @@
 import type { TargetState } from '../../balancer/balancer.js';
 import type { HostConfig } from '../../config/types.js';
 import type { HostRead } from '../capacity.js';
+import { everyHost, unlessAborted } from './waiting.js';
 
 /** The other hosts' own word and the balancer's states, read together. */
 export interface FleetReading {
@@ -26,21 +27,21 @@ export class WaveRead {
   private latest: { readonly after: number; readonly reading: Promise<FleetReading> } | undefined;
   /** the read that starts as `latest` ends, for a host locked after it began */
   private next: Promise<FleetReading> | undefined;
-  private readonly coming: Set<string>;
   /** hosts come so far: a host comes with its lock held, so a read begun later is after it */
   private came = 0;
+  /** resolves once every host of the wave has come or left */
   private readonly here: Promise<void>;
-  private allHere!: () => void;
+  private readonly arrived: (host: string) => void;
 
   constructor(wave: readonly HostConfig[]) {
-    this.coming = new Set(wave.map((h) => h.name));
-    this.here = new Promise((resolve) => (this.allHere = resolve));
-    if (this.coming.size === 0) this.allHere();
+    let allHere!: () => void;
+    this.here = new Promise((resolve) => (allHere = resolve));
+    this.arrived = everyHost(wave, () => allHere());
   }
 
   /** this host's handshake ended before its capacity step: the others do not wait for it */
   leave(host: string): void {
-    if (this.coming.delete(host) && this.coming.size === 0) this.allHere();
+    this.arrived(host);
   }
 
   /**
@@ -52,7 +53,7 @@ export class WaveRead {
     this.came += 1;
     const turn = this.came;
     this.leave(host);
-    await untilOrAborted(this.here, signal);
+    await unlessAborted(this.here, signal);
     return turn;
   }
 
@@ -78,16 +79,4 @@ export class WaveRead {
       });
     return this.next;
   }
-}
-
-function untilOrAborted(until: Promise<void>, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void until.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }
