@@ -3,6 +3,7 @@ import type { Config } from '../../../config/types.js';
 import { LockHeldError, UsageError } from '../../../errors.js';
 import { appendAudit } from '../../audit.js';
 import { readDrainMarker } from '../../drain-marker.js';
+import { warmHttpChecks } from '../../checks/warm.js';
 import { acquireHostLock, type HostLock } from '../../lock.js';
 import { announceLockIntent, withdrawLockIntent } from '../../lock-intent.js';
 import { errorInfo } from '../error-info.js';
@@ -108,6 +109,10 @@ export async function lockHold(
   // read-only calls run beside the others (a rollout confirms while it awaits the balancer);
   // when the session ends they are cut short, so the process and the lock end with it
   const reads = new Set<Promise<void>>();
+  const beside = (work: Promise<void>): void => {
+    const done = work.finally(() => reads.delete(done));
+    reads.add(done);
+  };
   const ending = new AbortController();
   const heard = { at: clock.now(), busy: false };
   const silent = silence(clock, silenceMs, heard, ending.signal);
@@ -135,6 +140,8 @@ export async function lockHold(
       call,
       held ? AbortSignal.any([ending.signal, held.signal]) : ending.signal,
     );
+    // drained: the rollout now waits seconds for the balancer, verify's HTTP client warms meanwhile
+    if (call.op === 'drain' && reply.ok) beside(warmHttpChecks(config, clock, ending.signal));
     // and the orchestrator hears why, before the session ends: it may take the lock again
     if (reply.ok || !held?.signal.aborted) return reply;
     return { ...reply, error: { ...reply.error, code: LOCK_LOST } };
@@ -171,8 +178,7 @@ export async function lockHold(
         await line.finally(() => Object.assign(heard, { at: clock.now(), busy: false }));
         continue;
       }
-      const read = line.finally(() => reads.delete(read));
-      reads.add(read);
+      beside(line);
     }
   } finally {
     ending.abort();
