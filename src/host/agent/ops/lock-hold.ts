@@ -116,7 +116,14 @@ export async function lockHold(
   const ending = new AbortController();
   const heard = { at: clock.now(), busy: false };
   const silent = silence(clock, silenceMs, heard, ending.signal);
+  // audit lines are appended in the order they came, beside the calls: a step's line no
+  // longer holds up the next step's call; the lock goes, and an audit is read, after them
+  let audits = Promise.resolve();
+  const queueAudit = (entry: unknown): void => {
+    audits = audits.then(() => audit(config, io, entry));
+  };
   const handle = async (call: AgentCall): Promise<AgentReplyLine> => {
+    if (call.op === 'unlock' || call.op === 'audit-read') await audits;
     if (call.op === 'lock' || call.op === 'unlock') {
       try {
         if (call.op === 'unlock')
@@ -171,7 +178,7 @@ export async function lockHold(
         break;
       }
       if (!text.startsWith('{')) continue;
-      const line = onLine(config, io, text, handle);
+      const line = onLine(io, text, handle, queueAudit);
       if (!isReadOnly(text)) {
         // the orchestrator waits for this answer: its silence counts from the answer on
         heard.busy = true;
@@ -189,6 +196,7 @@ export async function lockHold(
     }
     // ended here, not by the orchestrator closing stdin: the process must end with the session
     io.endInput?.();
+    await audits;
     released = lock !== undefined;
     await lock?.release();
   }
@@ -250,10 +258,10 @@ function isReadOnly(text: string): boolean {
 }
 
 async function onLine(
-  config: Config,
   io: AgentIO,
   text: string,
   handle: (call: AgentCall) => Promise<AgentReplyLine>,
+  queueAudit: (entry: unknown) => void,
 ): Promise<void> {
   let parsed: { audit?: unknown; call?: AgentCall };
   try {
@@ -266,7 +274,7 @@ async function onLine(
     io.send(await handle(parsed.call));
     return;
   }
-  await audit(config, io, parsed.audit);
+  queueAudit(parsed.audit);
 }
 
 async function audit(config: Config, io: AgentIO, entry: unknown): Promise<void> {
