@@ -117,13 +117,13 @@ export async function lockHold(
   const heard = { at: clock.now(), busy: false };
   const silent = silence(clock, silenceMs, heard, ending.signal);
   // audit lines are appended in the order they came, beside the calls: a step's line no
-  // longer holds up the next step's call; the lock goes, and an audit is read, after them
+  // longer holds up the next step's call; the lock goes, and the session ends, after them
   let audits = Promise.resolve();
   const queueAudit = (entry: unknown): void => {
     audits = audits.then(() => audit(config, io, entry));
   };
   const handle = async (call: AgentCall): Promise<AgentReplyLine> => {
-    if (call.op === 'unlock' || call.op === 'audit-read') await audits;
+    if (call.op === 'unlock') await audits;
     if (call.op === 'lock' || call.op === 'unlock') {
       try {
         if (call.op === 'unlock')
@@ -162,6 +162,8 @@ export async function lockHold(
       }
       if (next === 'silent') {
         reason = 'silence';
+        // its own line comes after those the orchestrator sent
+        await audits;
         await endSilent(config, io, silenceMs, lock, clock.now());
         break;
       }
