@@ -1,6 +1,7 @@
 import { OperationError } from '../errors.js';
 import { parseSocketAddress, describeAddress } from '../balancer/haproxy/address.js';
-import { garbage, runCommand } from '../balancer/haproxy/runtime-api.js';
+import { runCommands } from '../balancer/haproxy/batch.js';
+import { garbage } from '../balancer/haproxy/runtime-api.js';
 import { parseCounters, type HaproxyCounters } from './haproxy-counters.js';
 
 export interface HaproxyCounterSocket {
@@ -20,7 +21,7 @@ export interface HaproxyCounterSocket {
 export async function readHaproxyCounters(where: HaproxyCounterSocket): Promise<HaproxyCounters> {
   const address = parseSocketAddress(where.socket);
   const options = where.timeoutMs !== undefined ? { timeoutMs: where.timeoutMs } : {};
-  const { info, stat } = splitInfoStat(await runCommand(address, 'show info;show stat', options));
+  const [info, stat] = await runCommands(address, ['show info', 'show stat'], options);
   const parsed = parseCounters(stat, info, where.backend);
   if (parsed.ok) return parsed.counters;
   if (parsed.reason === `no backend ${where.backend}`)
@@ -28,16 +29,4 @@ export async function readHaproxyCounters(where: HaproxyCounterSocket): Promise<
       `haproxy socket ${describeAddress(address)} has no backend ${where.backend}: check balancer.backend`,
     );
   throw garbage(address, 'show stat', stat);
-}
-
-/**
- * `show info;show stat`'s answer: the info's lines, then the CSV from its
- * header on. Without the CSV, what came after the info's empty line (the
- * whole answer if none), for the error to quote.
- */
-export function splitInfoStat(answer: string): { info: string; stat: string } {
-  const at = answer.search(/^# pxname,/m);
-  if (at >= 0) return { info: answer.slice(0, at), stat: answer.slice(at) };
-  const end = answer.indexOf('\n\n');
-  return { info: answer, stat: end < 0 ? answer : answer.slice(end + 2) };
 }

@@ -73,17 +73,24 @@ export const LEFTOVER_AGE_MS = 60 * 60_000;
  * anything in flight can be, so a concurrent upload is never touched.
  */
 export async function removeLeftovers(root: string, now: number): Promise<string[]> {
+  const leftovers = await findLeftovers(root, now);
+  for (const name of leftovers)
+    await rm(path.join(root, 'releases', name), { recursive: true, force: true }).catch(
+      () => undefined,
+    );
+  return leftovers;
+}
+
+/** The leftovers removeLeftovers would remove now, removing none. */
+export async function findLeftovers(root: string, now: number): Promise<string[]> {
   const dir = path.join(root, 'releases');
-  const removed: string[] = [];
+  const found: string[] = [];
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     if (!IN_FLIGHT.test(name)) continue;
-    const full = path.join(dir, name);
-    const info = await lstat(full).catch(() => undefined);
-    if (!info || now - info.mtimeMs < LEFTOVER_AGE_MS) continue;
-    await rm(full, { recursive: true, force: true }).catch(() => undefined);
-    removed.push(name);
+    const info = await lstat(path.join(dir, name)).catch(() => undefined);
+    if (info && now - info.mtimeMs >= LEFTOVER_AGE_MS) found.push(name);
   }
-  return removed;
+  return found;
 }
 
 /**

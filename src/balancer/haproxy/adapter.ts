@@ -4,6 +4,7 @@ import { ConfigError, OperationError } from '../../errors.js';
 import { FreshRead } from '../../fresh-read.js';
 import type { Balancer, BalancerDeps, BalancerReload, TargetState } from '../balancer.js';
 import { describeAddress, parseSocketAddress, type SocketAddress } from './address.js';
+import { runCommands } from './batch.js';
 import * as cmd from './commands.js';
 import { readBackendChecks } from './config-file.js';
 import { garbage, runCommand, type RuntimeApiOptions } from './runtime-api.js';
@@ -16,7 +17,10 @@ import { toTargetState } from './target-state.js';
 // what haproxy answers when the proxy named in a command does not exist
 const noBackend = /^(Can't find backend\.|No such proxy\.|No such backend\.)/;
 
-/** HAProxy through its runtime API: one command per connection. */
+/**
+ * HAProxy through its runtime API: a connection per command, but one for the
+ * states read's three (it is on every host's path, twice with a pair).
+ */
 export class HaproxyBalancer implements Balancer {
   readonly kind = 'haproxy';
   private readonly address: SocketAddress;
@@ -56,21 +60,24 @@ export class HaproxyBalancer implements Balancer {
   /** the backend's rows by server; every host's poll of the moment shares one */
   private readonly rows = new FreshRead(async () => {
     const { backend } = this.config;
-    await this.reload.check();
-    // both asked at once; when both fail, the first command's failure is the one
-    // reported, whichever answered first (under Node 24 it was not always the same)
-    const [serversAnswer, statsAnswer] = await Promise.allSettled([
-      this.query(cmd.showServersState(backend), parseServersState),
-      this.query(cmd.showStat(backend), parseStatCsv),
-    ]);
-    if (serversAnswer.status === 'rejected') throw serversAnswer.reason;
-    if (statsAnswer.status === 'rejected') throw statsAnswer.reason;
+    const showServers = cmd.showServersState(backend);
+    const showStat = cmd.showStat(backend);
+    // show info first, for the reload watch: a reload between two polls is a new pid
+    const [, servers, stats] = await this.reload.checkWith(
+      () => runCommands(this.address, [cmd.showInfo(), showServers, showStat], this.options),
+      ([info]) => parseShowInfo(info),
+    );
+    // when both fail, the first command's failure is the one reported
+    const serverRows = await this.rowsOf(showServers, servers, parseServersState);
+    const statRows = await this.rowsOf(showStat, stats, parseStatCsv);
     // by name: the guard asks for every target, and a find per target was quadratic
-    return { servers: firstByServer(serversAnswer.value), stats: firstByServer(statsAnswer.value) };
+    return { servers: firstByServer(serverRows), stats: firstByServer(statRows) };
   });
 
   async settings(): Promise<HealthCheckSettings> {
-    const live = await this.query(cmd.showStat(this.config.backend), parseStatCsv);
+    const command = cmd.showStat(this.config.backend);
+    const answer = await runCommand(this.address, command, this.options);
+    const live = await this.rowsOf(command, answer, parseStatCsv);
     const combined = combineSettings(this.config.backend, live, await this.source());
     if (!combined.ok) {
       throw new OperationError(
@@ -163,11 +170,12 @@ export class HaproxyBalancer implements Balancer {
     return { kind: 'file', path: file, checks: parsed.checks };
   }
 
-  private async query<T>(
+  /** the rows of a command's answer, or the error that says why there are none */
+  private async rowsOf<T>(
     command: string,
+    answer: string,
     parse: (text: string) => { ok: true; rows: T[] } | { ok: false; reason: string },
   ): Promise<T[]> {
-    const answer = await runCommand(this.address, command, this.options);
     const parsed = parse(answer);
     if (parsed.ok) return parsed.rows;
     if (noBackend.test(answer.trim())) throw await this.missingBackend();

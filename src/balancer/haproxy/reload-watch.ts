@@ -48,17 +48,40 @@ export class ReloadWatch {
 
   /** one look at a time: the background watch and a poll must not both put a state back */
   check(): Promise<void> {
-    this.looking ??= this.look().finally(() => (this.looking = undefined));
+    this.looking ??= this.look(this.options.info().catch(() => undefined));
     return this.looking;
   }
 
-  private async look(): Promise<void> {
-    const now = await this.options.info().catch(() => undefined);
-    if (!now) return;
-    const before = this.last;
-    if (before && reloaded(before, now)) await this.options.reassert(before, now);
-    // only once the states are back: a reassert that failed is tried again at the next look
-    this.last = now;
+  /**
+   * A look whose `show info` goes on another read's connection (the states
+   * read sends it with its own commands). `read` starts only once no look is
+   * under way, so an info older than the last one looked at is never taken
+   * for a reload, and a check() meanwhile shares this look. A read that
+   * fails is the caller's failure and, as a `show info` that fails, no look.
+   */
+  async checkWith<T>(
+    read: () => Promise<T>,
+    infoOf: (value: T) => ProcessInfo | undefined,
+  ): Promise<T> {
+    while (this.looking) await this.looking.catch(() => undefined);
+    const reading = read();
+    const look = this.look(reading.then(infoOf, () => undefined));
+    this.looking = look;
+    const value = await reading;
+    // a reassert that failed fails the read, as it did when the look came first
+    await look;
+    return value;
+  }
+
+  private look(info: Promise<ProcessInfo | undefined>): Promise<void> {
+    return (async () => {
+      const now = await info;
+      if (!now) return;
+      const before = this.last;
+      if (before && reloaded(before, now)) await this.options.reassert(before, now);
+      // only once the states are back: a reassert that failed is tried again at the next look
+      this.last = now;
+    })().finally(() => (this.looking = undefined));
   }
 
   /** while something is held: look in the background (needs the run's clock) */

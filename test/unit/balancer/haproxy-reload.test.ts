@@ -1,11 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HaproxyBalancer } from '../../../src/balancer/haproxy/adapter.js';
+import type { HaproxyBalancer } from '../../../src/balancer/haproxy/adapter.js';
 import { parseShowInfo, reloaded } from '../../../src/balancer/haproxy/reload-watch.js';
 import { MemoryLog } from '../../../src/log.js';
-import { fakeSocket, type FakeSocket } from '../../support/fake-haproxy-socket.js';
+import { balancerOnFake, type FakeSocket } from '../../support/fake-haproxy-socket.js';
 import { FakeClock } from '../../support/fake-clock.js';
 import * as fixture from './fixtures/haproxy-2.6.js';
 
@@ -28,21 +25,15 @@ describe('show info', () => {
 });
 
 describe('an haproxy reload during a deploy', () => {
-  let dir: string;
   let fake: FakeSocket;
   let log: MemoryLog;
   let clock: FakeClock;
   let balancer: HaproxyBalancer;
+  let close: () => Promise<void>;
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'handoff-hx-'));
-    fake = await fakeSocket(dir);
     log = new MemoryLog();
     clock = new FakeClock();
-    balancer = new HaproxyBalancer(
-      { kind: 'haproxy', socket: fake.path, backend: 'be_app' },
-      { reloadPollMs: 250 },
-      { clock, log },
-    );
+    ({ fake, balancer, close } = await balancerOnFake({ reloadPollMs: 250 }, { clock, log }));
     fake.answers = {
       'show info': info(100, 50),
       'set server be_app/web-1 state drain': '\n',
@@ -51,11 +42,7 @@ describe('an haproxy reload during a deploy', () => {
       'show stat be_app 4 -1': fixture.statSteady,
     };
   });
-  afterEach(async () => {
-    await balancer.close();
-    await fake.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => close());
 
   const drains = () => fake.received.filter((c) => c === 'set server be_app/web-1 state drain');
 
@@ -110,9 +97,7 @@ describe('an haproxy reload during a deploy', () => {
 
 describe('a reassert that fails', () => {
   it('is tried again at the next look', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'handoff-hx-'));
-    const fake = await fakeSocket(dir);
-    const balancer = new HaproxyBalancer({ kind: 'haproxy', socket: fake.path, backend: 'be_app' });
+    const { fake, balancer, close } = await balancerOnFake();
     fake.answers = { 'show info': info(1, 5), 'set server be_app/web-1 state drain': '\n' };
     await balancer.deregister('web-1');
     fake.answers = {
@@ -128,8 +113,61 @@ describe('a reassert that fails', () => {
     };
     await balancer.states(['web-1']);
     expect(fake.received.filter((c) => c.endsWith('state drain'))).toHaveLength(3);
-    await balancer.close();
-    await fake.close();
-    await rm(dir, { recursive: true, force: true });
+    await close();
+  });
+});
+
+describe('a reload seen through the states read', () => {
+  const states = 'show info;show servers state be_app;show stat be_app 4 -1';
+  let fake: FakeSocket;
+  let heard: string[];
+  let balancer: HaproxyBalancer;
+  let close: () => Promise<void>;
+  beforeEach(async () => {
+    // no clock, so no background watch: every connection here is one the test made
+    ({ fake, balancer, close } = await balancerOnFake({ timeoutMs: 300 }));
+    heard = [];
+    balancer.onReload((r) => heard.push(r.message));
+    fake.answers = {
+      'show info': info(100, 50),
+      'set server be_app/web-1 state drain': '\n',
+      'show servers state be_app': fixture.serversStateSteady,
+      'show stat be_app 4 -1': fixture.statSteady,
+    };
+    await balancer.deregister('web-1');
+    fake.received.length = 0;
+  });
+  afterEach(() => close());
+
+  it("takes the pid from the read's own show info: one connection, then the drain set again", async () => {
+    fake.answers['show info'] = info(200, 0);
+    const read = await balancer.states(['web-1']);
+    expect(read.get('web-1')?.state).toBe('healthy');
+    expect(fake.received).toEqual([states, 'set server be_app/web-1 state drain']);
+    expect(heard).toEqual([
+      `haproxy ${fake.path} reloaded (pid 100 → 200, up 0s); set web-1 drain again`,
+    ]);
+  });
+
+  it('reads the rows when the info is garbage, and compares the next pid with the last one it read', async () => {
+    fake.answers['show info'] = 'Unknown command.\n';
+    expect((await balancer.states(['web-1'])).get('web-1')?.state).toBe('healthy');
+    expect(heard).toEqual([]);
+    fake.answers['show info'] = info(300, 0);
+    await balancer.states(['web-1']);
+    expect(heard).toEqual([
+      `haproxy ${fake.path} reloaded (pid 100 → 300, up 0s); set web-1 drain again`,
+    ]);
+  });
+
+  it('fails the read when the socket does not answer, and still sees the reload at the next', async () => {
+    fake.answers[states] = null;
+    await expect(balancer.states(['web-1'])).rejects.toThrow(/did not answer/);
+    delete fake.answers[states];
+    fake.answers['show info'] = info(400, 0);
+    await balancer.states(['web-1']);
+    expect(heard).toEqual([
+      `haproxy ${fake.path} reloaded (pid 100 → 400, up 0s); set web-1 drain again`,
+    ]);
   });
 });

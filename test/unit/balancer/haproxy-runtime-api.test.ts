@@ -1,12 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseSocketAddress } from '../../../src/balancer/haproxy/address.js';
 import { HaproxyBalancer } from '../../../src/balancer/haproxy/adapter.js';
 import { connectError } from '../../../src/balancer/haproxy/runtime-api.js';
 import { BlockedError, ConfigError, OperationError } from '../../../src/errors.js';
-import { fakeSocket, type FakeSocket } from '../../support/fake-haproxy-socket.js';
+import { balancerOnFake, type FakeSocket } from '../../support/fake-haproxy-socket.js';
 import { freePort } from '../../support/haproxy.js';
 import * as fixture from './fixtures/haproxy-2.6.js';
 
@@ -14,35 +13,57 @@ describe('the haproxy runtime API client', () => {
   let dir: string;
   let fake: FakeSocket;
   let balancer: HaproxyBalancer;
+  let close: () => Promise<void>;
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'handoff-hx-'));
-    fake = await fakeSocket(dir);
-    balancer = new HaproxyBalancer(
-      { kind: 'haproxy', socket: fake.path, backend: 'be_app' },
-      { timeoutMs: 500 },
-    );
+    ({ dir, fake, balancer, close } = await balancerOnFake({ timeoutMs: 500 }));
   });
-  afterEach(async () => {
-    await fake.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => close());
 
-  it('asks for the servers state and the stats of the backend, one command per connection', async () => {
+  it('asks for the servers state and the stats of the backend on one connection', async () => {
     fake.answers = {
       'show servers state be_app': fixture.serversStateSteady,
       'show stat be_app 4 -1': fixture.statSteady,
     };
     const states = await balancer.states(['web-1', 'web-3']);
     // show info first: its pid tells a reload between two polls (reload-watch.ts)
-    expect(fake.received.sort()).toEqual([
-      'show info',
-      'show servers state be_app',
-      'show stat be_app 4 -1',
-    ]);
+    expect(fake.received).toEqual(['show info;show servers state be_app;show stat be_app 4 -1']);
+    expect(fake.connections()).toBe(1);
     expect([...states.values()].map((s) => [s.target, s.inRotation])).toEqual([
       ['web-1', true],
       ['web-3', false],
     ]);
+  });
+
+  it('names the backends there are when the configured one does not exist', async () => {
+    // haproxy 2.6's answers for a backend it does not have
+    fake.answers = {
+      'show servers state be_app': "Can't find backend.\n",
+      'show stat be_app 4 -1': 'No such proxy.\n',
+      'show backend': '# name\nbe_api\nbe_admin\n',
+    };
+    const error = await balancer.states(['web-1']).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe(
+      'balancer.backend: haproxy has no backend be_app (it has: be_api, be_admin)',
+    );
+    expect(fake.received).toEqual([
+      'show info;show servers state be_app;show stat be_app 4 -1',
+      'show backend',
+    ]);
+  });
+
+  it("reports the servers state's failure first when the stats fail too", async () => {
+    fake.answers = {
+      'show servers state be_app': 'Permission denied\n',
+      'show stat be_app 4 -1': 'HTTP/1.1 400 Bad Request\n',
+    };
+    await expect(balancer.states(['web-1'])).rejects.toThrow(
+      `haproxy socket ${fake.path} refused 'show servers state be_app': its 'stats socket' line needs 'level admin'`,
+    );
+    fake.answers['show servers state be_app'] = fixture.serversStateSteady;
+    await expect(balancer.states(['web-1'])).rejects.toThrow(
+      `haproxy socket ${fake.path} answered "HTTP/1.1 400 Bad Request" to 'show stat be_app 4 -1'`,
+    );
   });
 
   it('drains on deregister and sets ready on register', async () => {
@@ -81,14 +102,24 @@ describe('the haproxy runtime API client', () => {
   });
 
   it('names the socket when what answers is not the runtime API', async () => {
+    // a web server answers the whole line once, with no empty line between answers
     fake.answers = {
-      'show servers state be_app': 'HTTP/1.1 400 Bad Request\r\n\r\n',
-      'show stat be_app 4 -1': '',
+      'show info;show servers state be_app;show stat be_app 4 -1':
+        'HTTP/1.1 400 Bad Request\r\n\r\n',
     };
     const error = await balancer.states(['web-1']).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OperationError);
     expect((error as Error).message).toBe(
       `haproxy socket ${fake.path} answered "HTTP/1.1 400 Bad Request" to 'show servers state be_app', which is not haproxy's runtime API: check that balancer.socket points at its 'stats socket'`,
+    );
+  });
+
+  it('gives up on a states read that does not answer, naming what it sent', async () => {
+    fake.answers = { 'show servers state be_app': null };
+    const error = await balancer.states(['web-1']).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BlockedError);
+    expect((error as Error).message).toBe(
+      `haproxy socket ${fake.path} did not answer 'show info;show servers state be_app;show stat be_app 4 -1' within 500 ms: check that haproxy is running and not overloaded`,
     );
   });
 
@@ -106,18 +137,18 @@ describe('the haproxy runtime API client', () => {
     );
   });
 
-  it('blocks with one line when a tcp socket refuses the connection', async () => {
+  it('blocks with one line when a tcp socket refuses the connection, a states read as a command', async () => {
     const port = await freePort();
     const tcp = new HaproxyBalancer({
       kind: 'haproxy',
       socket: `tcp://127.0.0.1:${port}`,
       backend: 'be_app',
     });
-    await expect(tcp.register('web-1')).rejects.toThrow(
-      new BlockedError(
-        `haproxy socket tcp://127.0.0.1:${port} refused the connection: check that haproxy is running with 'stats socket ipv4@127.0.0.1:${port} level admin'`,
-      ),
+    const refused = new BlockedError(
+      `haproxy socket tcp://127.0.0.1:${port} refused the connection: check that haproxy is running with 'stats socket ipv4@127.0.0.1:${port} level admin'`,
     );
+    await expect(tcp.register('web-1')).rejects.toThrow(refused);
+    await expect(tcp.states(['web-1'])).rejects.toThrow(refused);
   });
 
   it('blocks when the socket path is a stale file nothing listens on', async () => {

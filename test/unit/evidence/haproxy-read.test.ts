@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCounters } from '../../../src/evidence/haproxy-counters.js';
-import { readHaproxyCounters, splitInfoStat } from '../../../src/evidence/haproxy-read.js';
+import { readHaproxyCounters } from '../../../src/evidence/haproxy-read.js';
 import { info, statAfterTraffic } from './fixtures/haproxy-2.6-counters.js';
 
 const dirs: string[] = [];
@@ -63,19 +63,5 @@ describe("readHaproxyCounters: one snapshot of a backend's counters", () => {
     } finally {
       await api.close();
     }
-  });
-});
-
-describe('splitInfoStat', () => {
-  it("splits at the CSV's header; without one, the stat is what follows the info", () => {
-    expect(splitInfoStat('Pid: 1\n\n# pxname,svname\nbe,s1\n\n')).toEqual({
-      info: 'Pid: 1\n\n',
-      stat: '# pxname,svname\nbe,s1\n\n',
-    });
-    expect(splitInfoStat('Pid: 1\n\nPermission denied\n\n').stat).toBe('Permission denied\n\n');
-    expect(splitInfoStat('Unknown command.\n')).toEqual({
-      info: 'Unknown command.\n',
-      stat: 'Unknown command.\n',
-    });
   });
 });

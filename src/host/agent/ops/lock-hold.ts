@@ -3,6 +3,7 @@ import type { Config } from '../../../config/types.js';
 import { LockHeldError, UsageError } from '../../../errors.js';
 import { appendAudit } from '../../audit.js';
 import { readDrainMarker } from '../../drain-marker.js';
+import { warmHttpChecks } from '../../checks/warm.js';
 import { acquireHostLock, type HostLock } from '../../lock.js';
 import { announceLockIntent, withdrawLockIntent } from '../../lock-intent.js';
 import { errorInfo } from '../error-info.js';
@@ -108,10 +109,21 @@ export async function lockHold(
   // read-only calls run beside the others (a rollout confirms while it awaits the balancer);
   // when the session ends they are cut short, so the process and the lock end with it
   const reads = new Set<Promise<void>>();
+  const beside = (work: Promise<void>): void => {
+    const done = work.finally(() => reads.delete(done));
+    reads.add(done);
+  };
   const ending = new AbortController();
   const heard = { at: clock.now(), busy: false };
   const silent = silence(clock, silenceMs, heard, ending.signal);
+  // audit lines are appended in the order they came, beside the calls: a step's line no
+  // longer holds up the next step's call; the lock goes, and the session ends, after them
+  let audits = Promise.resolve();
+  const queueAudit = (entry: unknown): void => {
+    audits = audits.then(() => audit(config, io, entry));
+  };
   const handle = async (call: AgentCall): Promise<AgentReplyLine> => {
+    if (call.op === 'unlock') await audits;
     if (call.op === 'lock' || call.op === 'unlock') {
       try {
         if (call.op === 'unlock')
@@ -135,6 +147,8 @@ export async function lockHold(
       call,
       held ? AbortSignal.any([ending.signal, held.signal]) : ending.signal,
     );
+    // drained: the rollout now waits seconds for the balancer, verify's HTTP client warms meanwhile
+    if (call.op === 'drain' && reply.ok) beside(warmHttpChecks(config, clock, ending.signal));
     // and the orchestrator hears why, before the session ends: it may take the lock again
     if (reply.ok || !held?.signal.aborted) return reply;
     return { ...reply, error: { ...reply.error, code: LOCK_LOST } };
@@ -148,6 +162,8 @@ export async function lockHold(
       }
       if (next === 'silent') {
         reason = 'silence';
+        // its own line comes after those the orchestrator sent
+        await audits;
         await endSilent(config, io, silenceMs, lock, clock.now());
         break;
       }
@@ -164,15 +180,14 @@ export async function lockHold(
         break;
       }
       if (!text.startsWith('{')) continue;
-      const line = onLine(config, io, text, handle);
+      const line = onLine(io, text, handle, queueAudit);
       if (!isReadOnly(text)) {
         // the orchestrator waits for this answer: its silence counts from the answer on
         heard.busy = true;
         await line.finally(() => Object.assign(heard, { at: clock.now(), busy: false }));
         continue;
       }
-      const read = line.finally(() => reads.delete(read));
-      reads.add(read);
+      beside(line);
     }
   } finally {
     ending.abort();
@@ -183,6 +198,7 @@ export async function lockHold(
     }
     // ended here, not by the orchestrator closing stdin: the process must end with the session
     io.endInput?.();
+    await audits;
     released = lock !== undefined;
     await lock?.release();
   }
@@ -244,10 +260,10 @@ function isReadOnly(text: string): boolean {
 }
 
 async function onLine(
-  config: Config,
   io: AgentIO,
   text: string,
   handle: (call: AgentCall) => Promise<AgentReplyLine>,
+  queueAudit: (entry: unknown) => void,
 ): Promise<void> {
   let parsed: { audit?: unknown; call?: AgentCall };
   try {
@@ -260,7 +276,7 @@ async function onLine(
     io.send(await handle(parsed.call));
     return;
   }
-  await audit(config, io, parsed.audit);
+  queueAudit(parsed.audit);
 }
 
 async function audit(config: Config, io: AgentIO, entry: unknown): Promise<void> {

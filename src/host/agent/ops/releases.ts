@@ -3,7 +3,7 @@ import type { Config } from '../../../config/types.js';
 import { UsageError } from '../../../errors.js';
 import { artifactState, checkSha256, installArtifact } from '../../artifact.js';
 import { createHostExec } from '../../exec.js';
-import { pruneReleases, releaseInventory } from '../../release-inventory.js';
+import { nothingToPrune, pruneReleases, releaseInventory } from '../../release-inventory.js';
 import { acquireHostLock, retriesFor } from '../../lock.js';
 
 /**
@@ -39,6 +39,9 @@ export async function prune(
   lockWaitMs = PRUNE_LOCK_WAIT_MS,
 ): Promise<unknown> {
   if (keep < 1) throw new UsageError('--keep: at least 1');
+  // nothing to remove, nothing changes: no lock to wait for, take, write and sync
+  const unchanged = await nothingToPrune(config.host.root, keep, clock.now());
+  if (unchanged) return unchanged;
   const lock = await acquireHostLock(config.host.lock, {
     what: 'prune',
     message: `keeping the newest ${keep} releases`,
