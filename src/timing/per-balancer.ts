@@ -29,8 +29,18 @@ export function awaitOutWait(settings: HealthCheckSettings, drain: DrainConfig):
   return awaitOutBound(settings, drain) + settings.timeout;
 }
 
+/**
+ * Await-in waits one check interval more than await-out's rule gives. A healthy
+ * target comes back later than its checks alone say: the service first sees
+ * the marker gone (the health library reads it at most every 250 ms), each of
+ * the `healthy_threshold` checks ends up to `timeout` after it starts, and the
+ * rollout's poll sees the result a poll later. In the rollout bench a healthy
+ * target came back at up to 92–95 % of the wait without that interval, and a
+ * lab rollout failed for it (docs/benchmarks.md). Only a
+ * release the balancer never accepts waits the extra interval.
+ */
 export function awaitInWait(settings: HealthCheckSettings): Duration {
-  return awaitInBound(settings) + settings.timeout;
+  return awaitInBound(settings) + settings.timeout + settings.interval;
 }
 
 export interface SlowestBounds {

@@ -84,7 +84,7 @@ describe('deploy drain / undrain of one host', () => {
       wait: true,
     }).catch((e: unknown) => e);
     expect((failure as Error).message).toMatch(
-      /^web-1: target web-1 still unhealthy 12s after the undrain .*'deploy verify --hosts web-1'/,
+      /^web-1: target web-1 still unhealthy 17s after the undrain .*'deploy verify --hosts web-1'/,
     );
   });
 });

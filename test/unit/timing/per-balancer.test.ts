@@ -44,18 +44,18 @@ describe('the wait on one balancer', () => {
     expect(awaitOutWait({ ...b.settings, deregistrationDelay: s(20) }, deregister)).toBe(s(21));
   });
 
-  it('back in is healthy_threshold checks, the slow start and one check timeout', () => {
-    expect(awaitInWait(b.settings)).toBe(s(6) + s(10) + s(1));
-    expect(awaitInWait(a.settings)).toBe(s(5) + s(0.5));
+  it('back in is healthy_threshold checks, the slow start, one check timeout and one interval', () => {
+    expect(awaitInWait(b.settings)).toBe(s(6) + s(10) + s(1) + s(3));
+    expect(awaitInWait(a.settings)).toBe(s(5) + s(0.5) + s(1));
   });
 });
 
 describe('several balancers', () => {
   it('wait out the slowest for each bound, naming which balancer sets it', () => {
-    // out: lb-a 2.5s, lb-b 10s; in: lb-a 5.5s, lb-b 17s
+    // out: lb-a 2.5s, lb-b 10s; in: lb-a 6.5s, lb-b 20s
     expect(slowestBounds([a, b], health)).toEqual({
       awaitOut: { ms: s(10), by: 'lb-b' },
-      awaitIn: { ms: s(17), by: 'lb-b' },
+      awaitIn: { ms: s(20), by: 'lb-b' },
       interval: s(1),
     });
   });
@@ -64,7 +64,7 @@ describe('several balancers', () => {
     const c = { name: 'lb-c', settings: { ...a.settings, healthyThreshold: 30 } };
     const bounds = slowestBounds([b, c], health);
     expect(bounds.awaitOut).toEqual({ ms: s(10), by: 'lb-b' });
-    expect(bounds.awaitIn).toEqual({ ms: s(30.5), by: 'lb-c' });
+    expect(bounds.awaitIn).toEqual({ ms: s(31.5), by: 'lb-c' });
   });
 
   it('name the first of two equally slow balancers', () => {
