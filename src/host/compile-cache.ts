@@ -15,9 +15,12 @@ export const COMPILE_CACHE_DIR = 'compile-cache';
 /**
  * Never fails the process: node answers a directory it cannot make (read-only,
  * EACCES, a file in the way) with a status, not an exception, and a cache it
- * cannot write at exit is skipped; `NODE_DISABLE_COMPILE_CACHE=1` turns it off
- * and `NODE_COMPILE_CACHE=DIR` puts it elsewhere.
+ * cannot write at exit is skipped; `NODE_DISABLE_COMPILE_CACHE` turns it off
+ * and `NODE_COMPILE_CACHE=DIR` puts it elsewhere. A node before 22.8 has no
+ * such function: the agent then runs without, and says the node is too old
+ * (run-main.ts) instead of failing here.
  */
 export function enableAgentCompileCache(agentDir: string): void {
-  enableCompileCache(`${agentDir}/${COMPILE_CACHE_DIR}`);
+  const enable = enableCompileCache as typeof enableCompileCache | undefined;
+  enable?.(`${agentDir}/${COMPILE_CACHE_DIR}`);
 }

@@ -100,6 +100,16 @@ describe('the compile cache beside the installed agent', () => {
     expect(r.stderr).toMatch(/Renaming \S+ to \S+\.\.\.failed/);
   });
 
+  it('is left out by a node without it (before 22.8), which the tick then runs on', async () => {
+    const h = await installedHost();
+    const older = path.join(h.bin, '..', 'older-node.cjs');
+    await writeFile(older, "delete require('node:module').enableCompileCache;\n");
+    const r = await h.tick({ NODE_OPTIONS: `--require ${older}` });
+    expect(r.exitCode, r.all).toBe(0);
+    expect(r.all).toMatch(ticked);
+    await expect(readdir(h.cache)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('is not made with NODE_DISABLE_COMPILE_CACHE set', async () => {
     const h = await installedHost();
     const r = await h.tick({ NODE_DISABLE_COMPILE_CACHE: '1' });
