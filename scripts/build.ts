@@ -187,10 +187,10 @@ function contentName(name: string, contents: Uint8Array): string {
  * beside it named by its content. A tick parsed and compiled the whole agent
  * once a minute on every host: two thirds of what it cost beyond a bare node
  * (docs/benchmarks.md). The two chunks share no module at run time: a
- * process loads one of them.
+ * process loads one of them. `outfile` elsewhere: a test's own agent.
  */
-export async function buildAgentBundle(): Promise<string> {
-  const dir = path.dirname(agentBundlePath);
+export async function buildAgentBundle(outfile = agentBundlePath): Promise<string> {
+  const dir = path.dirname(outfile);
   const libs = await Promise.all(AGENT_LIBS.map(buildAgentLib));
   const fileOf = new Map(AGENT_LIBS.map((name, i) => [name, libs[i]?.file ?? '']));
   const besideTheAgent: Plugin = {
@@ -230,7 +230,7 @@ export async function buildAgentBundle(): Promise<string> {
   await build({
     ...common,
     entryPoints: [path.join(root, 'src', 'cli', 'agent-main.ts')],
-    outfile: agentBundlePath,
+    outfile,
     format: 'cjs',
     minifyWhitespace: true,
     minifySyntax: true,
@@ -246,6 +246,8 @@ export async function buildAgentBundle(): Promise<string> {
       },
     ],
     supported: { 'dynamic-import': false },
+    // the built entry, and only it, keeps its compile cache beside itself (agent-main.ts)
+    define: { HANDOFF_AGENT_BUNDLE: 'true' },
     // CommonJS has require and __dirname of its own
     banner: { js: '#!/usr/bin/env node' },
   });
@@ -255,7 +257,7 @@ export async function buildAgentBundle(): Promise<string> {
   );
   await Promise.all(stale.map((f) => rm(path.join(dir, f), { force: true })));
   await Promise.all(files.map((l) => writeFile(path.join(dir, l.file), l.contents)));
-  return agentBundlePath;
+  return outfile;
 }
 
 /** The health library alone: what a service ships in its release (the lab's demo app does). */

@@ -5,6 +5,16 @@
  * main.ts starts itself. Both chunks are files beside this one, named by
  * their content, so this file's sha256 names the whole agent.
  */
+import { enableAgentCompileCache } from '../host/compile-cache.js';
+
+/**
+ * Defined by scripts/build.ts in the agent it builds, and only there: the
+ * compile cache lives beside the built entry (host/compile-cache.ts), never
+ * beside this source file.
+ */
+declare const HANDOFF_AGENT_BUNDLE: boolean;
+if (typeof HANDOFF_AGENT_BUNDLE === 'boolean') enableAgentCompileCache(__dirname);
+
 const argv = process.argv.slice(2);
 const ticking =
   argv[0] === 'watchdog'

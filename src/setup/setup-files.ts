@@ -2,6 +2,7 @@ import path from 'node:path';
 import { cronPlan } from '../config/cron-every.js';
 import type { Config } from '../config/types.js';
 import { UsageError } from '../errors.js';
+import { COMPILE_CACHE_DIR } from '../host/compile-cache.js';
 import { quoteArg } from '../remote/quote.js';
 
 /** What `deploy setup` writes on a host, as data: path, content, mode. */
@@ -14,6 +15,11 @@ export interface SetupFile {
 
 export function agentPath(config: Config): string {
   return `${config.host.agent}/bin/deploy`;
+}
+
+/** node's compile cache of the agent's chunks, which the agent keeps beside itself */
+export function compileCachePath(config: Config): string {
+  return `${config.host.agent}/bin/${COMPILE_CACHE_DIR}`;
 }
 
 export function cronPath(config: Config): string {

@@ -5,7 +5,7 @@ import { OperationError, messageOf } from '../errors.js';
 import type { AgentClient } from '../agent-client/client.js';
 import type { Log } from '../log.js';
 import type { Transport } from '../remote/transport.js';
-import { agentPath, cronEntry, cronPath, type SetupFile } from './setup-files.js';
+import { agentPath, compileCachePath, cronEntry, cronPath, type SetupFile } from './setup-files.js';
 import { sha, staleFiles } from './remote-state.js';
 import { setupWithSudo } from './setup-sudo.js';
 
@@ -71,6 +71,8 @@ export async function setupHost(
       ? await setupWithSudo(transport, config, host.name, files, input.hostConfigPath, node)
       : await setupAsUser(transport, config, files);
     const changed = stale.map((f) => f.what);
+    if (stale.some((f) => f.path === agentPath(config)))
+      await emptyCompileCache(transport, config, host.name, input.log);
     const hello = await agent.hello();
     if (hello.sha256 !== sha(input.agentBundle))
       throw new OperationError(
@@ -120,6 +122,31 @@ async function setupAsUser(
   const stale = await staleFiles(transport, files);
   for (const f of stale) await transport.put(f.path, f.content, f.mode);
   return stale;
+}
+
+/**
+ * A new agent's chunks have new names, and the compile cache's entries for the
+ * old ones (and for every node before the current one) would stay beside it
+ * forever (host/compile-cache.ts): a new agent starts with none. Emptied after
+ * the agent is written, so only a tick already running can leave an old entry.
+ * Never worth failing setup for: what ssh.user may not delete (entries of a
+ * run as root) is a warning.
+ */
+async function emptyCompileCache(
+  transport: Transport,
+  config: Config,
+  host: string,
+  log: Log,
+): Promise<void> {
+  const dir = compileCachePath(config);
+  const r = await transport.exec(['rm', '-rf', '--', dir]);
+  if (r.code !== 0)
+    log.emit({
+      level: 'warn',
+      event: 'setup',
+      host,
+      message: `the agent's old compile cache ${dir} could not be removed (${firstLine(r.stderr)}): it only takes disk space; remove it as root`,
+    });
 }
 
 export const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';

@@ -96,6 +96,11 @@ describe('deploy setup with ssh.sudo', () => {
     // ssh.user writes only into the directories handed to it
     const direct = host.commands.filter((c) => c[0] === 'put').map((c) => c[1]);
     expect(direct).toEqual(['/opt/handoff/bin/deploy', '/srv/handoff/api/.host-config.json']);
+    // the new agent's compile cache starts empty, emptied by ssh.user, who owns it
+    const rm = host.commands.findIndex(
+      (c) => c.join(' ') === 'rm -rf -- /opt/handoff/bin/compile-cache',
+    );
+    expect(rm).toBeGreaterThan(host.commands.findIndex((c) => c[0] === 'put'));
   });
 
   it("refuses, changing nothing, when root's cron entry is missing or stale", async () => {
