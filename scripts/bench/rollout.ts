@@ -13,6 +13,8 @@ import { startBenchFleet } from './fleet.js';
 import { bakeCost, receiptMsPerHost } from './evidence-cost.js';
 import { formatLeaseCost, leaseCost } from './lease-cost.js';
 import { formatGaps, formatPhases, gapsByPair, p2Phases, stepsByHost } from './p2-phases.js';
+import { onlyNamed } from './only.js';
+import { cpuShares, cpuTimes, formatShares } from './proc-stat.js';
 import { median, ms, type Row } from './table.js';
 
 // issue 24's goal on Node 24 (it was 300 ms)
@@ -100,11 +102,22 @@ const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
  * beyond the waits it is made of, from its own step timings.
  */
 export async function benchRollout(report: (line: string) => void): Promise<Row[]> {
-  const haproxy = await benchRolloutThrough('haproxy', '127.0.33', report);
-  // an HAProxy pair with different check timings, load through both frontends
-  const pair = await benchRolloutThrough('haproxy-pair', '127.0.91', report);
-  const alb = await benchRolloutThrough('alb', '127.0.32', report);
-  return [...haproxy, ...pair, ...alb];
+  const labs = [
+    ['haproxy', '127.0.33'],
+    // an HAProxy pair with different check timings, load through both frontends
+    ['haproxy-pair', '127.0.91'],
+    ['alb', '127.0.32'],
+  ] as const;
+  // ROLLOUT_BALANCERS=haproxy-pair: one lab alone, to measure it again without the others
+  const only = onlyNamed(
+    'ROLLOUT_BALANCERS',
+    labs.map(([b]) => b),
+  );
+  const rows: Row[] = [];
+  for (const [balancer, subnet] of labs)
+    if (only.includes(balancer))
+      rows.push(...(await benchRolloutThrough(balancer, subnet, report)));
+  return rows;
 }
 
 /** The same figures with deploy.yml naming HAProxy itself, or the ELBv2 endpoint in front of it. */
@@ -126,7 +139,9 @@ async function benchRolloutThrough(
     await Promise.all(lab.hosts.map((h) => lab.stageRelease(h, 'r2')));
     const load = loadAll(lab);
     const hostCpuBefore = await fleet.hostCpuMs();
+    const machineBefore = await cpuTimes();
     const run = await fleet.deploy(['rollout', '--release', 'r2', '--json'], { rss: true });
+    const machine = cpuShares(machineBefore, await cpuTimes());
     const hostCpu = (await fleet.hostCpuMs()) - hostCpuBefore;
     const handoff = await load.stop();
     if (run.code !== 0) throw new Error(`deploy rollout r2 exited ${run.code}: ${run.stderr}`);
@@ -237,6 +252,14 @@ async function benchRolloutThrough(
         figure: `P2 CPU of the rollout: orchestrator + hosts (agents, services; ${balancer})`,
         value: `${ms(run.cpuMs ?? Number.NaN)} + ${ms(hostCpu)}`,
         baseline: `${ms(result.elapsed_ms)} elapsed`,
+        goal: 'recorded',
+      },
+      {
+        // P2's steps are mostly waits for processes on these two cores: a run the machine had
+        // no CPU to spare for (the load's requests fewer, idle near 0, or stolen) is slower
+        figure: `P2 the machine's CPUs during the rollout (${balancer})`,
+        value: formatShares(machine),
+        baseline: `${handoff.total} requests of load`,
         goal: 'recorded',
       },
       {
