@@ -177,15 +177,23 @@ export async function startSshd(options: SshdOptions): Promise<Sshd> {
     throw error;
   }
 
+  /**
+   * A dropped session, as a host that vanishes drops it: nothing said on the
+   * wire. Every process is stopped before any is killed: killed one by one, a
+   * session process that outlived its command by a moment sent the command's
+   * exit status (137) before it died itself.
+   */
   const killSessions = async (): Promise<void> => {
     if (sshd.pid === undefined) return;
-    for (const pid of await descendants(sshd.pid)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
+    const pids = await descendants(sshd.pid);
+    for (const signal of ['SIGSTOP', 'SIGKILL'] as const)
+      for (const pid of pids) {
+        try {
+          process.kill(pid, signal);
+        } catch {
+          // already gone
+        }
       }
-    }
   };
   return {
     address: options.address,
