@@ -17,9 +17,9 @@ export function agentPath(config: Config): string {
   return `${config.host.agent}/bin/deploy`;
 }
 
-/** node's compile cache of the agent's chunks, which the agent keeps beside itself */
+/** node's compile cache of the agent's chunks: beside the agent, where its entry keeps it */
 export function compileCachePath(config: Config): string {
-  return `${config.host.agent}/bin/${COMPILE_CACHE_DIR}`;
+  return path.posix.join(path.posix.dirname(agentPath(config)), COMPILE_CACHE_DIR);
 }
 
 export function cronPath(config: Config): string {
