@@ -32,13 +32,6 @@ import type {
   RolloutResult,
 } from './types.js';
 
-export interface RolloutRun {
-  readonly plan: Plan;
-  readonly preflight: Preflight;
-  /** resolves when the rollout ends; never rejects for a host failure (see `result.ok`) */
-  readonly done: Promise<RolloutResult>;
-}
-
 export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
   if (!RELEASE_ID.test(options.release)) {
     throw new UsageError(
