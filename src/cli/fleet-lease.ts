@@ -3,7 +3,7 @@ import type { Config, HostConfig } from '../config/types.js';
 import { parseDuration } from '../config/duration.js';
 import type { Log } from '../log.js';
 import { takeLease, type HeldLease } from '../rollout/lease/fleet-lease.js';
-import { holderGone, leaseRequest } from '../rollout/lease/holder.js';
+import { holderGone, leaseRequest, thisProcess } from '../rollout/lease/holder.js';
 import type { LeaseHolder } from '../protocol/lease.js';
 import { HostLeaseStore } from '../rollout/lease/host-store.js';
 import type { LeaseStore } from '../rollout/lease/store.js';
@@ -43,13 +43,14 @@ export async function withFleetLease<T>(
     env: process.env,
     who: whoAmI(),
     pid: process.pid,
+    process: thisProcess(process.pid),
   });
   const deps = {
     store: fleetLeaseStore(ctx.config, ctx.connections),
     clock: systemClock,
     log: ctx.log,
     signal: ctx.signal,
-    holderGone: (holder: LeaseHolder) => holderGone(holder, request.holder.host),
+    holderGone: (holder: LeaseHolder) => holderGone(holder, request.holder),
   };
   const lease = await takeLease(deps, request, ctx.waitMs);
   try {

@@ -7,6 +7,7 @@ import {
   LEASE_CLOCK_SLACK_MS,
   LEASE_TTL_MS,
   LEASE_VERSION,
+  leaseHolderOf,
   type LeaseAction,
   type LeaseAnswer,
   type LeaseRecord,
@@ -158,18 +159,13 @@ export function parseLease(file: string, text: string): LeaseRecord {
 }
 
 function isRecord(v: Partial<LeaseRecord> | undefined): v is LeaseRecord {
-  const h = v?.holder;
   return (
     v?.version === LEASE_VERSION &&
     typeof v.id === 'string' &&
     v.id.length > 0 &&
     typeof v.command === 'string' &&
     (v.release === undefined || typeof v.release === 'string') &&
-    typeof h === 'object' &&
-    typeof h.user === 'string' &&
-    typeof h.host === 'string' &&
-    typeof h.pid === 'number' &&
-    (h.ci === undefined || typeof h.ci === 'string') &&
+    leaseHolderOf(v.holder) !== undefined &&
     !Number.isNaN(Date.parse(v.started ?? '')) &&
     !Number.isNaN(Date.parse(v.heartbeat ?? '')) &&
     typeof v.ttlMs === 'number' &&
