@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../../src/clock.js';
 import { CancelledError, ExitCode } from '../../../../src/errors.js';
 import { MemoryLog } from '../../../../src/log.js';
-import type { LeaseRecord, LeaseRequest } from '../../../../src/protocol/lease.js';
+import type { LeaseRecord } from '../../../../src/protocol/lease.js';
 import { takeLease } from '../../../../src/rollout/lease/fleet-lease.js';
 import type { LeaseStore, LeaseTake } from '../../../../src/rollout/lease/store.js';
 import { request } from './lease-hosts.js';
@@ -48,7 +48,7 @@ describe('a --wait-lease wait that is cancelled (Ctrl-C, a CI cancel of a queued
     const clock = new ParkedClock();
     const interrupt = new AbortController();
     const deps = { store: heldStore, clock, log: new MemoryLog(), signal: interrupt.signal };
-    const taking = takeLease(deps, request('me', 'r8') as LeaseRequest, 600_000);
+    const taking = takeLease(deps, request('me', 'r8'), 600_000);
     await clock.sleeping;
     // what interruptSignal aborts with (cli/connections.ts)
     interrupt.abort(new Error('SIGINT'));
