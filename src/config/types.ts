@@ -134,6 +134,8 @@ export interface JudgementConfig {
   /** 0.01: one percentage point */
   readonly margin: number;
   readonly latencyMargin?: number;
+  /** ms: a latency difference no larger is noise (rollout.canary.latency_floor) */
+  readonly latencyFloor?: Duration;
   readonly minRequests: number;
   readonly inconclusive: 'fail' | 'pass';
   /** between reads during a bake */

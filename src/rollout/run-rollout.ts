@@ -156,10 +156,16 @@ async function cloudWatchAtEnd(deps: RolloutDeps, from: number): Promise<Receipt
   const r = await deps.evidence?.cloudWatch?.receipt(from, deps.clock.now());
   if (r)
     deps.log.emit({
-      level: r.total.unread === undefined ? 'info' : 'warn',
+      // a share no one counted is said as loudly as one that could not be read
+      level: r.total.unread === undefined && r.uncounted === undefined ? 'info' : 'warn',
       event: 'receipt',
       message: receiptLine(r),
-      fields: { ...r.total, final: r.final, window: r.window },
+      fields: {
+        ...r.total,
+        final: r.final,
+        window: r.window,
+        ...(r.uncounted && { uncounted: r.uncounted }),
+      },
     });
   return r;
 }

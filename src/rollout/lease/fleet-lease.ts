@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import { BlockedError, messageOf } from '../../errors.js';
+import { BlockedError, CancelledError, messageOf } from '../../errors.js';
 import type { Log } from '../../log.js';
 import { formatMs } from '../../timing/duration.js';
 import {
@@ -119,13 +119,27 @@ export async function takeLease(
         fields: { holder: holder.lease, heartbeat_age_ms: holder.ageMs, waited_ms: waited },
       });
     }
-    await clock.sleep(Math.min(LEASE_POLL_MS, Math.max(1, waitMs - waited)), deps.signal);
+    await clock
+      .sleep(Math.min(LEASE_POLL_MS, Math.max(1, waitMs - waited)), deps.signal)
+      .catch((error: unknown) => {
+        throw deps.signal.aborted ? cancelled(holder, deps.signal) : error;
+      });
   }
 }
 
 /** Why a holder of this host name is not taken over, when it shares the name. */
 const notTaken = (why: string | undefined): string =>
   why ? ` (${why}, so it is left to expire)` : '';
+
+/** A queued job cancelled (GitHub's cancel-in-progress): routine, one line, nothing changed. */
+function cancelled(holder: HeldPiece, signal: AbortSignal): CancelledError {
+  const reason: unknown = signal.reason;
+  const why =
+    reason instanceof Error && /^SIG[A-Z]+$/.test(reason.message) ? ` (${reason.message})` : '';
+  return new CancelledError(
+    `cancelled${why} while waiting for the fleet lease held (on ${holder.where}) by ${describeLease(holder.lease)}; nothing was changed`,
+  );
+}
 
 /** The one line a refused deployer prints. */
 export function refusal(holder: HeldPiece, waitedMs?: number, why?: string): string {
