@@ -32,7 +32,7 @@ export interface TargetState {
 }
 
 export interface Balancer {
-  readonly kind: 'alb' | 'haproxy' | 'static';
+  readonly kind: 'alb' | 'haproxy' | 'nginx' | 'static';
   /** the health-check settings in force, in the shape the timing model takes */
   settings(): Promise<HealthCheckSettings>;
   /** the state of each named target; a target the balancer does not know is `unused` */

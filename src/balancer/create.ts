@@ -31,6 +31,10 @@ export async function createOne(entry: BalancerEntry, deps: BalancerDeps): Promi
       const { HaproxyBalancer } = await import('./haproxy/adapter.js');
       return new HaproxyBalancer(entry, {}, deps);
     }
+    case 'nginx': {
+      const { NginxBalancer } = await import('./nginx/adapter.js');
+      return new NginxBalancer(entry);
+    }
     case 'static': {
       const { StaticBalancer } = await import('./static.js');
       return new StaticBalancer(entry);

@@ -46,6 +46,11 @@ async function applyOne(
   if (balancer.kind === 'static') {
     throw new UsageError('balancer.kind static has no API: there is nothing to apply');
   }
+  if (balancer.kind === 'nginx') {
+    throw new UsageError(
+      "balancer.kind nginx has no health checks to apply: its numbers are worker_shutdown_timeout and the upstream's keepalive_timeout in nginx's own config (docs/balancers.md)",
+    );
+  }
   if (!desired) {
     throw new ConfigError([
       {

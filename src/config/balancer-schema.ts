@@ -93,6 +93,20 @@ const haproxy = z.strictObject({
   ...entry(),
 });
 
+const nginx = z.strictObject({
+  kind: z.literal('nginx'),
+  config: text(
+    "the file that holds the upstream block; handoff rewrites its server lines (marks one 'down'), so it should own it",
+  ),
+  upstream: text('the upstream whose server lines are the hosts (hosts[].target: ADDRESS:PORT)'),
+  main_config: text(
+    "nginx's main config, given to nginx -c for its test and reload, and read for its pid file and worker_shutdown_timeout (default /etc/nginx/nginx.conf)",
+  ).optional(),
+  ...optionalHealthCheck(),
+  ...extras(),
+  ...entry(),
+});
+
 const staticKind = z.strictObject({
   kind: z.literal('static'),
   ...healthCheck(),
@@ -101,9 +115,9 @@ const staticKind = z.strictObject({
 });
 
 export const balancerSchema = z
-  .discriminatedUnion('kind', [alb, haproxy, staticKind], {
+  .discriminatedUnion('kind', [alb, haproxy, nginx, staticKind], {
     error: (issue) =>
-      issue.code === 'invalid_union' ? 'must be one of alb, haproxy, static' : undefined,
+      issue.code === 'invalid_union' ? 'must be one of alb, haproxy, nginx, static' : undefined,
   })
   .meta({ description: 'a load balancer in front of the hosts' });
 

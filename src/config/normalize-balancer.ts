@@ -28,6 +28,16 @@ export function balancerConfig(raw: RawBalancer, local: (p: string) => string): 
         ...(healthCheck && { healthCheck }),
       };
     }
+    case 'nginx': {
+      const healthCheck = optionalHealthCheck(raw);
+      return {
+        kind: 'nginx',
+        config: local(raw.config),
+        upstream: raw.upstream,
+        ...(raw.main_config !== undefined && { mainConfig: local(raw.main_config) }),
+        ...(healthCheck && { healthCheck }),
+      };
+    }
     case 'static':
       return { kind: 'static', healthCheck: healthCheckSettings(raw) };
   }
@@ -85,5 +95,6 @@ export function defaultName(b: Readonly<Record<string, unknown>>): string | unde
   if (b.kind === 'alb' && typeof b.target_group_arn === 'string')
     return `alb:${/:targetgroup\/([^/]+)/.exec(b.target_group_arn)?.[1] ?? b.target_group_arn}`;
   if (b.kind === 'haproxy' && typeof b.socket === 'string') return `haproxy:${b.socket}`;
+  if (b.kind === 'nginx' && typeof b.upstream === 'string') return `nginx:${b.upstream}`;
   return b.kind === 'static' ? 'static' : undefined;
 }

@@ -117,6 +117,14 @@ function kindSettings(b: BalancerConfig): RawEntry {
         ...(b.config !== undefined && { config: b.config }),
         ...settings,
       };
+    case 'nginx':
+      return {
+        kind: 'nginx',
+        config: b.config,
+        upstream: b.upstream,
+        ...(b.mainConfig !== undefined && { main_config: b.mainConfig }),
+        ...settings,
+      };
     case 'static':
       return { kind: 'static', ...healthCheck(b.healthCheck) };
   }

@@ -70,12 +70,22 @@ export interface HaproxyBalancerConfig extends BalancerBase {
   readonly config?: string;
 }
 
+export interface NginxBalancerConfig extends BalancerBase {
+  readonly kind: 'nginx';
+  /** the file that holds the upstream block, whose server lines a drain marks `down` */
+  readonly config: string;
+  readonly upstream: string;
+  /** nginx's main config (`nginx -c`); absent: nginx's own default */
+  readonly mainConfig?: string;
+}
+
 export interface StaticBalancerConfig extends BalancerBase {
   readonly kind: 'static';
   readonly healthCheck: HealthCheckSettings;
 }
 
-export type BalancerConfig = AlbBalancerConfig | HaproxyBalancerConfig | StaticBalancerConfig;
+export type BalancerConfig =
+  AlbBalancerConfig | HaproxyBalancerConfig | NginxBalancerConfig | StaticBalancerConfig;
 
 /** One entry of `balancers:` (or the `balancer:` block): its kind's settings, a name, its targets. */
 export type BalancerEntry = BalancerConfig & {
