@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { envName, text } from './fields.js';
+import { ETCD_ENDPOINT, ETCD_ENDPOINT_RULE } from './names.js';
 
 /**
  * `lease:`: where the fleet lease lives (docs/lease.md). The hosts store (a
@@ -12,9 +13,7 @@ export const leaseStores = ['hosts', 'etcd'] as const;
 
 const endpoint = z
   .string()
-  .regex(/^https?:\/\/[^\s/?#]+\/?$/, {
-    error: 'must be an etcd client URL like https://etcd-1:2379 (http or https, no path)',
-  })
+  .regex(ETCD_ENDPOINT, { error: ETCD_ENDPOINT_RULE })
   .meta({ description: 'an etcd client URL', examples: ['https://etcd-1:2379'] });
 
 export const leaseSchema = z

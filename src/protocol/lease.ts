@@ -72,3 +72,24 @@ export function describeLease(lease: LeaseRequest): string {
   const what = lease.release ? `${lease.command} ${lease.release}` : lease.command;
   return `deploy ${what} by ${describeHolder(lease.holder)}`;
 }
+
+/** A lease as this version writes it, whatever store it was read from. */
+export function isLeaseRecord(v: Partial<LeaseRecord> | undefined): v is LeaseRecord {
+  const h = v?.holder;
+  return (
+    v?.version === LEASE_VERSION &&
+    typeof v.id === 'string' &&
+    v.id.length > 0 &&
+    typeof v.command === 'string' &&
+    (v.release === undefined || typeof v.release === 'string') &&
+    typeof h === 'object' &&
+    typeof h.user === 'string' &&
+    typeof h.host === 'string' &&
+    typeof h.pid === 'number' &&
+    (h.ci === undefined || typeof h.ci === 'string') &&
+    !Number.isNaN(Date.parse(v.started ?? '')) &&
+    !Number.isNaN(Date.parse(v.heartbeat ?? '')) &&
+    typeof v.ttlMs === 'number' &&
+    v.ttlMs > 0
+  );
+}
