@@ -5,14 +5,17 @@ import type { Log } from '../log.js';
 import { takeLease, type HeldLease } from '../rollout/lease/fleet-lease.js';
 import { holderGone, leaseRequest, thisProcess } from '../rollout/lease/holder.js';
 import type { LeaseHolder } from '../protocol/lease.js';
-import { HostLeaseStore } from '../rollout/lease/host-store.js';
 import type { LeaseStore } from '../rollout/lease/store.js';
+import { leaseStoreOf } from '../rollout/lease/stores.js';
 import type { Connections } from './connections.js';
 import { whoAmI } from './connections.js';
 
-/** The default store of deploy.yml's fleet: a piece on every host, over these connections. */
-export function fleetLeaseStore(config: Config, connections: Connections): LeaseStore {
-  return new HostLeaseStore(config.hosts, (h: HostConfig) => connections.agent(h));
+/** deploy.yml's store of the fleet lease; the hosts store reaches the hosts over these connections. */
+export function fleetLeaseStore(config: Config, connections: Connections): Promise<LeaseStore> {
+  return leaseStoreOf(config, {
+    agentOf: (h: HostConfig) => connections.agent(h),
+    env: process.env,
+  });
 }
 
 /** `--wait-lease DURATION`, read: undefined when not given (refuse at once). */
@@ -45,17 +48,22 @@ export async function withFleetLease<T>(
     pid: process.pid,
     process: thisProcess(process.pid),
   });
+  const store = await fleetLeaseStore(ctx.config, ctx.connections);
   const deps = {
-    store: fleetLeaseStore(ctx.config, ctx.connections),
+    store,
     clock: systemClock,
     log: ctx.log,
     signal: ctx.signal,
     holderGone: (holder: LeaseHolder) => holderGone(holder, request.holder),
   };
-  const lease = await takeLease(deps, request, ctx.waitMs);
   try {
-    return await fn(lease, AbortSignal.any([ctx.signal, lease.lost]));
+    const lease = await takeLease(deps, request, ctx.waitMs);
+    try {
+      return await fn(lease, AbortSignal.any([ctx.signal, lease.lost]));
+    } finally {
+      await lease.release();
+    }
   } finally {
-    await lease.release();
+    store.close?.();
   }
 }

@@ -84,6 +84,18 @@ export function toDocument(config: Config): RawConfigInput {
       restart_window: d(watchdog.restartWindow),
     },
     hooks: { timeout: d(config.hooks.timeout) },
+    lease: lease(config.lease),
+  };
+}
+
+function lease(l: Config['lease']): NonNullable<RawConfigInput['lease']> {
+  return {
+    store: l.store,
+    ...(l.endpoints.length > 0 && { endpoints: [...l.endpoints] }),
+    prefix: l.prefix,
+    ...(l.tls && { tls: { ...l.tls } }),
+    ...(l.username !== undefined && { username: l.username }),
+    password_env: l.passwordEnv,
   };
 }
 

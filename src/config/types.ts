@@ -261,4 +261,16 @@ export interface Config {
   readonly services: readonly ServiceConfig[];
   readonly watchdog: WatchdogConfig;
   readonly hooks: HooksConfig;
+  readonly lease: LeaseConfig;
+}
+
+/** `lease:`: where the fleet lease lives; local file paths absolute, the password by its variable's name. */
+export interface LeaseConfig {
+  readonly store: 'hosts' | 'etcd';
+  /** as written; empty: HANDOFF_ETCD_ENDPOINTS decides at use */
+  readonly endpoints: readonly string[];
+  readonly prefix: string;
+  readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string };
+  readonly username?: string;
+  readonly passwordEnv: string;
 }
