@@ -25,11 +25,12 @@ import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Connections, interruptSignal, plainEnv, whoAmI } from './connections.js';
 import { createOutput } from './output.js';
+import { destinationOf, type ConfigFlags } from './commands/config-flag.js';
 import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { targetStates } from './target-json.js';
 import { failureMessage, renderHandshakes, renderPlan, renderResult } from './rollout-report.js';
 
-export interface RolloutCliFlags extends CanaryFlags {
+export interface RolloutCliFlags extends CanaryFlags, ConfigFlags {
   readonly release: string;
   readonly config: string;
   readonly hosts?: string;
@@ -87,7 +88,7 @@ async function run(
   // what the hosts must run too (hostConfigSha256 below), from the same parse
   const { config: loaded, plain } = await loadConfigAndPlain(
     flags.config,
-    { log: out },
+    { log: out, ...destinationOf(flags) },
     plainEnv(),
   );
   const hosts = parseHostsFlag(flags.hosts);
