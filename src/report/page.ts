@@ -74,14 +74,14 @@ const legend = `<ul class="legend" aria-label="steps">${STEP_COLOURS.map(([s]) =
 export function renderReport(r: Report): string {
   const total = Math.max(r.elapsedMs, ...r.hosts.map(end), 1);
   const waves = waveViews(r)
-    .map((w) => waveSection(w, total))
+    .map((w) => waveSection(w, total, r.hosts.length))
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(`deploy rollout ${r.release}`)}</title><style>${CSS}</style></head>
-<body><main>
+<body><main data-total-ms="${total}">
 ${header(r)}
 ${evidence(r)}
 ${legend}

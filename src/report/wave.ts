@@ -3,8 +3,8 @@ import { esc, pct } from './escape.js';
 import { hostRow } from './host-row.js';
 import type { ReportHost, ReportJudgement } from './model.js';
 
-/** A wave of more hosts than this is folded to its summary row (unless one failed). */
-const OPEN_UP_TO = 25;
+/** A report of more hosts than this folds each wave to its summary row (unless one of it failed). */
+const OPEN_UP_TO = 50;
 
 export interface WaveView {
   readonly index: number;
@@ -12,8 +12,11 @@ export interface WaveView {
   readonly judgement?: ReportJudgement;
 }
 
+/** From its first lock to its last step: a prepare runs ahead of its wave, during the ones before. */
 function span(hosts: readonly ReportHost[]): { from: number; to: number } {
-  const steps = hosts.flatMap((h) => [...h.steps, ...(h.rollback ?? [])]);
+  const steps = hosts
+    .flatMap((h) => [...h.steps, ...(h.rollback ?? [])])
+    .filter((s) => s.step !== 'prepare');
   if (steps.length === 0) return { from: 0, to: 0 };
   return {
     from: Math.min(...steps.map((s) => s.offsetMs)),
@@ -33,7 +36,7 @@ function tally(hosts: readonly ReportHost[]): string {
 }
 
 /** A wave: a summary row (its span, its hosts' results, its verdict), then a row per host. */
-export function waveSection(w: WaveView, total: number): string {
+export function waveSection(w: WaveView, total: number, hostsInAll: number): string {
   const { from, to } = span(w.hosts);
   const bad = w.hosts.some((h) => h.result !== 'deployed');
   const title = `Wave ${w.index + 1}`;
@@ -42,7 +45,7 @@ export function waveSection(w: WaveView, total: number): string {
     ? `<p class="judgement ${j.passed ? 'ok' : 'bad'}">${esc(`${j.kind} ${j.passed ? '✓ passed' : '✗ failed'}: ${j.reason}`)}</p>`
     : '';
   const name = `${title} · ${w.hosts.length} host${w.hosts.length === 1 ? '' : 's'}`;
-  const open = bad || w.hosts.length <= OPEN_UP_TO ? ' open' : '';
+  const open = bad || hostsInAll <= OPEN_UP_TO ? ' open' : '';
   return `<section class="wave${bad ? ' bad' : ''}" data-wave="${w.index + 1}" aria-label="${esc(title)}">
 <details${open}><summary><span class="name">${esc(name)}</span><span class="verdict">${esc(tally(w.hosts))}</span><span class="track"><span class="span" role="img" aria-label="${esc(`${title} from ${formatMs(from)} to ${formatMs(to)}`)}" style="left:${pct(from, total)};width:${pct(to - from, total)}"></span></span><span class="receipt">${esc(formatMs(to - from))}</span></summary>
 ${verdict}<ol class="hosts" aria-label="${esc(`hosts of ${title.toLowerCase()}`)}">
