@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import type { Report, ReportHost, ReportStep } from './model.js';
 import { auditShape, type AuditLine } from './shapes.js';
+import { inferWaves } from './waves.js';
 
 /** The handshake's steps as the audit records them; a watchdog's actions are not drawn. */
 const HANDSHAKE = new Set([
@@ -50,26 +51,6 @@ function resultOf(steps: readonly ReportStep[]): string | undefined {
   if (steps.some((s) => s.step === 'rollback')) return 'rolled-back';
   if (steps.some((s) => !s.ok)) return 'failed';
   return steps.some((s) => s.step === 'confirm') ? 'deployed' : undefined;
-}
-
-/** Hosts whose lock windows overlap ran in one wave; the next wave starts after the last unlock. */
-function inferWaves(hosts: readonly ReportHost[]): string[][] {
-  const spans = hosts
-    .map((h) => {
-      const locked = h.steps.filter((s) => s.step !== 'prepare');
-      const from = Math.min(...locked.map((s) => s.offsetMs));
-      const to = Math.max(...locked.map((s) => s.offsetMs + s.durationMs));
-      return { host: h.host, from, to };
-    })
-    .sort((a, b) => a.from - b.from);
-  const waves: string[][] = [];
-  let until = -Infinity;
-  for (const s of spans) {
-    if (s.from >= until || waves.length === 0) waves.push([]);
-    waves.at(-1)?.push(s.host);
-    until = s.from >= until ? s.to : Math.max(until, s.to);
-  }
-  return waves;
 }
 
 /** Audit lines of every host, for one release (the newest one in them when none is given). */
