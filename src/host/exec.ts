@@ -32,6 +32,8 @@ export interface HostRunOptions {
    * Not with outputFile.
    */
   readonly onLine?: (line: string) => void;
+  /** false: keep none of the output (it went to onLine): a `logs -f` runs for hours */
+  readonly capture?: false;
 }
 
 export interface HostRunResult {
@@ -67,6 +69,7 @@ export function createHostExec(base: { readonly env?: NodeJS.ProcessEnv } = {}):
       stderr: sink,
       detached: true,
       maxBuffer,
+      ...(options.capture === false ? { buffer: false } : {}),
     };
     // imported here, not above: a watchdog tick on a healthy host runs nothing (docs/benchmarks.md)
     const { execa } = await import('execa');
