@@ -30,6 +30,8 @@ export interface HostRunOptions {
    * Not with outputFile.
    */
   readonly onLine?: (line: string) => void;
+  /** false: keep none of the output (it went to onLine): a `logs -f` runs for hours */
+  readonly capture?: false;
 }
 
 export interface HostRunResult {
@@ -57,7 +59,11 @@ export function createHostExec(
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
       ...(base.clock && { clock: base.clock }),
       ...(options.signal && { signal: options.signal }),
-      output: options.outputFile ? { file: options.outputFile } : 'capture',
+      output: options.outputFile
+        ? { file: options.outputFile }
+        : options.capture === false
+          ? 'lines'
+          : 'capture',
       ...(options.onLine && { onLine: options.onLine }),
     });
     if (!result.started) throw new OperationError(`cannot run ${argv[0]}: ${result.why}`);
