@@ -45,6 +45,13 @@ export interface LabConfigOptions {
   readonly watch?: string;
   /** rollout.superseded: what a job that waited for the fleet lease does with an older release */
   readonly superseded?: 'deploy' | 'skip';
+  /**
+   * the pair's lb-b reached over SSH: its admin socket through streamlocal
+   * forwarding and its config read there, by web-1's sshd (the lab's hosts
+   * share /tmp, where lb-b's socket and config live), as a balancer on a host
+   * of its own would be
+   */
+  readonly peerOverSsh?: boolean;
 }
 
 const s = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
@@ -83,10 +90,12 @@ function commands(
  */
 function pairBalancers(layout: LabLayout, options: LabConfigOptions) {
   if (layout.balancer === 'alb') return albGroups(layout, options);
+  const sshHost = layout.hosts[0]?.address ?? '';
   return haproxyInstances(layout).map((h) => ({
     name: h.name,
     kind: 'haproxy',
     socket: h.files.socket,
+    ...(options.peerOverSsh && h.name === 'lb-b' ? { ssh: sshHost } : {}),
     backend: layout.backend,
     ...(options.drainMethod === 'deregister'
       ? {

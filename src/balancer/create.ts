@@ -11,7 +11,7 @@ export async function createBalancer(config: Config, deps: BalancerDeps): Promis
   const members = await Promise.all(
     config.balancers.map(async (entry) => ({
       name: entry.name,
-      balancer: await createOne(entry, deps),
+      balancer: await createOne(entry, { ...deps, ssh: config.ssh }),
       targets: new Map(
         config.hosts.map((h) => [h.target, entry.targets[h.name] ?? h.target] as const),
       ),

@@ -74,7 +74,8 @@ async function applyOne(
   }
   const { HaproxyBalancer } = await import('./haproxy/adapter.js');
   // compare with what runs: the file (or deploy.yml itself) would only echo `desired`
-  const current = await new HaproxyBalancer(balancer).settings();
+  const haproxy = new HaproxyBalancer(balancer, {}, deps);
+  const current = await haproxy.settings().finally(() => haproxy.close());
   // deregistration delay and idle timeout are ALB notions with no haproxy line
   const { deregistrationDelay: _d, idleTimeout: _i, ...comparable } = desired;
   const changes = diffSettings(current, comparable, () => 'manual');

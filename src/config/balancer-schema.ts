@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { count, duration, durationOrZero, hostName, text } from './fields.js';
+import { count, duration, durationOrZero, hostName, port, text, userName } from './fields.js';
 
 /**
  * The balancer block: one shape per kind, and the health-check settings written
@@ -55,6 +55,27 @@ function entry() {
   };
 }
 
+/**
+ * The balancer's own host, reached over SSH with the fleet's known_hosts, keys,
+ * agent and ProxyJump: a name or address, or the address with its own port and user.
+ */
+function balancerSsh() {
+  return z
+    .union([
+      text('the balancer host: a name or address, reached with ssh.port and ssh.user'),
+      z.strictObject({
+        address: text('the balancer host: a name or address'),
+        port: port('its SSH port (default: ssh.port)').optional(),
+        user: userName('the SSH user there (default: ssh.user)').optional(),
+      }),
+    ])
+    .optional()
+    .meta({
+      description:
+        "the balancer's own host over SSH: its socket and config are read there (absent: this machine)",
+    });
+}
+
 function optionalHealthCheck() {
   const { interval, timeout, unhealthy_threshold, healthy_threshold } = healthCheck();
   return {
@@ -83,7 +104,10 @@ const alb = z.strictObject({
 
 const haproxy = z.strictObject({
   kind: z.literal('haproxy'),
-  socket: text('HAProxy runtime API: a unix socket path or tcp://host:port'),
+  socket: text(
+    'HAProxy runtime API: a unix socket path (on the ssh host, when ssh is set) or tcp://host:port',
+  ),
+  ssh: balancerSsh(),
   backend: text('the backend whose servers are the hosts'),
   config: text(
     "haproxy's config file, read for inter and timeout check, which the runtime API does not report",

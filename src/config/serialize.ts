@@ -126,6 +126,7 @@ function kindSettings(b: BalancerConfig): RawEntry {
         kind: 'haproxy',
         socket: b.socket,
         backend: b.backend,
+        ...(b.ssh !== undefined && { ssh: { ...b.ssh } }),
         ...(b.config !== undefined && { config: b.config }),
         ...settings,
       };

@@ -58,8 +58,17 @@ export interface AlbBalancerConfig extends BalancerBase {
   readonly region?: string;
 }
 
+/** a balancer's own host, reached over SSH with the fleet's ssh settings (port and user may differ) */
+export interface BalancerSsh {
+  readonly address: string;
+  readonly port?: number;
+  readonly user?: string;
+}
+
 export interface HaproxyBalancerConfig extends BalancerBase {
   readonly kind: 'haproxy';
+  /** the runtime API and config file are on this host, spoken through SSH (stream-local forwarding) */
+  readonly ssh?: BalancerSsh;
   /** unix socket path or `tcp://host:port` */
   readonly socket: string;
   readonly backend: string;
