@@ -11,6 +11,8 @@ const needed: Record<string, string> = {
   sudo: '/usr/bin/sudo',
   // the lab's --balancer nginx (test/e2e/nginx.test.ts)
   'nginx-light': '/usr/sbin/nginx',
+  // the fleet lease's etcd store (scripts/lab/etcd.ts, test/e2e/lease-etcd.test.ts)
+  'etcd-server': '/usr/bin/etcd',
 };
 
 export function missingPackages(): string[] {
