@@ -10,9 +10,20 @@ import type { LeaseStore } from '../rollout/lease/store.js';
 import type { Connections } from './connections.js';
 import { whoAmI } from './connections.js';
 
-/** The default store of deploy.yml's fleet: a piece on every host, over these connections. */
-export function fleetLeaseStore(config: Config, connections: Connections): LeaseStore {
-  return new HostLeaseStore(config.hosts, (h: HostConfig) => connections.agent(h));
+/**
+ * The default store of deploy.yml's fleet: a piece on every host, over these
+ * connections. `skipUnreachable`: a host the network does not reach is left
+ * out of the lease (a rollout's preflight then applies rollout.unreachable to
+ * the hosts it deploys), so a dead host outside `--hosts` never blocks it.
+ */
+export function fleetLeaseStore(
+  config: Config,
+  connections: Connections,
+  { skipUnreachable = false }: { skipUnreachable?: boolean } = {},
+): LeaseStore {
+  return new HostLeaseStore(config.hosts, (h: HostConfig) => connections.agent(h), {
+    skipUnreachable,
+  });
 }
 
 /** `--wait-lease DURATION`, read: undefined when not given (refuse at once). */
@@ -34,6 +45,8 @@ export async function withFleetLease<T>(
     readonly command: string;
     readonly release?: string;
     readonly waitMs: number | undefined;
+    /** leave hosts the network does not reach out of the lease (fleetLeaseStore) */
+    readonly skipUnreachable?: boolean;
   },
   fn: (lease: HeldLease, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
@@ -45,7 +58,9 @@ export async function withFleetLease<T>(
     pid: process.pid,
   });
   const deps = {
-    store: fleetLeaseStore(ctx.config, ctx.connections),
+    store: fleetLeaseStore(ctx.config, ctx.connections, {
+      skipUnreachable: ctx.skipUnreachable ?? false,
+    }),
     clock: systemClock,
     log: ctx.log,
     signal: ctx.signal,
