@@ -10,11 +10,22 @@ import { leaseStoreOf } from '../rollout/lease/stores.js';
 import type { Connections } from './connections.js';
 import { whoAmI } from './connections.js';
 
-/** deploy.yml's store of the fleet lease; the hosts store reaches the hosts over these connections. */
-export function fleetLeaseStore(config: Config, connections: Connections): Promise<LeaseStore> {
+/**
+ * deploy.yml's store of the fleet lease; the hosts store reaches the hosts
+ * over these connections. `skipUnreachable`: a host the network does not
+ * reach is left out of the lease (a rollout's preflight then applies
+ * rollout.unreachable to the hosts it deploys), so a dead host outside
+ * `--hosts` never blocks it.
+ */
+export function fleetLeaseStore(
+  config: Config,
+  connections: Connections,
+  { skipUnreachable = false }: { skipUnreachable?: boolean } = {},
+): Promise<LeaseStore> {
   return leaseStoreOf(config, {
     agentOf: (h: HostConfig) => connections.agent(h),
     env: process.env,
+    skipUnreachable,
   });
 }
 
@@ -37,6 +48,8 @@ export async function withFleetLease<T>(
     readonly command: string;
     readonly release?: string;
     readonly waitMs: number | undefined;
+    /** leave hosts the network does not reach out of the lease (fleetLeaseStore) */
+    readonly skipUnreachable?: boolean;
   },
   fn: (lease: HeldLease, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
@@ -48,7 +61,9 @@ export async function withFleetLease<T>(
     pid: process.pid,
     process: thisProcess(process.pid),
   });
-  const store = await fleetLeaseStore(ctx.config, ctx.connections);
+  const store = await fleetLeaseStore(ctx.config, ctx.connections, {
+    skipUnreachable: ctx.skipUnreachable ?? false,
+  });
   const deps = {
     store,
     clock: systemClock,

@@ -9,6 +9,7 @@ import { makePlan, rollout } from '../rollout/run-rollout.js';
 import { resolveRollback } from '../rollout/rollback-target.js';
 import type { RolloutDeps, RolloutOptions } from '../rollout/types.js';
 import { systemClock } from '../clock.js';
+import { SkippedHostsError } from '../errors.js';
 import {
   renderInvariants,
   renderTimeline,
@@ -166,7 +167,15 @@ async function run(
     }
     // bad input is one line before anything, the fleet lease included
     if (mode.kind === 'rollout') await checkRolloutArtifact(config, release, flags.artifact);
-    const lease = { config, connections, log: out, signal: interrupt.signal, waitMs };
+    // a dead host outside the plan never blocks it; one inside is preflight's (rollout.unreachable)
+    const lease = {
+      config,
+      connections,
+      log: out,
+      signal: interrupt.signal,
+      waitMs,
+      skipUnreachable: true,
+    };
     const command = mode.kind;
     await withFleetLease({ ...lease, command, release }, async (held, signal) => {
       if (held.waited && mode.kind === 'rollout' && config.rollout.superseded === 'skip') {
@@ -203,6 +212,12 @@ async function run(
         }),
       });
       if (!result.ok) throw rolloutFailure(result, failureMessage(result));
+      // every host reached was deployed; CI decides what the skipped ones mean (exit 4)
+      if (result.skipped && result.skipped.length > 0)
+        throw new SkippedHostsError(
+          result.skipped.map((s) => s.host),
+          result.release,
+        );
     });
   } finally {
     interrupt.dispose();

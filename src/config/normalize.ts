@@ -62,6 +62,8 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       maxTimeBack: rollout.max_time_back,
       onFailure: rollout.on_failure,
       superseded: rollout.superseded,
+      unreachable: rollout.unreachable,
+      maxUnreachable: rollout.max_unreachable,
       allowDowntime: rollout.allow_downtime,
       ...(rollout.artifact !== undefined && { artifact: local(rollout.artifact) }),
       keepReleases: rollout.keep_releases,

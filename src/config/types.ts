@@ -115,6 +115,10 @@ export type Batch =
   | { readonly kind: 'count'; readonly count: number }
   | { readonly kind: 'percent'; readonly percent: number };
 
+export type MaxUnreachable =
+  | { readonly kind: 'count'; readonly count: number }
+  | { readonly kind: 'percent'; readonly percent: number };
+
 export interface RolloutConfig {
   readonly batch: Batch;
   readonly minHealthy: number;
@@ -127,6 +131,10 @@ export interface RolloutConfig {
   readonly onFailure: 'stop' | 'rollback';
   /** a job that waited for the fleet lease behind a newer release: deploy anyway, or skip */
   readonly superseded: 'deploy' | 'skip';
+  /** a host of the plan the network does not reach in preflight: refuse, or leave it out (exit 4) */
+  readonly unreachable: 'fail' | 'skip';
+  /** with `skip`: how many hosts of the plan may be left out (a count, or a percentage rounded down) */
+  readonly maxUnreachable: MaxUnreachable;
   /** said explicitly: nothing may serve during a batch (one host); the capacity guard stands aside */
   readonly allowDowntime: boolean;
   /** a local .tar.gz, .tgz or directory; `{release}` is replaced by the release id */

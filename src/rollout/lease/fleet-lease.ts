@@ -73,6 +73,14 @@ export async function takeLease(
           fields: { holder: old.lease, heartbeat_age_ms: old.ageMs, expired },
         });
       }
+      for (const s of take.skipped ?? [])
+        log.emit({
+          level: 'warn',
+          event: 'lease.skipped',
+          host: s.where,
+          message: `${s.where} unreachable: the fleet lease is held without its piece, taken when it answers again (${s.reason})`,
+          fields: { reason: s.reason },
+        });
       // a line of its own only after a wait: a routine take (and release) is debug, so a
       // command that stops at bad input after it still says one line
       log.emit({
@@ -182,6 +190,13 @@ function hold(deps: LeaseDeps, request: LeaseRequest, behind: readonly HeldPiece
         lost.abort(new BlockedError(`lost the fleet lease on ${renewed.where}${by}`));
         return;
       }
+      for (const where of renewed?.ok ? (renewed.rejoined ?? []) : [])
+        log.emit({
+          level: 'info',
+          event: 'lease.rejoined',
+          host: where,
+          message: `${where} answers again: took its piece of the fleet lease`,
+        });
       if (renewed && renewed.unreachable.length > 0)
         log.emit({
           level: 'warn',
