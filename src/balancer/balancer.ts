@@ -51,6 +51,8 @@ export interface Balancer {
   failOpenMinimum?(): Promise<FailOpenMinimum>;
   /** ALB: what CloudWatch names its target group by, for the rollout's receipt */
   metricsTarget?(): Promise<MetricsTarget>;
+  /** HAProxy: the text of its config file (`config:`), read where it is; undefined without one */
+  configText?(): Promise<string | undefined>;
   /** HAProxy: call `listener` on each reload seen (after the states handoff set are back); returns the unsubscribe */
   onReload?(listener: (reload: BalancerReload) => void): () => void;
   close(): Promise<void>;

@@ -7,6 +7,8 @@ import type { Output } from './output.js';
 /** One balancer's settings for `deploy check`, and where they were read. */
 export interface CheckedSettings extends NamedSettings {
   readonly source: string;
+  /** --live: the balancer's config file as it read it, where it is (over SSH for one on its own host) */
+  readonly configText?: string;
 }
 
 /**
@@ -39,7 +41,13 @@ async function liveOf(entry: BalancerEntry, config: Config, out: Output) {
   ]);
   const balancer = await createOne(entry, { clock: systemClock, log: out, ssh: config.ssh });
   try {
-    return { settings: await balancer.settings(), source: `live from the ${entry.kind} balancer` };
+    const settings = await balancer.settings();
+    const configText = await balancer.configText?.();
+    return {
+      settings,
+      source: `live from the ${entry.kind} balancer`,
+      ...(configText !== undefined && { configText }),
+    };
   } finally {
     await balancer.close();
   }
@@ -86,10 +94,12 @@ export async function pairWarnings(
         `${first.name} and ${other.name} (backend ${other.backend}) check differently (${differ.join(', ')}): the slower one sets the bounds; give both the same settings so a drain is seen at once`,
       );
   }
+  const texts = new Map(settings.map((s) => [s.name, s.configText]));
   if (config.drain.method === 'deregister')
-    // a balancer on its own host: its file is there (the adapter reads it over SSH for the settings)
-    for (const h of haproxies.filter((b) => b.ssh === undefined)) {
-      const why = await serverStateMissing(h.config);
+    for (const h of haproxies) {
+      // as --live read it (over SSH, for one on its own host), else the file here
+      const text = texts.get(h.name) ?? (h.ssh ? undefined : await readLocal(h.config));
+      const why = serverStateMissing(h.config, text);
       if (why)
         warnings.push(
           `${h.name}: drain.method deregister ${why}: a reload during a deploy puts a drained server back in rotation; set server-state-file and load-server-state-from-file (docs/balancers.md)`,
@@ -98,10 +108,16 @@ export async function pairWarnings(
   return warnings;
 }
 
-async function serverStateMissing(file: string | undefined): Promise<string | undefined> {
-  if (file === undefined)
+function readLocal(file: string | undefined): Promise<string> | undefined {
+  return file === undefined ? undefined : readFile(file, 'utf8').catch(() => '');
+}
+
+function serverStateMissing(
+  file: string | undefined,
+  text: string | undefined,
+): string | undefined {
+  if (file === undefined || text === undefined)
     return 'and no balancer config file to tell whether a server-state file is kept';
-  const text = await readFile(file, 'utf8').catch(() => '');
   const lines = text.split('\n').map((l) => l.replace(/#.*/, '').trim());
   const has = (word: string) => lines.some((l) => l.split(/\s+/)[0] === word);
   if (has('server-state-file') && has('load-server-state-from-file')) return undefined;

@@ -1,3 +1,4 @@
+import type { Balancer } from '../balancer/balancer.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
 import { countsOf } from '../evidence/counts.js';
@@ -20,12 +21,18 @@ export async function canaryTrafficWarnings(
   config: Config,
   clock: Clock,
   wait: (ms: number) => Promise<void>,
-  sourceOf: (config: Config, clock: Clock) => EvidenceSource | undefined = receiptSource,
+  /** the run's balancers, through which an HAProxy on its own host is counted (over SSH) */
+  balancer?: () => Promise<Balancer>,
+  sourceOf: (
+    config: Config,
+    clock: Clock,
+    balancer?: () => Promise<Balancer>,
+  ) => EvidenceSource | undefined = receiptSource,
 ): Promise<string[]> {
   const canary = config.rollout.canary;
   const j = config.rollout.judgement;
   if (!canary || !j || j.source !== 'balancer') return [];
-  const source = sourceOf(config, clock);
+  const source = sourceOf(config, clock, balancer);
   if (!source) return [];
   const hosts = config.hosts.map((h) => h.name);
   let window;

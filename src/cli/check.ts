@@ -12,7 +12,8 @@ import {
   slowestModel,
   timingBaseFromConfig,
 } from '../timing/index.js';
-import { pairWarnings, settingsOfBalancers } from './check-balancers.js';
+import { pairWarnings, settingsOfBalancers, type CheckedSettings } from './check-balancers.js';
+import type { Balancer } from '../balancer/balancer.js';
 import { stopProofMethods } from '../host/stop-proof.js';
 import {
   killedAtLastStop,
@@ -48,6 +49,28 @@ function renderStopProofs(lines: readonly StopProofLine[], stopTimeout: number):
       `  ${l.service.padEnd(width)}  ${l.proven ? l.by.join(', ') : 'NOT proven (stop_proof: false): a stop that exits 0 is taken at its word'}`,
   );
   return [`stop proof: after stop, within ${stopTimeout / 1000}s`, ...rows].join('\n');
+}
+
+/** --live's warnings; the canary's estimate counts through the balancers (over SSH for one on its own host) */
+async function liveWarnings(
+  config: Config,
+  each: readonly CheckedSettings[],
+  out: Output,
+  wait: (ms: number) => Promise<void>,
+): Promise<string[]> {
+  let set: Promise<Balancer> | undefined;
+  const balancer = () =>
+    (set ??= import('../balancer/create.js').then(({ createBalancer }) =>
+      createBalancer(config, { clock: systemClock, log: out }),
+    ));
+  try {
+    return [
+      ...(await pairWarnings(config, each)),
+      ...(await canaryTrafficWarnings(config, systemClock, wait, balancer)),
+    ];
+  } finally {
+    await set?.then((b) => b.close()).catch(() => undefined);
+  }
 }
 
 /** Print the timeline and the invariants; throw InvariantError (exit 1) when one fails. */
@@ -87,12 +110,7 @@ export async function runCheck(
     if (several) out.text(`invariants on ${m.name}:`);
     out.text(renderInvariants(m.model.invariants));
   }
-  const warnings = options.live
-    ? [
-        ...(await pairWarnings(config, each)),
-        ...(await canaryTrafficWarnings(config, systemClock, options.wait ?? sleep)),
-      ]
-    : [];
+  const warnings = options.live ? await liveWarnings(config, each, out, options.wait ?? sleep) : [];
   for (const message of warnings) out.emit({ level: 'warn', event: 'check.balancers', message });
   const proofs = stopProofs(config);
   out.text('');

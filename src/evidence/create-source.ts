@@ -1,5 +1,7 @@
 import path from 'node:path';
 import type { Balancer } from '../balancer/balancer.js';
+import { HaproxyBalancer } from '../balancer/haproxy/adapter.js';
+import { membersOf } from '../balancer/set.js';
 import type { Clock } from '../clock.js';
 import { cloudWatchCounts, metricsGroups, type CloudWatchCounts } from './cloudwatch-receipt.js';
 import type { Config } from '../config/types.js';
@@ -16,17 +18,26 @@ import { SumCountSource } from './sum-source.js';
  * reached nowhere. Every balancer in front of the fleet must be an HAProxy:
  * of a pair, each instance sees only its share, so the receipt is their sum;
  * with an ALB among them the receipt would miss its traffic, and there is
- * none (any source still judges a canary).
+ * none (any source still judges a canary). An HAProxy on its own host
+ * (`ssh:`) is read through the run's balancer, over the SSH connection it
+ * holds: without `balancer` there is no receipt, not half of one.
  */
-export function receiptSource(config: Config, clock: Clock): EvidenceSource | undefined {
+export function receiptSource(
+  config: Config,
+  clock: Clock,
+  balancer?: () => Promise<Balancer>,
+): EvidenceSource | undefined {
   const each = config.balancers.flatMap((b) => (b.kind === 'haproxy' ? [b] : []));
   if (each.length === 0 || each.length < config.balancers.length) return undefined;
-  // the counters of an HAProxy on its own host are not read over SSH yet: no receipt, not half of one
-  if (each.some((b) => b.ssh !== undefined)) return undefined;
+  if (!balancer && each.some((b) => b.ssh !== undefined)) return undefined;
   const sources = each.map((b) => {
     const where = { socket: b.socket, backend: b.backend };
+    const read =
+      b.ssh && balancer
+        ? async () => readHaproxyCounters({ ...where, address: await runtimeOf(balancer, b.name) })
+        : () => readHaproxyCounters(where);
     // a wave's hosts open and close their windows about at once: one read serves those that come together
-    const counters = new FreshRead(() => readHaproxyCounters(where));
+    const counters = new FreshRead(read);
     return new HaproxyCountSource(
       () => counters.get(),
       new Map(config.hosts.map((h) => [h.name, b.targets[h.name] ?? h.target])),
@@ -38,15 +49,23 @@ export function receiptSource(config: Config, clock: Clock): EvidenceSource | un
   return sources.length === 1 ? sources[0] : new SumCountSource(sources);
 }
 
+/** the runtime API of the run's HAProxy named `name`, as it reaches it (over its SSH connection) */
+async function runtimeOf(balancer: () => Promise<Balancer>, name: string) {
+  const member = membersOf(await balancer()).find((m) => m.name === name);
+  if (member?.balancer instanceof HaproxyBalancer) return member.balancer.runtime;
+  throw new Error(`balancer ${name} is not an haproxy of this run`);
+}
+
 export function judgementSource(
   config: Config,
   clock: Clock,
   readHost?: ReadHost,
+  balancer?: () => Promise<Balancer>,
 ): { source: EvidenceSource } | { missing: string } {
   const j = config.rollout.judgement;
   const source = j?.source ?? 'balancer';
   if (source === 'balancer') {
-    const s = receiptSource(config, clock);
+    const s = receiptSource(config, clock, balancer);
     return s ? { source: s } : { missing: 'source balancer needs every balancer to be an haproxy' };
   }
   if (source === 'command' && j?.command !== undefined)
@@ -83,7 +102,7 @@ export function evidenceDeps(
   readHost?: ReadHost,
   balancer?: () => Promise<Balancer>,
 ): EvidenceDeps {
-  const receipt = receiptSource(config, clock);
+  const receipt = receiptSource(config, clock, balancer);
   const albs = config.balancers.some((b) => b.kind === 'alb');
   const names = config.balancers.map((b) => b.name);
   return {
@@ -93,6 +112,6 @@ export function evidenceDeps(
       balancer && {
         cloudWatch: cloudWatchCounts(async () => metricsGroups(await balancer(), names), clock),
       }),
-    judgement: () => judgementSource(config, clock, readHost),
+    judgement: () => judgementSource(config, clock, readHost, balancer),
   };
 }

@@ -1,5 +1,9 @@
 import { OperationError } from '../errors.js';
-import { parseSocketAddress, describeAddress } from '../balancer/haproxy/address.js';
+import {
+  parseSocketAddress,
+  describeAddress,
+  type SocketAddress,
+} from '../balancer/haproxy/address.js';
 import { runCommands } from '../balancer/haproxy/batch.js';
 import { garbage } from '../balancer/haproxy/runtime-api.js';
 import { parseCounters, type HaproxyCounters } from './haproxy-counters.js';
@@ -7,6 +11,8 @@ import { parseCounters, type HaproxyCounters } from './haproxy-counters.js';
 export interface HaproxyCounterSocket {
   /** balancer.socket: a unix path or tcp://host:port */
   readonly socket: string;
+  /** the runtime API as the run's balancer reaches it (over SSH, for one on its own host); else `socket` here */
+  readonly address?: SocketAddress;
   readonly backend: string;
   readonly timeoutMs?: number;
 }
@@ -19,7 +25,7 @@ export interface HaproxyCounterSocket {
  * two in turn: a receipt's window is read on each host's path, before its unlock.
  */
 export async function readHaproxyCounters(where: HaproxyCounterSocket): Promise<HaproxyCounters> {
-  const address = parseSocketAddress(where.socket);
+  const address = where.address ?? parseSocketAddress(where.socket);
   const options = where.timeoutMs !== undefined ? { timeoutMs: where.timeoutMs } : {};
   const [info, stat] = await runCommands(address, ['show info', 'show stat'], options);
   const parsed = parseCounters(stat, info, where.backend);

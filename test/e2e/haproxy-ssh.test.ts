@@ -43,6 +43,16 @@ describe('a rollout through an HAProxy pair with one instance over SSH', () => {
       expect(report.failed, `${name}: ${formatReport(report)}`).toBe(0);
     }
     expect(await liveReleases((args) => fleet.deploy(args))).toEqual(['r2', 'r2', 'r2']);
+    // lb-b's counters are read over its SSH connection: the receipt sums both instances
+    const all = reports.reduce((n, x) => n + x.report.total, 0);
+    const receipt =
+      /^lb-a \(haproxy be_lab\) \+ lb-b \(haproxy be_lab\) saw 0 failed of ([\d ]+) requests in all during the rollout$/m.exec(
+        r.stdout,
+      );
+    expect(receipt, r.stdout).not.toBeNull();
+    const counted = Number(receipt?.[1]?.replaceAll(' ', ''));
+    expect(counted).toBeGreaterThan(0);
+    expect(counted).toBeLessThanOrEqual(all);
   });
 
   it('names the host and sshd setting when the socket is not there', async () => {

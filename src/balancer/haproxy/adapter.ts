@@ -50,6 +50,11 @@ export class HaproxyBalancer implements Balancer {
     );
   }
 
+  /** the runtime API as this balancer reaches it: the receipt reads its counters through the same connection */
+  get runtime(): SocketAddress {
+    return this.address;
+  }
+
   async states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
     const { servers, stats } = await this.rows.get();
     const result = new Map<string, TargetState>();
@@ -89,6 +94,11 @@ export class HaproxyBalancer implements Balancer {
       );
     }
     return combined.settings;
+  }
+
+  async configText(): Promise<string | undefined> {
+    const file = this.config.config;
+    return file === undefined ? undefined : this.readConfig(file);
   }
 
   async deregister(target: string): Promise<void> {

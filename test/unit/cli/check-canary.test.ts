@@ -56,6 +56,7 @@ describe('deploy check --live: can the canary see min_requests in its bake?', ()
       withCanary(60_000, 200),
       new FakeClock(),
       wait,
+      undefined,
       counting(6),
     );
     expect(waited).toContain(SAMPLE_MS);
@@ -66,18 +67,28 @@ describe('deploy check --live: can the canary see min_requests in its bake?', ()
 
   it('says nothing when the bake gets enough', async () => {
     expect(
-      await canaryTrafficWarnings(withCanary(300_000), new FakeClock(), wait, counting(6)),
+      await canaryTrafficWarnings(
+        withCanary(300_000),
+        new FakeClock(),
+        wait,
+        undefined,
+        counting(6),
+      ),
     ).toEqual([]);
   });
 
   it('says nothing without a canary, or with another source', async () => {
     const none = testConfig({}, 4);
-    expect(await canaryTrafficWarnings(none, new FakeClock(), wait, counting(0))).toEqual([]);
+    expect(
+      await canaryTrafficWarnings(none, new FakeClock(), wait, undefined, counting(0)),
+    ).toEqual([]);
     const c = withCanary(60_000);
     const service: Config = {
       ...c,
       rollout: { ...c.rollout, judgement: { ...c.rollout.judgement!, source: 'service' } },
     };
-    expect(await canaryTrafficWarnings(service, new FakeClock(), wait, counting(0))).toEqual([]);
+    expect(
+      await canaryTrafficWarnings(service, new FakeClock(), wait, undefined, counting(0)),
+    ).toEqual([]);
   });
 });

@@ -61,4 +61,26 @@ describe('deploy check --live: what it warns of beside the invariants', () => {
     // drain.method health undoes nothing on a reload: no warning
     expect(await pairWarnings(pairConfig('health', [none, none]), same)).toEqual([]);
   });
+
+  it('an HAProxy on its own host (ssh:): judged by the config --live read there, never by a file here', async () => {
+    const base = pairConfig('deregister', ['/etc/haproxy/haproxy.cfg', '/etc/haproxy/haproxy.cfg']);
+    const config: Config = {
+      ...base,
+      balancers: base.balancers.map((b) => ({ ...b, ssh: { address: `${b.name}.internal` } })),
+    };
+    const kept =
+      'global\n  server-state-file /var/lib/haproxy/state\ndefaults\n  load-server-state-from-file global\n';
+    const read = [same[0]!, { ...same[1]!, configText: kept }];
+    expect(await pairWarnings(config, read)).toEqual([
+      'lb-a: drain.method deregister and no balancer config file to tell whether a server-state file is kept: a reload during a deploy puts a drained server back in rotation; set server-state-file and load-server-state-from-file (docs/balancers.md)',
+    ]);
+    expect(
+      await pairWarnings(config, [
+        { ...same[0]!, configText: 'defaults\n  mode http\n' },
+        read[1]!,
+      ]),
+    ).toEqual([
+      'lb-a: drain.method deregister without a server-state file in /etc/haproxy/haproxy.cfg: a reload during a deploy puts a drained server back in rotation; set server-state-file and load-server-state-from-file (docs/balancers.md)',
+    ]);
+  });
 });

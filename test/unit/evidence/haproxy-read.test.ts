@@ -6,6 +6,11 @@ import { parseCounters } from '../../../src/evidence/haproxy-counters.js';
 import { readHaproxyCounters } from '../../../src/evidence/haproxy-read.js';
 import { info, statAfterTraffic } from './fixtures/haproxy-2.6-counters.js';
 import { scratchDir } from '../../support/scratch.js';
+import { HaproxyBalancer } from '../../../src/balancer/haproxy/adapter.js';
+import { BalancerSet } from '../../../src/balancer/set.js';
+import { receiptSource } from '../../../src/evidence/create-source.js';
+import { testConfig } from '../../support/config.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -61,6 +66,50 @@ describe("readHaproxyCounters: one snapshot of a backend's counters", () => {
         /answered "Permission denied" to 'show stat'/,
       );
     } finally {
+      await api.close();
+    }
+  });
+});
+
+describe('the receipt of an HAProxy on its own host (ssh:)', () => {
+  // the entry's socket is a path on lb-1, not here: only the run's balancer reaches it
+  const entry = {
+    name: 'lb-b',
+    kind: 'haproxy' as const,
+    ssh: { address: 'lb-1.internal' },
+    socket: '/nowhere/here/admin.sock',
+    backend: 'be',
+    targets: { 'web-1': 's1', 'web-2': 's2', 'web-3': 's2' },
+  };
+  const config = testConfig({ balancers: [entry] });
+
+  it('has none without the run’s balancer to read through (no half receipt)', () => {
+    expect(receiptSource(config, new FakeClock())).toBeUndefined();
+  });
+
+  it('reads the counters through the run’s balancer, over the connection it holds', async () => {
+    const api = await runtimeApi({ 'show info': info, 'show stat': statAfterTraffic });
+    // the run's balancer: here it reaches the socket locally, as over SSH it reaches lb-1's
+    const run = new BalancerSet([
+      {
+        name: 'lb-b',
+        balancer: new HaproxyBalancer({ kind: 'haproxy', socket: api.socket, backend: 'be' }),
+        targets: new Map(),
+      },
+    ]);
+    try {
+      const source = receiptSource(config, new FakeClock(), () => Promise.resolve(run));
+      if (!source) throw new Error('no receipt source');
+      const window = await source.open(['web-1']);
+      const counts = await window.read(['web-1']);
+      // the same snapshot twice: s1 counted, nothing in between
+      expect(counts.get('web-1')).toMatchObject({
+        kind: 'counted',
+        counts: { requests: 0, failed: 0 },
+      });
+      expect(api.received).toEqual(['show info;show stat', 'show info;show stat']);
+    } finally {
+      await run.close();
       await api.close();
     }
   });
