@@ -40,6 +40,11 @@ export interface HealthCheckSettings {
   readonly deregistrationDelay?: Duration;
   readonly slowStart?: Duration;
   readonly idleTimeout?: Duration;
+  /**
+   * HAProxy: where its config sets `on-marked-down shutdown-sessions` (file and
+   * line): a server marked down has every session on it killed
+   */
+  readonly shutdownSessionsOnDown?: string;
 }
 
 interface BalancerBase {

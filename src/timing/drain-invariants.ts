@@ -83,10 +83,34 @@ function checkTimeout({ settings }: TimingInput): Invariant {
   };
 }
 
+/**
+ * HAProxy's `on-marked-down shutdown-sessions` kills every session on a server
+ * the checks mark down. With drain.method health the drain's 503 is what marks
+ * it down: the sessions the overlap keeps serving die at once. With deregister
+ * the server is marked down only when its services stop, so it cuts off what
+ * a graceful stop would have finished: a warning.
+ */
+function sessionsKept({ settings, drain }: TimingInput): Invariant | undefined {
+  const where = settings.shutdownSessionsOnDown;
+  if (where === undefined) return undefined;
+  const health = drain.method === 'health';
+  const when = health
+    ? "the drain's 503 marks the server down, and haproxy kills the sessions the overlap keeps serving"
+    : 'the stopping services fail their checks, and haproxy kills the sessions a graceful stop would finish';
+  return {
+    id: 'sessions-kept',
+    severity: health ? 'error' : 'warning',
+    ok: false,
+    message: `on-marked-down shutdown-sessions at ${where}: ${when}; remove on-marked-down shutdown-sessions there and reload haproxy`,
+  };
+}
+
 /** The invariants of one host's drain → stop sequence. */
 export function drainInvariants(input: TimingInput): Invariant[] {
   const out = [drainBeforeStop(input), requestBeforeKill(input)];
   if (input.drain.method === 'deregister') out.push(deregistrationDelay(input));
   out.push(checkTimeout(input));
+  const sessions = sessionsKept(input);
+  if (sessions) out.push(sessions);
   return out;
 }

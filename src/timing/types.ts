@@ -58,6 +58,7 @@ export type InvariantId =
   | 'request-before-kill'
   | 'deregistration-delay'
   | 'check-timeout'
+  | 'sessions-kept'
   | 'capacity'
   | 'keep-alive'
   | 'time-back'

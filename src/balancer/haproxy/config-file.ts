@@ -13,6 +13,8 @@ export interface ServerCheck {
   readonly fall: number;
   readonly rise: number;
   readonly slowstart?: number;
+  /** `on-marked-down shutdown-sessions`: where it is set (`line N: …`), on the server or a default-server */
+  readonly shutdownSessions?: string;
 }
 
 export interface BackendChecks {
@@ -45,7 +47,8 @@ export function readBackendChecks(
   let servers: Map<string, ServerCheck> | undefined;
   let found: { scope: Scope; servers: Map<string, ServerCheck> } | undefined;
 
-  for (const raw of text.split('\n')) {
+  for (const [index, raw] of text.split('\n').entries()) {
+    const at = `line ${index + 1}: ${raw.trim()}`;
     const words = tokens(raw);
     const [keyword, ...args] = words;
     if (keyword === undefined) continue;
@@ -76,11 +79,11 @@ export function readBackendChecks(
       if (ms === undefined) return { ok: false, reason: `unreadable line: ${raw.trim()}` };
       current.timeoutCheck = ms;
     } else if (keyword === 'default-server') {
-      const parsed = serverKeywords(args);
+      const parsed = serverKeywords(args, at);
       if (!parsed.ok) return { ok: false, reason: `${parsed.reason} in: ${raw.trim()}` };
       current.server = { ...current.server, ...parsed.values };
     } else if (keyword === 'server' && servers) {
-      const parsed = serverKeywords(args.slice(2));
+      const parsed = serverKeywords(args.slice(2), at);
       if (!parsed.ok || args[0] === undefined) {
         return { ok: false, reason: `${parsed.ok ? 'no name' : parsed.reason} in: ${raw.trim()}` };
       }
@@ -91,6 +94,7 @@ export function readBackendChecks(
         fall: s.fall ?? haproxyDefaults.fall,
         rise: s.rise ?? haproxyDefaults.rise,
         ...(s.slowstart !== undefined ? { slowstart: s.slowstart } : {}),
+        ...(s.shutdownSessions !== undefined ? { shutdownSessions: s.shutdownSessions } : {}),
       });
     }
   }
@@ -104,13 +108,18 @@ export function readBackendChecks(
 
 function serverKeywords(
   args: readonly string[],
+  /** the line, for what must name where it was set */
+  at: string,
 ): { ok: true; values: Partial<ServerCheck> } | { ok: false; reason: string } {
   const values: { -readonly [K in keyof ServerCheck]?: ServerCheck[K] } = {};
   for (let i = 0; i < args.length; i++) {
     const word = args[i];
     const value = args[i + 1];
     if (word === 'check') values.check = true;
-    else if (word === 'no-check') values.check = false;
+    else if (word === 'on-marked-down' && value === 'shutdown-sessions') {
+      values.shutdownSessions = at;
+      i++;
+    } else if (word === 'no-check') values.check = false;
     else if (word === 'inter' || word === 'slowstart') {
       const ms = parseTime(value);
       if (ms === undefined) return { ok: false, reason: `bad ${word} ${value ?? ''}` };

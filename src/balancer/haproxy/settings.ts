@@ -67,6 +67,7 @@ export function combineSettings(
   // here: counting it would make `deploy infra apply` never agree with itself)
   const timeout = checks.timeoutCheck ?? interval;
   const slowStarts = servers.map((s) => s.slowstart).filter((s) => s !== undefined);
+  const kills = servers.find((s) => s.shutdownSessions !== undefined)?.shutdownSessions;
   return {
     ok: true,
     settings: {
@@ -81,6 +82,7 @@ export function combineSettings(
         1,
       ),
       ...(slowStarts.length > 0 ? { slowStart: max(slowStarts, 0) } : {}),
+      ...(kills !== undefined && { shutdownSessionsOnDown: `${path} ${kills}` }),
     },
   };
 }

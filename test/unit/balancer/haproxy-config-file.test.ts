@@ -24,6 +24,29 @@ backend be_app
     });
   });
 
+  it('names the line that sets on-marked-down shutdown-sessions, on a default-server or a server', () => {
+    const text = `backend be_app
+  default-server inter 1s on-marked-down shutdown-sessions
+  server web-1 10.0.0.1:80 check
+backend be_other
+  server x 10.0.0.9:80 check
+`;
+    expect(checks(text).servers['web-1']).toEqual({
+      check: true,
+      inter: 1000,
+      fall: 3,
+      rise: 2,
+      shutdownSessions: 'line 2: default-server inter 1s on-marked-down shutdown-sessions',
+    });
+    const own =
+      'backend be_app\n  server web-1 10.0.0.1:80 check on-marked-down shutdown-sessions\n';
+    expect(checks(own).servers['web-1']?.shutdownSessions).toBe(
+      'line 2: server web-1 10.0.0.1:80 check on-marked-down shutdown-sessions',
+    );
+    // another backend's servers are not this one's
+    expect(checks(text, 'be_other').servers['x']?.shutdownSessions).toBeUndefined();
+  });
+
   it("uses haproxy's own defaults for what is not written", () => {
     expect(checks('backend be_app\n  server web-1 10.0.0.1:80 check\n').servers['web-1']).toEqual({
       check: true,

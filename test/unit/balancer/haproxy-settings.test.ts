@@ -39,6 +39,21 @@ describe('the settings of an haproxy backend', () => {
     });
   });
 
+  it("carry the file and line of a checked server's on-marked-down shutdown-sessions", () => {
+    const at = 'line 9: server web-2 10.0.0.3:80 check on-marked-down shutdown-sessions';
+    const result = combineSettings(
+      'be_app',
+      [],
+      file({ 'web-1': server(), 'web-2': server({ shutdownSessions: at }) }),
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      settings: { shutdownSessionsOnDown: `/etc/haproxy/haproxy.cfg ${at}` },
+    });
+    const none = combineSettings('be_app', [], file({ 'web-1': server() }));
+    expect(none.ok && none.settings.shutdownSessionsOnDown).toBeUndefined();
+  });
+
   it('use inter as the timeout when the file sets no timeout check', () => {
     const result = combineSettings('be_app', [], file({ 'web-1': server() }));
     expect(result).toMatchObject({ ok: true, settings: { timeout: 5000 } });

@@ -101,7 +101,7 @@ describe('the receipt of an HAProxy on its own host (ssh:)', () => {
       const source = receiptSource(config, new FakeClock(), () => Promise.resolve(run));
       if (!source) throw new Error('no receipt source');
       const window = await source.open(['web-1']);
-      const counts = await window.read(['web-1']);
+      const counts = await window.read();
       // the same snapshot twice: s1 counted, nothing in between
       expect(counts.get('web-1')).toMatchObject({
         kind: 'counted',

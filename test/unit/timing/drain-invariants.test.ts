@@ -139,3 +139,31 @@ describe('check-timeout', () => {
     });
   });
 });
+
+describe('sessions-kept', () => {
+  const where = '/etc/haproxy/haproxy.cfg line 12: default-server on-marked-down shutdown-sessions';
+
+  it("is not there when the balancer's config says nothing of it", () => {
+    expect(timingModel(input()).invariants.map((i) => i.id)).not.toContain('sessions-kept');
+  });
+
+  it("fails as an error with drain.method health: the drain's 503 kills the sessions the overlap serves", () => {
+    const model = timingModel(input({ settings: { shutdownSessionsOnDown: where } }));
+    expect(only(model, 'sessions-kept')).toEqual({
+      id: 'sessions-kept',
+      severity: 'error',
+      ok: false,
+      message: `on-marked-down shutdown-sessions at ${where}: the drain's 503 marks the server down, and haproxy kills the sessions the overlap keeps serving; remove on-marked-down shutdown-sessions there and reload haproxy`,
+    });
+  });
+
+  it('warns with drain.method deregister: only the stop marks the server down', () => {
+    const model = timingModel(
+      input({
+        settings: { shutdownSessionsOnDown: where, deregistrationDelay: s(30) },
+        drain: { method: 'deregister' },
+      }),
+    );
+    expect(only(model, 'sessions-kept')).toMatchObject({ severity: 'warning', ok: false });
+  });
+});
