@@ -24,7 +24,7 @@ export async function createBalancer(config: Config, deps: BalancerDeps): Promis
 export async function createOne(entry: BalancerEntry, deps: BalancerDeps): Promise<Balancer> {
   switch (entry.kind) {
     case 'alb': {
-      const { createAlbBalancer } = await import('./alb.js');
+      const { createAlbBalancer } = await import('./alb/adapter.js');
       return createAlbBalancer(entry, deps);
     }
     case 'haproxy': {
@@ -36,7 +36,7 @@ export async function createOne(entry: BalancerEntry, deps: BalancerDeps): Promi
       return new NginxBalancer(entry);
     }
     case 'static': {
-      const { StaticBalancer } = await import('./static.js');
+      const { StaticBalancer } = await import('./static/adapter.js');
       return new StaticBalancer(entry);
     }
   }

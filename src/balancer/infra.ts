@@ -62,8 +62,8 @@ async function applyOne(
   }
   if (balancer.kind === 'alb') {
     const [{ createAlbBalancer }, { applyAlbInfra }] = await Promise.all([
-      import('./alb.js'),
-      import('./alb-infra.js'),
+      import('./alb/adapter.js'),
+      import('./alb/infra.js'),
     ]);
     const alb = await createAlbBalancer(balancer, deps);
     try {

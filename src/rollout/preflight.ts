@@ -1,4 +1,4 @@
-import { parseTarget } from '../balancer/alb-targets.js';
+import { parseTarget } from '../balancer/alb/targets.js';
 import type { TargetState } from '../balancer/balancer.js';
 import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import { stateAt } from '../balancer/set-states.js';

@@ -1,6 +1,6 @@
 import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { albClientOptions } from '../../../src/balancer/alb.js';
+import { albClientOptions } from '../../../src/balancer/alb/adapter.js';
 import type { AlbBalancerConfig } from '../../../src/config/types.js';
 
 const config: AlbBalancerConfig = {

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { planAlbInfra } from '../../../src/balancer/alb-infra.js';
+import { planAlbInfra } from '../../../src/balancer/alb/infra.js';
 import { infraApply } from '../../../src/balancer/infra.js';
 import type { HealthCheckSettings } from '../../../src/config/types.js';
 import { BlockedError, ConfigError } from '../../../src/errors.js';

@@ -6,8 +6,8 @@ import {
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAlbBalancer } from '../../../src/balancer/alb.js';
-import { withRetry } from '../../../src/balancer/alb-retry.js';
+import { createAlbBalancer } from '../../../src/balancer/alb/adapter.js';
+import { withRetry } from '../../../src/balancer/alb/retry.js';
 import type { AlbBalancerConfig } from '../../../src/config/types.js';
 import { BlockedError } from '../../../src/errors.js';
 import { MemoryLog } from '../../../src/log.js';

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAlbBalancer } from '../../../src/balancer/alb.js';
+import { createAlbBalancer } from '../../../src/balancer/alb/adapter.js';
 import type { AlbBalancerConfig } from '../../../src/config/types.js';
 import { BlockedError, ConfigError } from '../../../src/errors.js';
 import { FakeClock } from '../../support/fake-clock.js';

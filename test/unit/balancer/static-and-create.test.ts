@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBalancer } from '../../../src/balancer/create.js';
 import { infraApply } from '../../../src/balancer/infra.js';
-import { StaticBalancer } from '../../../src/balancer/static.js';
+import { StaticBalancer } from '../../../src/balancer/static/adapter.js';
 import type { StaticBalancerConfig } from '../../../src/config/types.js';
 import { OperationError, UsageError } from '../../../src/errors.js';
 import { oneBalancer, testConfig } from '../../support/config.js';

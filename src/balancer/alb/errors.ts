@@ -1,8 +1,8 @@
-import type { AlbBalancerConfig } from '../config/types.js';
-import { BlockedError, ConfigError, OperationError, type HandoffError } from '../errors.js';
+import type { AlbBalancerConfig } from '../../config/types.js';
+import { BlockedError, ConfigError, OperationError, type HandoffError } from '../../errors.js';
 import { awsAccessError, awsMessage } from './aws-errors.js';
-import { iamPermission, type AlbAction } from './alb-permissions.js';
-import { RetriesExhausted } from './alb-retry.js';
+import { iamPermission, type AlbAction } from './permissions.js';
+import { RetriesExhausted } from './retry.js';
 
 /**
  * One clear line for each way an AWS call fails: what was being done, what

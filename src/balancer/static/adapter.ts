@@ -1,6 +1,6 @@
-import type { HealthCheckSettings, StaticBalancerConfig } from '../config/types.js';
-import { OperationError } from '../errors.js';
-import type { Balancer, TargetState } from './balancer.js';
+import type { HealthCheckSettings, StaticBalancerConfig } from '../../config/types.js';
+import { OperationError } from '../../errors.js';
+import type { Balancer, TargetState } from '../balancer.js';
 
 /**
  * A balancer without an API (a managed one handoff cannot reach, or none):

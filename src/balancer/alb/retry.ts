@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../clock.js';
 
 /**
  * The orchestrator's bound on top of the SDK's standard retry strategy: a call

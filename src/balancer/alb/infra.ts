@@ -1,8 +1,8 @@
 import type { ModifyTargetGroupCommandInput } from '@aws-sdk/client-elastic-load-balancing-v2';
-import type { HealthCheckSettings } from '../config/types.js';
-import { ConfigError, type ConfigProblem } from '../errors.js';
-import type { AlbBalancer } from './alb.js';
-import { diffSettings, type SettingChange } from './infra-diff.js';
+import type { HealthCheckSettings } from '../../config/types.js';
+import { ConfigError, type ConfigProblem } from '../../errors.js';
+import type { AlbBalancer } from './adapter.js';
+import { diffSettings, type SettingChange } from '../infra-diff.js';
 
 /**
  * Where each setting lives on AWS. The idle timeout belongs to the load

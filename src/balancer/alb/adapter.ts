@@ -6,15 +6,15 @@ import type {
   TargetHealthDescription,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import type * as sdkTypes from '@aws-sdk/client-elastic-load-balancing-v2';
-import type { AlbBalancerConfig, HealthCheckSettings } from '../config/types.js';
-import { albError } from './alb-errors.js';
-import { attributeMap, toSettings, toTargetState } from './alb-map.js';
-import { isRegistration, targetKey } from './alb-targets.js';
-import type { AlbAction } from './alb-permissions.js';
-import { defaultRetryPolicy, withRetry, type RetryEpisode, type RetryPolicy } from './alb-retry.js';
-import type { Balancer, BalancerDeps, MetricsTarget, TargetState } from './balancer.js';
-import { BlockedError } from '../errors.js';
-import { failOpenMinimum, type FailOpenMinimum } from './fail-open.js';
+import type { AlbBalancerConfig, HealthCheckSettings } from '../../config/types.js';
+import { albError } from './errors.js';
+import { attributeMap, toSettings, toTargetState } from './map.js';
+import { isRegistration, targetKey } from './targets.js';
+import type { AlbAction } from './permissions.js';
+import { defaultRetryPolicy, withRetry, type RetryEpisode, type RetryPolicy } from './retry.js';
+import type { Balancer, BalancerDeps, MetricsTarget, TargetState } from '../balancer.js';
+import { BlockedError } from '../../errors.js';
+import { failOpenMinimum, type FailOpenMinimum } from '../fail-open.js';
 
 type Sdk = typeof sdkTypes;
 

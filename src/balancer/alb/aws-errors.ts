@@ -1,4 +1,4 @@
-import { BlockedError, type HandoffError } from '../errors.js';
+import { BlockedError, type HandoffError } from '../../errors.js';
 
 /** What one AWS call was, for the line that says why it failed. */
 export interface AwsCall {

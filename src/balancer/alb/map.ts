@@ -2,15 +2,9 @@ import type {
   TargetGroup,
   TargetHealthDescription,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
-import type { HealthCheckSettings } from '../config/types.js';
-import type { TargetState } from './balancer.js';
-import {
-  isRegistration,
-  otherPorts,
-  parseTarget,
-  targetKey,
-  type TargetKey,
-} from './alb-targets.js';
+import type { HealthCheckSettings } from '../../config/types.js';
+import type { TargetState } from '../balancer.js';
+import { isRegistration, otherPorts, parseTarget, targetKey, type TargetKey } from './targets.js';
 
 /** Pure translations between the ELBv2 API's shapes and ours. */
 
