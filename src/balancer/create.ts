@@ -1,5 +1,6 @@
 import type { BalancerEntry, Config } from '../config/types.js';
 import type { Balancer, BalancerDeps } from './balancer.js';
+import { kindOf } from './kinds.js';
 import { BalancerSet } from './set.js';
 
 /**
@@ -22,22 +23,5 @@ export async function createBalancer(config: Config, deps: BalancerDeps): Promis
 
 /** The adapter of one entry's kind. */
 export async function createOne(entry: BalancerEntry, deps: BalancerDeps): Promise<Balancer> {
-  switch (entry.kind) {
-    case 'alb': {
-      const { createAlbBalancer } = await import('./alb/adapter.js');
-      return createAlbBalancer(entry, deps);
-    }
-    case 'haproxy': {
-      const { HaproxyBalancer } = await import('./haproxy/adapter.js');
-      return new HaproxyBalancer(entry, {}, deps);
-    }
-    case 'nginx': {
-      const { NginxBalancer } = await import('./nginx/adapter.js');
-      return new NginxBalancer(entry);
-    }
-    case 'static': {
-      const { StaticBalancer } = await import('./static/adapter.js');
-      return new StaticBalancer(entry);
-    }
-  }
+  return (await kindOf(entry)).create(entry, deps);
 }

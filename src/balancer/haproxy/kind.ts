@@ -1,0 +1,13 @@
+import type { HaproxyBalancerConfig } from '../../config/types.js';
+import type { BalancerKind } from '../kind.js';
+
+export const haproxy: BalancerKind<HaproxyBalancerConfig> = {
+  async create(entry, deps) {
+    const { HaproxyBalancer } = await import('./adapter.js');
+    return new HaproxyBalancer(entry, {}, deps);
+  },
+  async infra(entry, desired, dryRun, deps) {
+    const { haproxyInfra } = await import('./infra.js');
+    return haproxyInfra(entry, desired, dryRun, deps);
+  },
+};
