@@ -33,6 +33,11 @@ export interface TargetState {
 
 export interface Balancer {
   readonly kind: 'alb' | 'haproxy' | 'nginx' | 'static';
+  /**
+   * true when it cannot tell whether a target is in rotation (its states say
+   * null): the rollout waits out the timing model's whole bound instead
+   */
+  readonly blind?: boolean;
   /** the health-check settings in force, in the shape the timing model takes */
   settings(): Promise<HealthCheckSettings>;
   /** the state of each named target; a target the balancer does not know is `unused` */

@@ -30,4 +30,6 @@ export interface BalancerKind<E extends BalancerConfig = BalancerConfig> {
   ): Promise<InfraOutcome>;
   /** a kind that answers its own `infra` with a refusal says it before anything else is asked */
   readonly noInfra?: string;
+  /** a kind with no API to read its settings from says why `deploy check --live` reads deploy.yml */
+  readonly noLive?: string;
 }

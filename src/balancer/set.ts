@@ -20,11 +20,14 @@ export interface Member {
  */
 export class BalancerSet implements Balancer {
   readonly kind: Balancer['kind'];
+  /** every member blind: none can tell (a static one is never beside one with an API) */
+  readonly blind: boolean;
 
   constructor(readonly members: readonly Member[]) {
     const first = members[0];
     if (!first) throw new Error('a balancer set needs at least one balancer');
     this.kind = first.balancer.kind;
+    this.blind = members.every((m) => m.balancer.blind === true);
   }
 
   targetAt(member: Member, target: string): string {

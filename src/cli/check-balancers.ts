@@ -20,14 +20,16 @@ export async function settingsOfBalancers(
   live: boolean,
   out: Output,
 ): Promise<CheckedSettings[]> {
+  const { kindOf } = await import('../balancer/kinds.js');
   const reads = config.balancers.map(async (entry) => {
-    if (live && entry.kind !== 'static')
+    const { noLive } = await kindOf(entry);
+    if (live && noLive === undefined)
       return { name: entry.name, ...(await liveOf(entry, config, out)) };
     if (live)
       out.emit({
         level: 'warn',
         event: 'check.live-static',
-        message: `--live: balancer.kind static has no API, so there is nothing live to read; checked the settings in ${config.source}`,
+        message: `--live: ${noLive}; checked the settings in ${config.source}`,
       });
     return { name: entry.name, ...fromFile(config, entry) };
   });

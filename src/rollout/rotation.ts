@@ -51,7 +51,7 @@ export async function awaitRotation(
   /** each answer of the balancer, for the progress shown while waiting */
   onState?: (state: TargetState | undefined) => void,
 ): Promise<RotationWait> {
-  if (balancer.kind === 'static') {
+  if (balancer.blind === true) {
     await clock.sleep(bound, signal);
     return { met: true, elapsed: bound, last: undefined };
   }

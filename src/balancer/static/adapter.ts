@@ -9,6 +9,7 @@ import type { Balancer, TargetState } from '../balancer.js';
  */
 export class StaticBalancer implements Balancer {
   readonly kind = 'static';
+  readonly blind = true;
 
   constructor(private readonly config: StaticBalancerConfig) {}
 

@@ -9,4 +9,5 @@ export const staticKind: BalancerKind<StaticBalancerConfig> = {
   create: (entry) => Promise.resolve(new StaticBalancer(entry)),
   infra: () => Promise.reject(new UsageError(noInfra)),
   noInfra,
+  noLive: 'balancer.kind static has no API, so there is nothing live to read',
 };

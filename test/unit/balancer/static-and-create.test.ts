@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBalancer } from '../../../src/balancer/create.js';
 import { infraApply } from '../../../src/balancer/infra.js';
+import { awaitRotation } from '../../../src/rollout/rotation.js';
 import { StaticBalancer } from '../../../src/balancer/static/adapter.js';
 import type { StaticBalancerConfig } from '../../../src/config/types.js';
 import { OperationError, UsageError } from '../../../src/errors.js';
@@ -35,6 +36,27 @@ describe('the static balancer', () => {
     await expect(new StaticBalancer(staticConfig).register('web-1')).rejects.toBeInstanceOf(
       OperationError,
     );
+  });
+
+  it('is blind, alone or as a set: a rollout waits out the whole bound and asks it nothing', async () => {
+    const set = await createBalancer(testConfig({ balancers: oneBalancer(staticConfig) }), deps);
+    expect(set.blind).toBe(true);
+    const clock = new FakeClock();
+    const wait = await awaitRotation(
+      set,
+      'web-1',
+      false,
+      40_000,
+      5_000,
+      clock,
+      new AbortController().signal,
+    );
+    expect(wait).toEqual({ met: true, elapsed: 40_000, last: undefined });
+    expect(clock.sleeps).toEqual([40_000]);
+    // one with an API is not
+    const haproxy = await createBalancer(testConfig(), deps);
+    expect(haproxy.blind).toBe(false);
+    await haproxy.close();
   });
 
   it('has nothing for deploy infra apply to change', async () => {
