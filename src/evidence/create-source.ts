@@ -7,8 +7,8 @@ import { cloudWatchCounts, metricsGroups, type CloudWatchCounts } from './cloudw
 import type { Config } from '../config/types.js';
 import { FreshRead } from '../fresh-read.js';
 import { CommandCountSource } from './command-source.js';
-import { readHaproxyCounters } from './haproxy-read.js';
-import { HaproxyCountSource } from './haproxy-source.js';
+import { readHaproxyCounters } from '../balancer/haproxy/counters-read.js';
+import { HaproxyCountSource } from '../balancer/haproxy/count-source.js';
 import { ServiceCountSource, type ReadHost } from './service-source.js';
 import type { EvidenceSource } from './source.js';
 import { SumCountSource } from './sum-source.js';

@@ -1,5 +1,5 @@
-import { readHaproxyCounters } from '../../../src/evidence/haproxy-read.js';
-import type { HaproxyCounters } from '../../../src/evidence/haproxy-counters.js';
+import { readHaproxyCounters } from '../../../src/balancer/haproxy/counters-read.js';
+import type { HaproxyCounters } from '../../../src/balancer/haproxy/counters.js';
 import { windowDelta } from '../../../src/evidence/delta.js';
 import { countsOf } from '../../../src/evidence/counts.js';
 import { METRICS, type MetricId } from '../../../src/evidence/cloudwatch-queries.js';
