@@ -3,7 +3,11 @@ import type { Balancer } from '../balancer/balancer.js';
 import { HaproxyBalancer } from '../balancer/haproxy/adapter.js';
 import { membersOf } from '../balancer/set.js';
 import type { Clock } from '../clock.js';
-import { cloudWatchCounts, metricsGroups, type CloudWatchCounts } from './cloudwatch-receipt.js';
+import {
+  cloudWatchCounts,
+  metricsGroups,
+  type CloudWatchCounts,
+} from '../balancer/alb/cloudwatch-receipt.js';
 import type { Config } from '../config/types.js';
 import { FreshRead } from '../fresh-read.js';
 import { CommandCountSource } from './command-source.js';

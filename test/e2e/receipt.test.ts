@@ -4,7 +4,7 @@ import { formatReport, startLoad } from '../../scripts/lab/index.js';
 import { labFiles } from '../../scripts/lab/layout.js';
 import { systemClock } from '../../src/clock.js';
 import { BlockedError } from '../../src/errors.js';
-import { createAlbMetrics } from '../../src/evidence/cloudwatch.js';
+import { createAlbMetrics } from '../../src/balancer/alb/cloudwatch.js';
 import { countsOf } from '../../src/evidence/counts.js';
 import { readHaproxyCounters } from '../../src/balancer/haproxy/counters-read.js';
 import { HaproxyCountSource, totalOf } from '../../src/balancer/haproxy/count-source.js';

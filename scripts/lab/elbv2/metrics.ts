@@ -2,7 +2,7 @@ import { readHaproxyCounters } from '../../../src/balancer/haproxy/counters-read
 import type { HaproxyCounters } from '../../../src/balancer/haproxy/counters.js';
 import { windowDelta } from '../../../src/evidence/delta.js';
 import { countsOf } from '../../../src/evidence/counts.js';
-import { METRICS, type MetricId } from '../../../src/evidence/cloudwatch-queries.js';
+import { METRICS, type MetricId } from '../../../src/balancer/alb/cloudwatch-queries.js';
 
 /**
  * CloudWatch's GetMetricData for the lab's target group, answered from the

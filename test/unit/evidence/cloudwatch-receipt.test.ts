@@ -6,8 +6,11 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Balancer, MetricsTarget } from '../../../src/balancer/balancer.js';
-import { cloudWatchCounts, cloudWatchReceipt } from '../../../src/evidence/cloudwatch-receipt.js';
-import { createAlbMetrics } from '../../../src/evidence/cloudwatch.js';
+import {
+  cloudWatchCounts,
+  cloudWatchReceipt,
+} from '../../../src/balancer/alb/cloudwatch-receipt.js';
+import { createAlbMetrics } from '../../../src/balancer/alb/cloudwatch.js';
 import { BlockedError } from '../../../src/errors.js';
 import { receiptLine } from '../../../src/evidence/receipt.js';
 import { FakeClock } from '../../support/fake-clock.js';

@@ -1,8 +1,8 @@
 import type { CloudWatchClient, GetMetricDataCommandOutput } from '@aws-sdk/client-cloudwatch';
 import type * as sdkTypes from '@aws-sdk/client-cloudwatch';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../clock.js';
 import { cloudWatchError } from './cloudwatch-errors.js';
-import type { Counts } from './counts.js';
+import type { Counts } from '../../evidence/counts.js';
 import {
   countsFromSums,
   DELAY_MS,

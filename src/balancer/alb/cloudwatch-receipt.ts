@@ -1,11 +1,11 @@
-import type { Balancer } from '../balancer/balancer.js';
-import { membersOf } from '../balancer/set.js';
-import type { Clock } from '../clock.js';
-import { HandoffError } from '../errors.js';
+import type { Balancer } from '../balancer.js';
+import { membersOf } from '../set.js';
+import type { Clock } from '../../clock.js';
+import { HandoffError } from '../../errors.js';
 import { createAlbMetrics, type AlbMetrics, type AlbMetricsTarget } from './cloudwatch.js';
 import { countsFromSums, type MetricId } from './cloudwatch-queries.js';
-import { addCounts, noCounts, type Counts } from './counts.js';
-import type { Receipt, ReceiptFigures } from './receipt.js';
+import { addCounts, noCounts, type Counts } from '../../evidence/counts.js';
+import type { Receipt, ReceiptFigures } from '../../evidence/receipt.js';
 
 /** An ALB's receipt: one figure for the rollout in all (CloudWatch counts per target group). */
 export interface CloudWatchReceipt extends Receipt {
