@@ -1,5 +1,5 @@
 import { INSTALL_NODE, nodeVersionProblem } from '../node-version.js';
-import { mapLimit } from '../setup/map-limit.js';
+import { mapLimit } from '../map-limit.js';
 import type { HostAgent } from './host-agent.js';
 
 const FIX = `${INSTALL_NODE} first on the PATH of ssh.user`;

@@ -1,6 +1,6 @@
 import { BlockedError } from '../../errors.js';
 import type { HostStatus } from '../../protocol/results.js';
-import { mapLimit } from '../../setup/map-limit.js';
+import { mapLimit } from '../../map-limit.js';
 import { SUMMARY_ABOVE } from '../../verify/render.js';
 import { targetJson } from '../target-json.js';
 import { fleetLeaseStore } from '../fleet-lease.js';
