@@ -82,3 +82,15 @@ export class SecretMask {
 }
 
 export const secretMask = new SecretMask();
+
+/**
+ * One line of a command's output, cut to `max` characters only after every
+ * secret and URL password in the whole text is masked: a cut made first
+ * leaves part of a value that the mask, matching whole values, no longer
+ * finds (`invalid token ghp_R3alS3cretT0ke…`). Every cut of output goes here.
+ */
+export function excerpt(text: string, max: number, which: 'first' | 'last' = 'first'): string {
+  const lines = maskUrlPasswords(secretMask.mask(text)).trim().split('\n');
+  const line = (which === 'first' ? lines[0] : lines.at(-1))?.trim() ?? '';
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}

@@ -4,6 +4,7 @@ import { killGroup } from '../host/exec.js';
 import { formatMs } from '../timing/duration.js';
 import type { Counts, WindowCounts } from './counts.js';
 import type { CountWindow, EvidenceSource } from './source.js';
+import { excerpt } from '../safe-text.js';
 
 export interface CommandSourceOptions {
   /** rollout.canary.command, resolved beside deploy.yml */
@@ -90,9 +91,9 @@ export class CommandCountSource implements EvidenceSource {
         `${said} did not finish within command_timeout ${formatMs(o.timeoutMs)}`,
       );
     if (result.exitCode !== 0) {
-      const why = String(result.stderr).trim().split('\n')[0] ?? '';
+      const why = excerpt(String(result.stderr), 160);
       throw new UsageError(
-        `${said} ${result.exitCode === undefined ? `could not run: ${result.shortMessage}` : `exited ${result.exitCode}${why ? `: ${why.slice(0, 160)}` : ''}`}`,
+        `${said} ${result.exitCode === undefined ? `could not run: ${result.shortMessage}` : `exited ${result.exitCode}${why ? `: ${why}` : ''}`}`,
       );
     }
     return parseCommandCounts(String(result.stdout), said);
@@ -100,7 +101,7 @@ export class CommandCountSource implements EvidenceSource {
 }
 
 export function parseCommandCounts(stdout: string, said: string): Counts {
-  const shown = JSON.stringify(stdout.trim().slice(0, 80));
+  const shown = JSON.stringify(excerpt(stdout, 80));
   let value: unknown;
   try {
     value = JSON.parse(stdout);
