@@ -5,7 +5,7 @@ import { cleanHostPath, hostDefaults } from './host-paths.js';
 import { balancerEntries } from './normalize-balancer.js';
 import type { RawConfig } from './schema.js';
 import type { RawCheck, RawService } from './service-schema.js';
-import type { CheckConfig, CheckThresholds, Config, ServiceConfig } from './types.js';
+import type { CheckConfig, CheckThresholds, Config, LeaseConfig, ServiceConfig } from './types.js';
 
 /**
  * Parsed deploy.yml → the Config every command works from: camelCase, the
@@ -62,6 +62,8 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       maxTimeBack: rollout.max_time_back,
       onFailure: rollout.on_failure,
       superseded: rollout.superseded,
+      unreachable: rollout.unreachable,
+      maxUnreachable: rollout.max_unreachable,
       allowDowntime: rollout.allow_downtime,
       ...(rollout.artifact !== undefined && { artifact: local(rollout.artifact) }),
       keepReleases: rollout.keep_releases,
@@ -88,6 +90,23 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       restartWindow: watchdog.restart_window,
     },
     hooks: { timeout: raw.hooks.timeout },
+    lease: leaseConfig(raw.lease, local),
+  };
+}
+
+function leaseConfig(raw: RawConfig['lease'], local: (p: string) => string): LeaseConfig {
+  const tls = raw.tls && {
+    ...(raw.tls.ca !== undefined && { ca: local(raw.tls.ca) }),
+    ...(raw.tls.cert !== undefined && { cert: local(raw.tls.cert) }),
+    ...(raw.tls.key !== undefined && { key: local(raw.tls.key) }),
+  };
+  return {
+    store: raw.store,
+    endpoints: [...(raw.endpoints ?? [])],
+    prefix: raw.prefix,
+    ...(tls && { tls }),
+    ...(raw.username !== undefined && { username: raw.username }),
+    passwordEnv: raw.password_env,
   };
 }
 

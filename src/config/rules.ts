@@ -24,6 +24,7 @@ const rules: readonly Rule[] = [
   (doc) => duplicates(list(doc.hosts), 'hosts', 'target', (h) => h.target ?? h.address, 'target'),
   (doc) => duplicates(list(doc.services), 'services', 'name', (s) => s.name, 'service name'),
   batchFitsFleet,
+  maxUnreachableNeedsSkip,
   commandsMatchRuntime,
   ...balancerRules,
   lockNotShared,
@@ -40,6 +41,17 @@ function batchFitsFleet(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
     {
       path: ['rollout', 'batch'],
       message: `${batch} is more than the ${fleet} host${fleet === 1 ? '' : 's'} in hosts; use at most ${fleet} or a percentage`,
+    },
+  ];
+}
+
+function maxUnreachableNeedsSkip(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
+  const rollout = record(doc.rollout);
+  if (rollout.max_unreachable === undefined || rollout.unreachable === 'skip') return [];
+  return [
+    {
+      path: ['rollout', 'max_unreachable'],
+      message: 'applies only with rollout.unreachable: skip; add that, or remove this key',
     },
   ];
 }

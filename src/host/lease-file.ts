@@ -7,7 +7,7 @@ import {
   LEASE_CLOCK_SLACK_MS,
   LEASE_TTL_MS,
   LEASE_VERSION,
-  leaseHolderOf,
+  isLeaseRecord,
   type LeaseAction,
   type LeaseAnswer,
   type LeaseRecord,
@@ -142,24 +142,9 @@ export function parseLease(file: string, text: string): LeaseRecord {
     throw new BlockedError(
       `${file} was written by a newer handoff (lease version ${v.version}); deploy from that version, or run \`deploy setup\` with it`,
     );
-  if (!isRecord(v))
+  if (!isLeaseRecord(v))
     throw new BlockedError(
       `${file} is not a lease handoff can read; it may be live: remove it once no deploy runs on this fleet`,
     );
   return v;
-}
-
-function isRecord(v: Partial<LeaseRecord> | undefined): v is LeaseRecord {
-  return (
-    v?.version === LEASE_VERSION &&
-    typeof v.id === 'string' &&
-    v.id.length > 0 &&
-    typeof v.command === 'string' &&
-    (v.release === undefined || typeof v.release === 'string') &&
-    leaseHolderOf(v.holder) !== undefined &&
-    !Number.isNaN(Date.parse(v.started ?? '')) &&
-    !Number.isNaN(Date.parse(v.heartbeat ?? '')) &&
-    typeof v.ttlMs === 'number' &&
-    v.ttlMs > 0
-  );
 }

@@ -115,3 +115,19 @@ export function describeLease(lease: LeaseRequest): string {
   const what = lease.release ? `${lease.command} ${lease.release}` : lease.command;
   return `deploy ${what} by ${describeHolder(lease.holder)}`;
 }
+
+/** A lease as this version writes it, whatever store it was read from. */
+export function isLeaseRecord(v: Partial<LeaseRecord> | undefined): v is LeaseRecord {
+  return (
+    v?.version === LEASE_VERSION &&
+    typeof v.id === 'string' &&
+    v.id.length > 0 &&
+    typeof v.command === 'string' &&
+    (v.release === undefined || typeof v.release === 'string') &&
+    leaseHolderOf(v.holder) !== undefined &&
+    !Number.isNaN(Date.parse(v.started ?? '')) &&
+    !Number.isNaN(Date.parse(v.heartbeat ?? '')) &&
+    typeof v.ttlMs === 'number' &&
+    v.ttlMs > 0
+  );
+}

@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import { BlockedError, messageOf } from '../../errors.js';
+import { BlockedError, CancelledError, messageOf } from '../../errors.js';
 import type { Log } from '../../log.js';
 import { formatMs } from '../../timing/duration.js';
 import {
@@ -73,6 +73,14 @@ export async function takeLease(
           fields: { holder: old.lease, heartbeat_age_ms: old.ageMs, expired },
         });
       }
+      for (const s of take.skipped ?? [])
+        log.emit({
+          level: 'warn',
+          event: 'lease.skipped',
+          host: s.where,
+          message: `${s.where} unreachable: the fleet lease is held without its piece, taken when it answers again (${s.reason})`,
+          fields: { reason: s.reason },
+        });
       // a line of its own only after a wait: a routine take (and release) is debug, so a
       // command that stops at bad input after it still says one line
       log.emit({
@@ -119,13 +127,27 @@ export async function takeLease(
         fields: { holder: holder.lease, heartbeat_age_ms: holder.ageMs, waited_ms: waited },
       });
     }
-    await clock.sleep(Math.min(LEASE_POLL_MS, Math.max(1, waitMs - waited)), deps.signal);
+    await clock
+      .sleep(Math.min(LEASE_POLL_MS, Math.max(1, waitMs - waited)), deps.signal)
+      .catch((error: unknown) => {
+        throw deps.signal.aborted ? cancelled(holder, deps.signal) : error;
+      });
   }
 }
 
 /** Why a holder of this host name is not taken over, when it shares the name. */
 const notTaken = (why: string | undefined): string =>
   why ? ` (${why}, so it is left to expire)` : '';
+
+/** A queued job cancelled (GitHub's cancel-in-progress): routine, one line, nothing changed. */
+function cancelled(holder: HeldPiece, signal: AbortSignal): CancelledError {
+  const reason: unknown = signal.reason;
+  const why =
+    reason instanceof Error && /^SIG[A-Z]+$/.test(reason.message) ? ` (${reason.message})` : '';
+  return new CancelledError(
+    `cancelled${why} while waiting for the fleet lease held (on ${holder.where}) by ${describeLease(holder.lease)}; nothing was changed`,
+  );
+}
 
 /** The one line a refused deployer prints. */
 export function refusal(holder: HeldPiece, waitedMs?: number, why?: string): string {
@@ -168,6 +190,13 @@ function hold(deps: LeaseDeps, request: LeaseRequest, behind: readonly HeldPiece
         lost.abort(new BlockedError(`lost the fleet lease on ${renewed.where}${by}`));
         return;
       }
+      for (const where of renewed?.ok ? (renewed.rejoined ?? []) : [])
+        log.emit({
+          level: 'info',
+          event: 'lease.rejoined',
+          host: where,
+          message: `${where} answers again: took its piece of the fleet lease`,
+        });
       if (renewed && renewed.unreachable.length > 0)
         log.emit({
           level: 'warn',

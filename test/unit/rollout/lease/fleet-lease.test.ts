@@ -89,6 +89,10 @@ class ScriptedStore implements LeaseStore {
   read(): Promise<readonly LeaseView[]> {
     return Promise.resolve([]);
   }
+  break(): Promise<readonly LeaseView[]> {
+    this.holder = undefined;
+    return Promise.resolve([]);
+  }
 }
 
 const other = {
