@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { noProtocol } from '../../src/agent-client/refusal.js';
+import { awsMessage } from '../../src/balancer/aws-errors.js';
+import { parseSocketAddress } from '../../src/balancer/haproxy/address.js';
+import { garbage } from '../../src/balancer/haproxy/runtime-api.js';
+import { clip } from '../../src/host/checks/http-headers.js';
 import { lastLine } from '../../src/host/runtime/common.js';
+import { nodeVersionProblem } from '../../src/node-version.js';
 import { excerpt, secretMask } from '../../src/safe-text.js';
 
 // 38 characters, as a GitHub token is (the review's reproduction)
@@ -28,5 +33,27 @@ describe('output cut to a length', () => {
     const refusal = noProtocol('web-1', '/opt/handoff/bin/deploy', 'status', 1, `${line}\n`);
     expect(refusal.message).toContain('invalid token');
     expect(refusal.message).not.toContain('ghp_');
+  });
+});
+
+describe('every other cut of text from outside goes through the same excerpt', () => {
+  const long = `${'x'.repeat(40)} ${token} trailing`;
+
+  it('an AWS SDK message', () => {
+    expect(awsMessage(new Error(`${'y'.repeat(150)} ${token}`))).not.toContain('ghp_');
+  });
+
+  it('an answer on a socket that is not haproxy’s', () => {
+    const refusal = garbage(parseSocketAddress('/run/haproxy.sock'), 'show servers state', long);
+    expect(refusal.message).toContain(`${'x'.repeat(40)} ***`);
+    expect(refusal.message).not.toContain('ghp_');
+  });
+
+  it('a node that did not answer a version', () => {
+    expect(nodeVersionProblem(`${'z'.repeat(50)} ${token}`, 'web-1', 'fix')).not.toContain('ghp_');
+  });
+
+  it('a release header, clipped for display', () => {
+    expect(clip(`${'r'.repeat(120)}-${token}`)).toBe(`${'r'.repeat(120)}-***`);
   });
 });
