@@ -106,6 +106,7 @@ async function run(
   });
   const agent = await readAgent();
   const connections = new Connections(config, out, agent.sha256);
+  await connections.checkAuth();
   const interrupt = interruptSignal(out);
   try {
     const deps: RolloutDeps = {
