@@ -114,6 +114,8 @@ describe('loading deploy.yml', () => {
       maxTimeBack: 60_000,
       onFailure: 'stop',
       superseded: 'deploy',
+      unreachable: 'fail',
+      maxUnreachable: { kind: 'count', count: 1 },
       allowDowntime: false,
       keepReleases: 5,
       uploadConcurrency: 4,

@@ -41,6 +41,7 @@ const heldStore: LeaseStore = {
   renew: () => Promise.resolve({ ok: true, unreachable: [] }),
   release: () => Promise.resolve(),
   read: () => Promise.resolve([]),
+  break: () => Promise.resolve([]),
 };
 
 describe('a --wait-lease wait that is cancelled (Ctrl-C, a CI cancel of a queued job)', () => {
