@@ -72,6 +72,16 @@ export class Connections {
     this.slots = new ConnectionSlots(config.ssh.maxConnections);
   }
 
+  /**
+   * The SSH credentials every host's connection uses, checked once before any
+   * host is asked: no key and no agent is the same bad setup for every
+   * command (exit 2), never an "unreachable" host (exit 3) in some of them.
+   */
+  async checkAuth(): Promise<void> {
+    const { resolveAuth } = await import('../remote/ssh-auth.js');
+    await resolveAuth(this.config.ssh, process.env);
+  }
+
   /** the host's transport; its connection opens with its first operation, in turn */
   transport(host: HostConfig): Promise<Transport> {
     let t = this.transports.get(host.name);

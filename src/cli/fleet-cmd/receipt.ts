@@ -12,7 +12,7 @@ import { open, type FleetFlags } from './open.js';
  * keeps no history: its receipt is the one each rollout prints.
  */
 export async function runReceipt(flags: FleetFlags & { from: string; to?: string }): Promise<void> {
-  const { out, config, connections } = await open(flags, { checkAgent: false });
+  const { out, config, connections } = await open(flags, { checkAgent: false, ssh: false });
   try {
     const now = Date.now();
     const from = Date.parse(parseSince(flags.from, now, '--from'));
