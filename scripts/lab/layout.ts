@@ -14,8 +14,12 @@ export interface LabTimings {
 
 // checkTimeout below interval: overlapping checks would break the detection bound (`deploy check`)
 export const defaultTimings: LabTimings = { interval: 1000, fall: 2, rise: 2, checkTimeout: 500 };
-/** an ALB counts whole seconds and wants the check timeout below the interval */
-export const albTimings: LabTimings = { interval: 2000, fall: 2, rise: 2, checkTimeout: 1000 };
+/**
+ * The shortest checks AWS accepts for an ALB target group (ModifyTargetGroup:
+ * HealthCheckIntervalSeconds 5–300, HealthCheckTimeoutSeconds 2–120, the
+ * thresholds 2–10; config/alb-ranges.ts): the lab runs only what AWS would.
+ */
+export const albTimings: LabTimings = { interval: 5000, fall: 2, rise: 2, checkTimeout: 2000 };
 /** the second HAProxy of a pair: slower, as a peer configured apart drifts (inter 3s fall 3) */
 export const pairTimings: LabTimings = { interval: 1500, fall: 3, rise: 2, checkTimeout: 500 };
 

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { liveRangeWarnings } from '../config/alb-ranges.js';
 import type { BalancerEntry, Config, HealthCheckSettings } from '../config/types.js';
 import { UsageError } from '../errors.js';
 import type { NamedSettings } from '../timing/index.js';
@@ -51,6 +52,15 @@ function fromFile(config: Config, entry: BalancerEntry) {
     );
   }
   return { settings: entry.healthCheck, source: `from ${config.source}` };
+}
+
+/** Each live ALB group's values that deploy.yml could not hold (config/alb-ranges.ts). */
+export function rangeWarnings(config: Config, settings: readonly CheckedSettings[]): string[] {
+  return config.balancers.flatMap((entry) => {
+    const live = settings.find((s) => s.name === entry.name)?.settings;
+    if (entry.kind !== 'alb' || !live) return [];
+    return liveRangeWarnings(entry.name, live, entry.type);
+  });
 }
 
 const compared: readonly (keyof HealthCheckSettings)[] = [

@@ -173,7 +173,7 @@ describe('deploy rollout through a busy ALB API', () => {
 
 describe('deploy infra apply against the ALB API', () => {
   it('--dry-run prints the diff and changes nothing; apply changes the group and HAProxy follows', async () => {
-    await fleet.writeConfig({ checks: { interval: 3000, fall: 2, rise: 3 } });
+    await fleet.writeConfig({ checks: { interval: 6000, fall: 2, rise: 3 } });
     const checksAt = async () =>
       (await fleet.lab.showStat())
         .filter((row) => row.pxname === fleet.lab.backend && row.svname?.startsWith('web-'))
@@ -183,7 +183,7 @@ describe('deploy infra apply against the ALB API', () => {
     const dry = await fleet.deploy(['infra', 'apply', '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain('alb: would change:');
-    expect(dry.stdout).toContain('interval: 2s -> 3s');
+    expect(dry.stdout).toContain('interval: 5s -> 6s');
     expect(endpoint().calls.get('ModifyTargetGroup')).toBeUndefined();
     expect(await checksAt()).toEqual(['2/2', '2/2']);
 
