@@ -150,6 +150,11 @@ export class LabTargetGroup {
     return out;
   }
 
+  /** Every (Id, Port) the group holds, registered or draining: what a test asserts on. */
+  registrations(): { id: string; port: number; registered: boolean }[] {
+    return this.targets.all().map(({ id, port, registered }) => ({ id, port, registered }));
+  }
+
   /** The group loses (false) or gets back (true) its load balancer, as the console would. */
   setInUse(inUse: boolean): void {
     this.inUse = inUse;
