@@ -108,4 +108,21 @@ describe('deploy check --live: a live group holding a value deploy.yml could not
       "nlb: the live healthy_threshold: AWS accepts 2–10 for a Network Load Balancer's target group, got 11",
     ]);
   });
+
+  it('holds a live group to the ranges of the type its protocol says, and says when balancer.type is not it', () => {
+    const config = testConfig();
+    const entry = { kind: 'alb' as const, name: 'api', targetGroupArn: arn, targets: {} };
+    const settings = [
+      {
+        name: 'api',
+        settings: { ...live, slowStart: 30_000 },
+        source: 'live',
+        loadBalancerType: 'network' as const,
+      },
+    ];
+    expect(rangeWarnings({ ...config, balancers: [entry] }, settings)).toEqual([
+      "api: the target group's protocol is a Network Load Balancer's, but balancer.type is application: write type: network so deploy.yml is held to its ranges",
+      "api: the live slow_start: AWS accepts only 0 s (no slow start) for a Network Load Balancer's target group, got 30s",
+    ]);
+  });
 });
