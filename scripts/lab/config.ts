@@ -44,6 +44,8 @@ export interface LabConfigOptions {
   readonly watch?: string;
   /** rollout.superseded: what a job that waited for the fleet lease does with an older release */
   readonly superseded?: 'deploy' | 'skip';
+  /** rollout.unreachable: skip with this max_unreachable */
+  readonly skipUnreachable?: number | string;
 }
 
 const s = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
@@ -169,6 +171,9 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
       ...(options.bake ? { bake: options.bake } : {}),
       ...(options.watch ? { watch: options.watch } : {}),
       ...(options.superseded ? { superseded: options.superseded } : {}),
+      ...(options.skipUnreachable !== undefined
+        ? { unreachable: 'skip', max_unreachable: options.skipUnreachable }
+        : {}),
     },
     ...(options.hooksTimeoutMs ? { hooks: { timeout: s(options.hooksTimeoutMs) } } : {}),
     host: layout.paths,
