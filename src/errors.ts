@@ -80,6 +80,14 @@ export class BlockedError extends HandoffError {
   }
 }
 
+/**
+ * Stopped by an interrupt (Ctrl-C, a CI cancel) before anything changed — a
+ * `--wait-lease` queue: exit 3, and the `--json` result says `cancelled: true`.
+ */
+export class CancelledError extends BlockedError {
+  readonly cancelled = true;
+}
+
 /** The agent on a host is not the one this deploy ships (`deploy setup` installs it). */
 export class AgentIdentityError extends BlockedError {
   /** the protocol's error code for it, whatever the class is called */

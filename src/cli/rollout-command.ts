@@ -20,17 +20,18 @@ import { readAgent } from './agent-bundle.js';
 import { withCanaryFlags, type CanaryFlags } from './canary-flags.js';
 import { parseWaitLease, withFleetLease } from './fleet-lease.js';
 import { checkRolloutArtifact } from '../rollout/artifact.js';
-import { supersededBy } from '../rollout/lease/superseded.js';
+import { supersession } from '../rollout/lease/superseded.js';
 import type { HostConfig } from '../config/types.js';
 import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Connections, interruptSignal, plainEnv, whoAmI } from './connections.js';
 import { createOutput } from './output.js';
+import { destinationOf, type ConfigFlags } from './commands/config-flag.js';
 import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { targetStates } from './target-json.js';
 import { failureMessage, renderHandshakes, renderPlan, renderResult } from './rollout-report.js';
 
-export interface RolloutCliFlags extends CanaryFlags {
+export interface RolloutCliFlags extends CanaryFlags, ConfigFlags {
   readonly release: string;
   readonly config: string;
   readonly hosts?: string;
@@ -88,7 +89,7 @@ async function run(
   // what the hosts must run too (hostConfigSha256 below), from the same parse
   const { config: loaded, plain } = await loadConfigAndPlain(
     flags.config,
-    { log: out },
+    { log: out, ...destinationOf(flags) },
     plainEnv(),
   );
   const hosts = parseHostsFlag(flags.hosts);
@@ -178,14 +179,23 @@ async function run(
     const command = mode.kind;
     await withFleetLease({ ...lease, command, release }, async (held, signal) => {
       if (held.waited && mode.kind === 'rollout' && config.rollout.superseded === 'skip') {
-        const newer = supersededBy(release, await liveReleases(connections, selected));
-        if (newer) {
+        const s = supersession(release, await liveReleases(connections, selected), {
+          ci: held.request.holder.ci,
+          behind: held.behind.map((b) => b.lease),
+        });
+        if (s?.kind === 'superseded') {
           out.text(
-            `superseded: ${release} is older than ${newer}, which the fleet runs now (rollout.superseded: skip); nothing was deployed`,
+            `superseded: ${release} is older than ${s.by}, which the fleet runs now (${s.how ? `${s.how}; ` : ''}rollout.superseded: skip); nothing was deployed`,
           );
-          out.result(true, { superseded: true, release, by: newer });
+          out.result(true, { superseded: true, release, by: s.by });
           return;
         }
+        if (s?.kind === 'unordered')
+          out.emit({
+            level: 'warn',
+            event: 'superseded',
+            message: `not skipped: cannot tell whether ${release} is older than what the fleet runs now (${s.reason}); deploying it as asked`,
+          });
       }
       const result = await withDeployHooks(hooks, release, out, signal, () =>
         rollout({ ...deps, signal }, options),

@@ -3,7 +3,7 @@ import { duplicates, isRecord, list, record, type Rule } from './rule-read.js';
 import type { RuleProblem } from './where.js';
 import { canaryRules } from './canary-rules.js';
 import { envRules } from './env-rules.js';
-import { hostPathRules, sharedDirs } from './host-paths.js';
+import { cleanHostPath, hostPathRules, sharedDirs } from './host-paths.js';
 
 /**
  * Rules between keys, which a schema of single values cannot see. They read the
@@ -79,8 +79,9 @@ function commandsMatchRuntime(doc: Readonly<Record<string, unknown>>): RuleProbl
 }
 
 function lockNotShared(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
-  const lock = record(doc.host).lock;
-  if (typeof lock !== 'string' || !sharedDirs.includes(lock.replace(/\/+[^/]*\/*$/, ''))) return [];
+  const given = record(doc.host).lock;
+  const lock = typeof given === 'string' ? cleanHostPath(given) : undefined;
+  if (lock === undefined || !sharedDirs.includes(lock.replace(/\/[^/]*$/, ''))) return [];
   return [
     {
       path: ['host', 'lock'],

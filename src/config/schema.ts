@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { balancerSchema, balancersSchema } from './balancer-schema.js';
 import { bakeKeys, canarySchema } from './canary-schema.js';
 import { cronPlan } from './cron-every.js';
+import { leaseSchema } from './lease-schema.js';
 import {
   count,
   duration,
@@ -247,6 +248,7 @@ export const configSchema = z
     services: z.array(serviceSchema).min(1, { error: 'needs at least one service' }),
     watchdog: watchdog.prefault({}),
     hooks: hooks.prefault({}),
+    lease: leaseSchema.prefault({}),
   })
   .meta({ title: 'handoff deploy.yml', description: 'zero-downtime rolling deploys' });
 

@@ -1,4 +1,4 @@
-import { toTargetDescription } from '../balancer/alb-map.js';
+import { parseTarget } from '../balancer/alb-targets.js';
 import type { TargetState } from '../balancer/balancer.js';
 import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import { stateAt } from '../balancer/set-states.js';
@@ -329,8 +329,8 @@ async function checkTargetPorts(
       const asked = members.flatMap((m) => {
         const target = m.targets.get(host.target) ?? host.target;
         // `10.0.1.11:8080` or `i-0abc:8443`, as the ALB adapter reads it
-        const { Id: id, Port: port } = toTargetDescription(target);
-        if (port === undefined || id === undefined) return [];
+        const { id, port } = parseTarget(target);
+        if (port === undefined) return [];
         const ask = IPV4.test(id) ? `${id}:${port}` : String(port);
         return [{ balancer: m.name, target, port, ask }];
       });

@@ -32,13 +32,6 @@ import type {
   RolloutResult,
 } from './types.js';
 
-export interface RolloutRun {
-  readonly plan: Plan;
-  readonly preflight: Preflight;
-  /** resolves when the rollout ends; never rejects for a host failure (see `result.ok`) */
-  readonly done: Promise<RolloutResult>;
-}
-
 export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
   if (!RELEASE_ID.test(options.release)) {
     throw new UsageError(
@@ -170,10 +163,16 @@ async function cloudWatchAtEnd(deps: RolloutDeps, from: number): Promise<Receipt
   const r = await deps.evidence?.cloudWatch?.receipt(from, deps.clock.now());
   if (r)
     deps.log.emit({
-      level: r.total.unread === undefined ? 'info' : 'warn',
+      // a share no one counted is said as loudly as one that could not be read
+      level: r.total.unread === undefined && r.uncounted === undefined ? 'info' : 'warn',
       event: 'receipt',
       message: receiptLine(r),
-      fields: { ...r.total, final: r.final, window: r.window },
+      fields: {
+        ...r.total,
+        final: r.final,
+        window: r.window,
+        ...(r.uncounted && { uncounted: r.uncounted }),
+      },
     });
   return r;
 }

@@ -2,6 +2,8 @@ import { maskUrlPasswords } from '../../safe-text.js';
 import { formatMs } from '../../timing/duration.js';
 import type { HostOutcome, RolloutResult } from '../../rollout/types.js';
 import { hostReceiptLine, receiptLine } from '../../evidence/receipt.js';
+import { reportFromResult } from '../../report/from-result.js';
+import { rolloutGantt } from '../../report/gantt.js';
 
 /** A table cell: one line, and a `|` that does not end the cell. */
 const cell = (text: string): string => text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
@@ -58,11 +60,18 @@ function evidence(r: RolloutResult): string[] {
   return lines.length > 0 ? ['', ...lines] : [];
 }
 
+/** the timeline GitHub draws, when a host ran a step of its handshake */
+function gantt(r: RolloutResult): string[] {
+  const chart = rolloutGantt(reportFromResult(r));
+  return chart === undefined ? [] : ['', chart];
+}
+
 /**
  * The Markdown appended to $GITHUB_STEP_SUMMARY: one row per host of the
  * plan with its result, its steps' durations and its release before and after;
  * through several balancers, a column per balancer with its own view (how long
- * it took to have the host out, and back in).
+ * it took to have the host out, and back in); then the timeline as a Mermaid
+ * gantt, which GitHub draws (report/gantt.ts: bounded for large fleets).
  */
 export function stepSummary(
   r: RolloutResult,
@@ -104,6 +113,7 @@ export function stepSummary(
     ...rows.map((cells) => `| ${cells.map(cell).join(' | ')} |`),
     ...(reasons.length > 0 ? ['', ...reasons.map((x) => `- ${cell(x)}`)] : []),
     ...evidence(r),
+    ...gantt(r),
     '',
   ].join('\n');
   return maskUrlPasswords(markdown);

@@ -179,6 +179,23 @@ export class HostLeaseStore implements LeaseStore {
     return this.readEach(this.hosts);
   }
 
+  /**
+   * Every live piece's holder named as replaced, then taken and given back:
+   * the agents' own take, so a piece that is not a lease (a garbage file)
+   * still refuses, naming its host.
+   */
+  async break(request: LeaseRequest): Promise<readonly LeaseView[]> {
+    const views = await this.read();
+    const ids = [...new Set(views.flatMap((v) => (v.lease ? [v.lease.id] : [])))];
+    const take = await this.take({ ...request, replaces: ids });
+    if (!take.ok)
+      throw new BlockedError(
+        `the fleet lease was taken again while breaking it, on ${take.holder.where}`,
+      );
+    await this.release(request);
+    return views;
+  }
+
   private readEach(hosts: readonly HostConfig[]): Promise<LeaseView[]> {
     return Promise.all(
       hosts.map(async (host): Promise<LeaseView> => {

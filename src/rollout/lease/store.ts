@@ -46,8 +46,9 @@ export interface LeaseView {
 
 /**
  * Where the fleet lease lives. The default keeps a piece on every host
- * (host-store.ts); a store on Consul or DynamoDB implements the same four
- * calls. `take` is all or nothing: a store that cannot take every piece
+ * (host-store.ts), etcd one key (etcd/); stores.ts picks one by deploy.yml's
+ * `lease.store`, and every store passes the same conformance suite
+ * (test/support/lease-conformance.ts). `take` is all or nothing: a store that cannot take every piece
  * gives back what it took and refuses (or throws, exit 3, when a piece
  * cannot be reached) — the lease is never silently partial.
  */
@@ -63,4 +64,11 @@ export interface LeaseStore {
   /** best effort; a piece left behind expires after its bound */
   release(request: LeaseRequest): Promise<void>;
   read(): Promise<readonly LeaseView[]>;
+  /**
+   * `deploy lease break`: the lease removed whoever holds it (an operator's
+   * call, audited by the command); what was held, as read before.
+   */
+  break(request: LeaseRequest): Promise<readonly LeaseView[]>;
+  /** let go of what the store opened itself (the command's connections are the command's) */
+  close?(): void;
 }

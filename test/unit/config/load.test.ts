@@ -125,6 +125,7 @@ describe('loading deploy.yml', () => {
         source: 'service',
         commandTimeout: 10_000,
         margin: 0.01,
+        latencyFloor: 5,
         minRequests: 100,
         inconclusive: 'fail',
         poll: 5_000,

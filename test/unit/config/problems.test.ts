@@ -116,9 +116,9 @@ describe('a bad deploy.yml', () => {
   });
 
   it('with an unknown balancer kind lists the kinds there are', async () => {
-    const text = minimal.replace('kind: static', 'kind: nginx');
+    const text = minimal.replace('kind: static', 'kind: traefik');
     expect(await problemsOf(text)).toEqual([
-      'balancer.kind: must be one of alb, haproxy, static (FILE:8:9)',
+      'balancer.kind: must be one of alb, haproxy, nginx, static (FILE:8:9)',
     ]);
   });
 
