@@ -1,7 +1,8 @@
 import net from 'node:net';
 
 /**
- * Latency where the kernel has no netem (scripts/lab/faults.ts, netemProblem):
+ * Latency where the kernel has no netem (this one: `tc qdisc add … netem` says
+ * 'Specified qdisc kind is unknown', even in a network namespace):
  * a TCP proxy that holds every chunk `delayMs` before passing it on, in each
  * direction, so a round trip through it takes 2 × delayMs longer. Order is
  * kept (timers of one duration fire in the order they were set); an end or a
