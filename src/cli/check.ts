@@ -12,7 +12,12 @@ import {
   slowestModel,
   timingBaseFromConfig,
 } from '../timing/index.js';
-import { pairWarnings, settingsOfBalancers, type CheckedSettings } from './check-balancers.js';
+import {
+  pairWarnings,
+  rangeWarnings,
+  settingsOfBalancers,
+  type CheckedSettings,
+} from './check-balancers.js';
 import type { Balancer } from '../balancer/balancer.js';
 import { stopProofMethods } from '../host/stop-proof.js';
 import {
@@ -65,6 +70,7 @@ async function liveWarnings(
     ));
   try {
     return [
+      ...rangeWarnings(config, each),
       ...(await pairWarnings(config, each)),
       ...(await canaryTrafficWarnings(config, systemClock, wait, balancer)),
     ];

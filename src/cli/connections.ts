@@ -8,7 +8,7 @@ import type { Log } from '../log.js';
 import { ConnectionSlots } from '../remote/connection-slots.js';
 import { PooledTransport } from '../remote/pooled-transport.js';
 import type { Transport } from '../remote/transport.js';
-import { destinationOf, type ConfigFlags } from './commands/config-flag.js';
+import { destinationOf, type ConfigFlags } from './config-flag.js';
 
 /** Where `deploy setup` publishes the host config on every host. */
 export function hostConfigPath(config: Config): string {
@@ -70,6 +70,16 @@ export class Connections {
       import('../remote/ssh.js').then(({ connectSsh }) => connectSsh(host, config.ssh)),
   ) {
     this.slots = new ConnectionSlots(config.ssh.maxConnections);
+  }
+
+  /**
+   * The SSH credentials every host's connection uses, checked once before any
+   * host is asked: no key and no agent is the same bad setup for every
+   * command (exit 2), never an "unreachable" host (exit 3) in some of them.
+   */
+  async checkAuth(): Promise<void> {
+    const { resolveAuth } = await import('../remote/ssh-auth.js');
+    await resolveAuth(this.config.ssh, process.env);
   }
 
   /** the host's transport; its connection opens with its first operation, in turn */

@@ -4,7 +4,10 @@ import type { Hooks } from '../hooks/hooks.js';
 import type { Log } from '../log.js';
 import type { RolloutResult } from '../rollout/types.js';
 
-/** post-deploy's HANDOFF_RESULT: ok, failed or blocked (refused before a host changed). */
+/**
+ * post-deploy's HANDOFF_RESULT: ok, failed, blocked (refused before a host
+ * changed: by the fleet lease, pre-deploy or preflight) or superseded.
+ */
 export function deployResult(result: RolloutResult | undefined, error: unknown): string {
   if (result) {
     if (result.ok) return 'ok';
@@ -13,35 +16,63 @@ export function deployResult(result: RolloutResult | undefined, error: unknown):
   return error instanceof BlockedError ? 'blocked' : 'failed';
 }
 
+/** What a rollout holding the fleet lease runs its hooks through (withDeployHooks). */
+export interface DeployHooks {
+  /** pre-deploy, then `deploy`, then post-deploy with its result, still inside the lease */
+  around(signal: AbortSignal, deploy: () => Promise<RolloutResult>): Promise<RolloutResult>;
+  /** post-deploy for a rollout that stood down without deploying */
+  stoodDown(result: 'superseded'): Promise<void>;
+}
+
 /**
- * pre-deploy, then the rollout, then post-deploy whatever happened. A
- * pre-deploy that fails refuses the deploy (exit 3) before any host is
- * touched; a post-deploy that fails is reported and changes nothing.
+ * post-deploy runs once for every rollout that got past its input checks,
+ * whatever ended it: a notification hook hears of a refusal too. Inside the
+ * fleet lease, `around` runs pre-deploy (which refuses the deploy, exit 3,
+ * before any host is touched) and post-deploy before the lease is given
+ * back; a rollout that never held the lease (another holds it, a queue
+ * cancelled) runs no pre-deploy and post-deploy with `blocked`. A post-deploy
+ * that fails is a warning and changes nothing.
  */
 export async function withDeployHooks(
   hooks: Hooks,
   release: string,
   log: Log,
-  signal: AbortSignal,
-  deploy: () => Promise<RolloutResult>,
-): Promise<RolloutResult> {
-  const pre = await hooks.run('pre-deploy', { release, signal });
-  if (!pre.ok)
-    throw new BlockedError(`hook pre-deploy ${pre.detail}: nothing was touched on any host`);
-  let result: RolloutResult | undefined;
-  let error: unknown;
-  try {
-    result = await deploy();
-    return result;
-  } catch (e) {
-    error = e;
-    throw e;
-  } finally {
-    const post = await hooks
-      .run('post-deploy', { release, result: deployResult(result, error) })
+  run: (deployHooks: DeployHooks) => Promise<void>,
+): Promise<void> {
+  let posted = false;
+  const post = async (result: string): Promise<void> => {
+    if (posted) return;
+    posted = true;
+    const ran = await hooks
+      .run('post-deploy', { release, result })
       .catch((e: unknown) => ({ ok: false, detail: messageOf(e) }));
-    if (!post.ok)
-      log.emit({ level: 'warn', event: 'hook', message: `hook post-deploy ${post.detail}` });
+    if (!ran.ok)
+      log.emit({ level: 'warn', event: 'hook', message: `hook post-deploy ${ran.detail}` });
+  };
+  const around = async (
+    signal: AbortSignal,
+    deploy: () => Promise<RolloutResult>,
+  ): Promise<RolloutResult> => {
+    let result: RolloutResult | undefined;
+    let error: unknown;
+    try {
+      const pre = await hooks.run('pre-deploy', { release, signal });
+      if (!pre.ok)
+        throw new BlockedError(`hook pre-deploy ${pre.detail}: nothing was touched on any host`);
+      result = await deploy();
+      return result;
+    } catch (e) {
+      error = e;
+      throw e;
+    } finally {
+      await post(deployResult(result, error));
+    }
+  };
+  try {
+    await run({ around, stoodDown: post });
+  } catch (e) {
+    await post(deployResult(undefined, e));
+    throw e;
   }
 }
 

@@ -8,6 +8,7 @@ import {
 } from '../errors.js';
 import { printable } from '../safe-text.js';
 import type { JsonFailure } from './json-stream.js';
+import { forLocale } from './progress/paint.js';
 import { toStderr } from './stdio.js';
 
 export interface Outcome {
@@ -45,7 +46,7 @@ export function outcomeOf(error: unknown): Outcome {
   if (error instanceof ExitStatus)
     return { code: error.code, failure: { message: `exit status ${error.code}` } };
   if (isHandoffError(error)) {
-    toStderr(`deploy: ${printable(error.message)}\n`);
+    toStderr(forLocale(`deploy: ${printable(error.message)}\n`));
     return {
       code: error.exitCode,
       failure: {

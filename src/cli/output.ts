@@ -1,6 +1,7 @@
 import type { Log, LogEvent } from '../log.js';
 import { printable } from '../safe-text.js';
 import { JsonStream } from './json-stream.js';
+import { forLocale } from './progress/paint.js';
 import { toStderr, toStdout } from './stdio.js';
 
 /**
@@ -46,10 +47,10 @@ export function createOutput(options: {
       if (e.level === 'debug' && !options.verbose) return;
       const host = e.host ? `${e.host}: ` : '';
       const tag = e.level === 'info' ? '' : `${levelTag[e.level]} `;
-      toStderr(`${tag}${printable(`${host}${e.message}`)}\n`);
+      toStderr(forLocale(`${tag}${printable(`${host}${e.message}`)}\n`));
     },
     text(text: string): void {
-      if (!json) toStdout(`${printable(text.replace(/\n$/, ''))}\n`);
+      if (!json) toStdout(forLocale(`${printable(text.replace(/\n$/, ''))}\n`));
     },
     result(ok: boolean, data?: Record<string, unknown>): void {
       if (json) stream.result(ok, data);

@@ -26,7 +26,7 @@ import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Connections, interruptSignal, plainEnv, whoAmI } from './connections.js';
 import { createOutput } from './output.js';
-import { destinationOf, type ConfigFlags } from './commands/config-flag.js';
+import { destinationOf, type ConfigFlags } from './config-flag.js';
 import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { targetStates } from './target-json.js';
 import { failureMessage, renderHandshakes, renderPlan, renderResult } from './rollout-report.js';
@@ -108,6 +108,7 @@ async function run(
   });
   const agent = await readAgent();
   const connections = new Connections(config, out, agent.sha256);
+  await connections.checkAuth();
   const interrupt = interruptSignal(out);
   try {
     const deps: RolloutDeps = {
@@ -177,48 +178,52 @@ async function run(
       skipUnreachable: true,
     };
     const command = mode.kind;
-    await withFleetLease({ ...lease, command, release }, async (held, signal) => {
-      if (held.waited && mode.kind === 'rollout' && config.rollout.superseded === 'skip') {
-        const s = supersession(release, await liveReleases(connections, selected), {
-          ci: held.request.holder.ci,
-          behind: held.behind.map((b) => b.lease),
-        });
-        if (s?.kind === 'superseded') {
-          out.text(
-            `superseded: ${release} is older than ${s.by}, which the fleet runs now (${s.how ? `${s.how}; ` : ''}rollout.superseded: skip); nothing was deployed`,
-          );
-          out.result(true, { superseded: true, release, by: s.by });
-          return;
-        }
-        if (s?.kind === 'unordered')
-          out.emit({
-            level: 'warn',
-            event: 'superseded',
-            message: `not skipped: cannot tell whether ${release} is older than what the fleet runs now (${s.reason}); deploying it as asked`,
+    // a refusal, by the fleet lease too, is news to whoever post-deploy notifies
+    await withDeployHooks(hooks, release, out, (deployHooks) =>
+      withFleetLease({ ...lease, command, release }, async (held, signal) => {
+        if (held.waited && mode.kind === 'rollout' && config.rollout.superseded === 'skip') {
+          const s = supersession(release, await liveReleases(connections, selected), {
+            ci: held.request.holder.ci,
+            behind: held.behind.map((b) => b.lease),
           });
-      }
-      const result = await withDeployHooks(hooks, release, out, signal, () =>
-        rollout({ ...deps, signal }, options),
-      );
-      out.text(renderResult(result));
-      out.finish(result);
-      const targetOf = await targetStates(() => connections.balancer(), plan.waves.flat());
-      const byName = new Map(plan.waves.flat().map((h) => [h.name, h]));
-      out.result(result.ok, {
-        ...result,
-        hosts: result.hosts.map((h) => {
-          const host = byName.get(h.host);
-          return host ? { ...h, target: targetOf(host) } : h;
-        }),
-      });
-      if (!result.ok) throw rolloutFailure(result, failureMessage(result));
-      // every host reached was deployed; CI decides what the skipped ones mean (exit 4)
-      if (result.skipped && result.skipped.length > 0)
-        throw new SkippedHostsError(
-          result.skipped.map((s) => s.host),
-          result.release,
+          if (s?.kind === 'superseded') {
+            await deployHooks.stoodDown('superseded');
+            out.text(
+              `superseded: ${release} is older than ${s.by}, which the fleet runs now (${s.how ? `${s.how}; ` : ''}rollout.superseded: skip); nothing was deployed`,
+            );
+            out.result(true, { superseded: true, release, by: s.by });
+            return;
+          }
+          if (s?.kind === 'unordered')
+            out.emit({
+              level: 'warn',
+              event: 'superseded',
+              message: `not skipped: cannot tell whether ${release} is older than what the fleet runs now (${s.reason}); deploying it as asked`,
+            });
+        }
+        const result = await deployHooks.around(signal, () =>
+          rollout({ ...deps, signal }, options),
         );
-    });
+        out.text(renderResult(result));
+        out.finish(result);
+        const targetOf = await targetStates(() => connections.balancer(), plan.waves.flat());
+        const byName = new Map(plan.waves.flat().map((h) => [h.name, h]));
+        out.result(result.ok, {
+          ...result,
+          hosts: result.hosts.map((h) => {
+            const host = byName.get(h.host);
+            return host ? { ...h, target: targetOf(host) } : h;
+          }),
+        });
+        if (!result.ok) throw rolloutFailure(result, failureMessage(result));
+        // every host reached was deployed; CI decides what the skipped ones mean (exit 4)
+        if (result.skipped && result.skipped.length > 0)
+          throw new SkippedHostsError(
+            result.skipped.map((s) => s.host),
+            result.release,
+          );
+      }),
+    );
   } finally {
     interrupt.dispose();
     await connections.close();

@@ -1,15 +1,9 @@
 import type { Clock } from '../clock.js';
+import { LATENCY_FLOOR_MS } from '../config/normalize-canary.js';
 import type { JudgementConfig } from '../config/types.js';
 import { formatMs } from '../timing/duration.js';
 import { addWindows, countsOf, type WindowCounts } from './counts.js';
-import {
-  LATENCY_FLOOR_MS,
-  judgeAtEnd,
-  judgeDuringBake,
-  latencyFloorFor,
-  settle,
-  type Side,
-} from './canary-rule.js';
+import { judgeAtEnd, judgeDuringBake, latencyFloorFor, settle, type Side } from './canary-rule.js';
 import { HandoffError } from '../errors.js';
 import { readOrUnread, type CountWindow, type EvidenceSource } from './source.js';
 
@@ -22,6 +16,8 @@ export interface BakeProgress {
   readonly unread?: string;
   /** how long this look's read took (what a bake costs beside its duration) */
   readonly readMs: number;
+  /** counters restarted in the window (a reload, a restart): the counts are since then */
+  readonly reset?: string;
 }
 
 export interface BakeOutcome {
@@ -33,6 +29,8 @@ export interface BakeOutcome {
   /** the bake ended early on a conclusive failure */
   readonly early: boolean;
   readonly elapsedMs: number;
+  /** counters restarted in the window: judged on the counts since then, and the reason says so */
+  readonly reset?: string;
 }
 
 export interface BakeOptions {
@@ -58,6 +56,8 @@ export function sideOf(
 ): {
   side: Side;
   unread?: string;
+  /** a host's counters restarted in the window: the side is counted since then */
+  reset?: string;
 } {
   let sum: WindowCounts = { kind: 'counted', counts: { requests: 0, failed: 0 } };
   for (const h of hosts)
@@ -68,7 +68,8 @@ export function sideOf(
     requests: c.requests,
     ...(c.latencyMs !== undefined && { latencyMs: c.latencyMs }),
   };
-  return sum.kind === 'unread' ? { side, unread: sum.reason } : { side };
+  if (sum.kind === 'unread') return { side, unread: sum.reason };
+  return sum.kind === 'reset' ? { side, reset: sum.reason } : { side };
 }
 
 /**
@@ -101,6 +102,8 @@ export async function bake(o: BakeOptions): Promise<BakeOutcome> {
     ? { errors: 0, requests: 0 }
     : (o.baseline as Side);
   let unread: string | undefined = 'not read yet';
+  // once seen, said to the end: the counts before the restart are gone for this window
+  let reset: string | undefined;
   const look = async (): Promise<void> => {
     if (typeof window === 'string') window = await open();
     if (typeof window === 'string') {
@@ -114,6 +117,7 @@ export async function bake(o: BakeOptions): Promise<BakeOutcome> {
     if (unread === undefined) {
       canary = c.side;
       baseline = b.side;
+      reset = c.reset ?? b.reset ?? reset;
     }
   };
   for (;;) {
@@ -132,11 +136,20 @@ export async function bake(o: BakeOptions): Promise<BakeOutcome> {
       canary,
       baseline,
       ...(unread !== undefined && { unread }),
+      ...(reset !== undefined && { reset }),
     });
     if (unread !== undefined) continue;
     const early = judgeDuringBake(canary, baseline, rule, looks);
     if (early.verdict === 'fail')
-      return { passed: false, reason: early.reason, canary, baseline, early: true, elapsedMs: now };
+      return {
+        passed: false,
+        reason: withReset(early.reason, reset),
+        canary,
+        baseline,
+        early: true,
+        elapsedMs: now,
+        ...(reset !== undefined && { reset }),
+      };
   }
   const elapsedMs = clock.now() - started;
   const end =
@@ -147,5 +160,20 @@ export async function bake(o: BakeOptions): Promise<BakeOutcome> {
         }
       : judgeAtEnd(canary, baseline, rule);
   const { passed, reason } = settle(end, j.inconclusive);
-  return { passed, reason, canary, baseline, early: false, elapsedMs };
+  return {
+    passed,
+    reason: withReset(reason, reset),
+    canary,
+    baseline,
+    early: false,
+    elapsedMs,
+    ...(reset !== undefined && { reset }),
+  };
+}
+
+/** A verdict on a window whose counters restarted says it was judged on the part since then. */
+function withReset(reason: string, reset: string | undefined): string {
+  return reset === undefined
+    ? reason
+    : `${reason} (not the whole window: ${reset}; judged on the counts since then)`;
 }

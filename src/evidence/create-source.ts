@@ -3,16 +3,12 @@ import type { Balancer } from '../balancer/balancer.js';
 import { HaproxyBalancer } from '../balancer/haproxy/adapter.js';
 import { membersOf } from '../balancer/set.js';
 import type { Clock } from '../clock.js';
-import {
-  cloudWatchCounts,
-  metricsGroups,
-  type CloudWatchCounts,
-} from '../balancer/alb/cloudwatch-receipt.js';
+import { cloudWatchCounts, metricsGroups, type CloudWatchCounts } from './cloudwatch-receipt.js';
 import type { Config } from '../config/types.js';
 import { FreshRead } from '../fresh-read.js';
 import { CommandCountSource } from './command-source.js';
-import { readHaproxyCounters } from '../balancer/haproxy/counters-read.js';
-import { HaproxyCountSource } from '../balancer/haproxy/count-source.js';
+import { readHaproxyCounters } from './haproxy-read.js';
+import { HaproxyCountSource } from './haproxy-source.js';
 import { ServiceCountSource, type ReadHost } from './service-source.js';
 import type { EvidenceSource } from './source.js';
 import { SumCountSource } from './sum-source.js';

@@ -2,7 +2,7 @@ import { HandoffError } from '../errors.js';
 import type { Log } from '../log.js';
 import type { FailureKind, WindowCounts } from './counts.js';
 import { countsOf } from './counts.js';
-import { BACKEND_OWN, totalOf } from '../balancer/haproxy/count-source.js';
+import { BACKEND_OWN, totalOf } from './haproxy-source.js';
 import { readOrUnread, type CountWindow, type EvidenceSource } from './source.js';
 
 /**

@@ -6,6 +6,7 @@ import { formatReport, startLoad } from '../../scripts/lab/index.js';
 import type { HostOutcome, HostRelease } from '../../src/rollout/types.js';
 import { ended } from '../support/handshake.js';
 import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
+import { until } from './watch-rollout.js';
 
 let fleet: Fleet;
 beforeAll(async () => {
@@ -140,8 +141,46 @@ describe('hooks', () => {
     expect(await releases()).toEqual(['r4', 'r4', 'r4']);
     // no host was locked, drained or switched: not one audit line more
     expect(await Promise.all(fleet.lab.hosts.map(audit))).toEqual(before);
+    // a refusal is news to whoever post-deploy notifies (issue 34)
     expect((await readFile(trail, 'utf8')).trim().split('\n')).toEqual([
       expect.stringMatching(/^pre-deploy \[r5\]/),
+      expect.stringMatching(/^post-deploy \[r5\] .* \[blocked\]/),
     ]);
+  });
+
+  it('a rollout the fleet lease refuses runs no pre-deploy, and post-deploy with blocked (issue 34)', async () => {
+    await rm(trail, { force: true });
+    const go = '/tmp/handoff-e2e-48/go';
+    await rm(go, { force: true });
+    // the first rollout holds the fleet lease while its pre-deploy waits for the go
+    await hook(
+      'pre-deploy',
+      `for i in $(seq 600); do [ -e ${go} ] && exit 0; sleep 0.1; done; exit 1`,
+    );
+    await fleet.stageEverywhere('r6');
+    const first = fleet.spawnDeploy(['rollout', '--release', 'r6']);
+    const lines = () =>
+      readFile(trail, 'utf8').then(
+        (t) => t.trim().split('\n'),
+        () => [],
+      );
+    expect(await until(lines, (l) => l.length > 0, 30_000)).toEqual([
+      expect.stringMatching(/^pre-deploy \[r6\]/),
+    ]);
+    const second = await fleet.deploy(['rollout', '--release', 'r6']);
+    await writeFile(go, '');
+    const firstEnd = await first;
+    expect(second.code, second.stderr).toBe(3);
+    expect(second.stderr).toMatch(/the fleet lease is held \(on web-\d\) by deploy rollout r6/);
+    expect(firstEnd.exitCode, String(firstEnd.stderr)).toBe(0);
+    const trailLines = await lines();
+    // the second's post-deploy, with no pre-deploy of its own, came while the first held the lease
+    expect(trailLines.slice(0, 2)).toEqual([
+      expect.stringMatching(/^pre-deploy \[r6\]/),
+      expect.stringMatching(/^post-deploy \[r6\] .* \[blocked\]/),
+    ]);
+    expect(trailLines.filter((l) => l.startsWith('pre-deploy'))).toHaveLength(1);
+    expect(trailLines.at(-1)).toMatch(/^post-deploy \[r6\] .* \[ok\]/);
+    expect(await releases()).toEqual(['r6', 'r6', 'r6']);
   });
 });

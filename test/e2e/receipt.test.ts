@@ -4,10 +4,10 @@ import { formatReport, startLoad } from '../../scripts/lab/index.js';
 import { labFiles } from '../../scripts/lab/layout.js';
 import { systemClock } from '../../src/clock.js';
 import { BlockedError } from '../../src/errors.js';
-import { createAlbMetrics } from '../../src/balancer/alb/cloudwatch.js';
+import { createAlbMetrics } from '../../src/evidence/cloudwatch.js';
 import { countsOf } from '../../src/evidence/counts.js';
-import { readHaproxyCounters } from '../../src/balancer/haproxy/counters-read.js';
-import { HaproxyCountSource, totalOf } from '../../src/balancer/haproxy/count-source.js';
+import { readHaproxyCounters } from '../../src/evidence/haproxy-read.js';
+import { HaproxyCountSource, totalOf } from '../../src/evidence/haproxy-source.js';
 import { rolloutUnderLoad, startFleet, type Fleet } from './fleet-harness.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addConfigFlags, destinationOf, type ConfigFlags } from './config-flag.js';
+import { addConfigFlags, destinationOf, type ConfigFlags } from '../config-flag.js';
 import type { RegisterCommand } from './register.js';
 
 interface CheckFlags extends ConfigFlags {
@@ -35,6 +35,7 @@ export const registerCheck: RegisterCommand = (program: Command) => {
       const { Connections } = await import('../connections.js');
       // a status read changes nothing: any agent version may answer it
       const connections = new Connections(config, out);
+      await connections.checkAuth();
       const byName = new Map(config.hosts.map((h) => [h.name, h]));
       try {
         await runCheck(config, out, {

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../config/load.js';
-import { destinationOf, type ConfigFlags } from '../commands/config-flag.js';
+import { destinationOf, type ConfigFlags } from '../config-flag.js';
 import type { Config, HostConfig } from '../../config/types.js';
 import { selectHosts } from '../../rollout/plan.js';
 import { readAgent } from '../agent-bundle.js';
@@ -13,14 +13,17 @@ export interface FleetFlags extends ConfigFlags {
 
 export async function open(
   flags: FleetFlags,
-  options: { checkAgent: boolean } = { checkAgent: true },
+  /** `ssh: false`: a command that reaches no host (`deploy receipt`) */
+  options: { checkAgent: boolean; ssh?: boolean } = { checkAgent: true },
 ): Promise<{ out: Output; config: Config; hosts: HostConfig[]; connections: Connections }> {
   const out = createOutput({ json: flags.json ?? false });
   const config = await loadConfig(flags.config, { log: out, ...destinationOf(flags) });
   const hosts = selectHosts(config.hosts, parseHostsFlag(flags.hosts));
   // every command but setup refuses a host whose agent is not this deploy's
   const expected = options.checkAgent ? (await readAgent()).sha256 : undefined;
-  return { out, config, hosts, connections: new Connections(config, out, expected) };
+  const connections = new Connections(config, out, expected);
+  if (options.ssh ?? true) await connections.checkAuth();
+  return { out, config, hosts, connections };
 }
 
 export { messageOf } from '../../errors.js';

@@ -1,4 +1,4 @@
-import type { Style } from './style.js';
+import { localeIsUtf8, type Style } from './style.js';
 
 const ASCII: Readonly<Record<string, string>> = {
   '✓': 'ok',
@@ -12,12 +12,25 @@ const ASCII: Readonly<Record<string, string>> = {
   '≤': '<=',
   '×': 'x',
   '−': '-',
+  '█': '#',
 };
 
 /** What a terminal without UTF-8 can show: known symbols spelt out, anything else `?`. */
 export function toAscii(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/[^\u0000-\u007f]/gu, (c) => ASCII[c] ?? '?');
+}
+
+/**
+ * A human line as the locale can show it: as written under UTF-8 (or no
+ * locale), ASCII stand-ins under LANG=C — what every command's plain text
+ * and its last error line go through, as the rollout's screen does (decorate).
+ */
+export function forLocale(
+  text: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  return localeIsUtf8(env) ? text : toAscii(text);
 }
 
 const SGR = { green: 32, red: 31, yellow: 33 } as const;

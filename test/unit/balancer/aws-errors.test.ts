@@ -3,7 +3,7 @@ import { albError } from '../../../src/balancer/alb/errors.js';
 import { awsAccessError, awsMessage } from '../../../src/balancer/alb/aws-errors.js';
 import type { AlbBalancerConfig } from '../../../src/config/types.js';
 import { BlockedError, OperationError } from '../../../src/errors.js';
-import { cloudWatchError } from '../../../src/balancer/alb/cloudwatch-errors.js';
+import { cloudWatchError } from '../../../src/evidence/cloudwatch-errors.js';
 
 function named(name: string, message = 'the SDK says so'): Error {
   const error = new Error(message);
@@ -72,7 +72,7 @@ describe('the failures every AWS client shares', () => {
       'eu-west-1',
     );
     expect(error).toBeInstanceOf(OperationError);
-    expect(error.message).toBe(`CloudWatch GetMetricData: InternalFailure: ${'x'.repeat(157)}...`);
+    expect(error.message).toBe(`CloudWatch GetMetricData: InternalFailure: ${'x'.repeat(160)}…`);
     expect(awsMessage('plain')).toBe('plain');
   });
 });

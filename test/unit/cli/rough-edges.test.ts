@@ -9,13 +9,14 @@ import { minimal, tempDir } from '../config/temp-config.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** `deploy …` as a process, from the repository (tsx): exit code and both streams */
-async function deploy(args: readonly string[]) {
+async function deploy(args: readonly string[], env: Record<string, string> = {}) {
   const run = await execa(
     'node',
     ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
     {
       cwd: root,
       reject: false,
+      env,
     },
   );
   return { code: run.exitCode, stdout: run.stdout, stderr: run.stderr };
@@ -69,13 +70,19 @@ describe('rough edges a new user hits', () => {
   });
 
   it('check --live with a static balancer says there is nothing live to read, and with no host read it does not pass', async () => {
-    const file = path.join(await tempDir(), 'deploy.yml');
-    await writeFile(file, minimal);
-    const r = await deploy(['check', '--live', '-c', file]);
+    const dir = await tempDir();
+    const file = path.join(dir, 'deploy.yml');
+    // hosts where nothing listens (this file's loopback addresses), an agent socket that is not
+    // there: credentials are set up, so every host is tried and none answers
+    await writeFile(file, minimal.replaceAll('10.0.0.', '127.0.110.'));
+    const r = await deploy(['check', '--live', '-c', file], {
+      SSH_AUTH_SOCK: path.join(dir, 'no-agent.sock'),
+    });
     expect(r.stderr).toContain(
       'WARN --live: balancer.kind static has no API, so there is nothing live to read; checked the settings in',
     );
-    // minimal's hosts are not there: --live read nothing (issue 34)
+    // the hosts are not there (issue 34): --live reads nothing, exit 3 (no key and no agent at
+    // all is a bad setup instead, exit 2 before any host: no-ssh-key.test.ts)
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/deploy: --live read no host: all 2 could not be reached/);
   });

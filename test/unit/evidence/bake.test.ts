@@ -142,3 +142,49 @@ describe('bake', () => {
     expect(outcome.reason).toContain('no counts for web-3');
   });
 });
+
+describe('a bake whose counters restart in its window (issue 34)', () => {
+  it('judges the counts since the restart and says it was not the whole window', async () => {
+    const reason = 'web-2: counters restarted (a reload or restart)';
+    let reads = 0;
+    const source: EvidenceSource = {
+      kind: 'balancer',
+      label: 'restarting',
+      open: () =>
+        Promise.resolve({
+          openedAt: 0,
+          read: () => {
+            reads += 1;
+            // from the third look on, web-2's counters are those since its restart
+            const web2: WindowCounts =
+              reads < 3
+                ? { kind: 'counted', counts: { requests: 300 * reads, failed: 0 } }
+                : { kind: 'reset', since: { requests: 200, failed: 0 }, reason };
+            return Promise.resolve(
+              new Map<string, WindowCounts>([
+                ['web-1', { kind: 'counted', counts: { requests: 1000, failed: 0 } }],
+                ['web-2', web2],
+                ['web-3', { kind: 'counted', counts: { requests: 1500, failed: 0 } }],
+              ]),
+            );
+          },
+        }),
+    };
+    const progress: BakeProgress[] = [];
+    const outcome = await run(source, new FakeClock(), progress);
+    expect(outcome.passed).toBe(true);
+    expect(outcome.reset).toBe(reason);
+    expect(outcome.baseline).toEqual({ errors: 0, requests: 1700 });
+    expect(outcome.reason).toMatch(
+      /\(not the whole window: web-2: counters restarted \(a reload or restart\); judged on the counts since then\)$/,
+    );
+    expect(progress.map((p) => p.reset)).toEqual([
+      undefined,
+      undefined,
+      reason,
+      reason,
+      reason,
+      reason,
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCounters } from '../../../src/balancer/haproxy/counters.js';
+import { parseCounters } from '../../../src/evidence/haproxy-counters.js';
 import { windowDelta } from '../../../src/evidence/delta.js';
 import { info, statAfterTraffic } from './fixtures/haproxy-2.6-counters.js';
 

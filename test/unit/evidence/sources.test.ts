@@ -3,12 +3,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OperationError, UsageError } from '../../../src/errors.js';
 import { CommandCountSource, parseCommandCounts } from '../../../src/evidence/command-source.js';
-import type { HaproxyCounters } from '../../../src/balancer/haproxy/counters.js';
-import {
-  BACKEND_OWN,
-  HaproxyCountSource,
-  totalOf,
-} from '../../../src/balancer/haproxy/count-source.js';
+import type { HaproxyCounters } from '../../../src/evidence/haproxy-counters.js';
+import { BACKEND_OWN, HaproxyCountSource, totalOf } from '../../../src/evidence/haproxy-source.js';
 import { readOrUnread, type CountWindow } from '../../../src/evidence/source.js';
 import { systemClock } from '../../../src/clock.js';
 import { FakeClock } from '../../support/fake-clock.js';

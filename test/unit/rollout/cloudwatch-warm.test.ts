@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CloudWatchReceipt } from '../../../src/balancer/alb/cloudwatch-receipt.js';
+import type { CloudWatchReceipt } from '../../../src/evidence/cloudwatch-receipt.js';
 import type { EvidenceDeps } from '../../../src/evidence/create-source.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';
 import { testConfig } from '../../support/config.js';

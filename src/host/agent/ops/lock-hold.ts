@@ -1,6 +1,6 @@
 import type { Clock } from '../../../clock.js';
 import type { Config } from '../../../config/types.js';
-import { LockHeldError, UsageError } from '../../../errors.js';
+import { LockHeldError, UsageError, messageOf } from '../../../errors.js';
 import { appendAudit } from '../../audit.js';
 import { readDrainMarker } from '../../drain-marker.js';
 import { warmHttpChecks } from '../../checks/warm.js';
@@ -153,9 +153,35 @@ export async function lockHold(
     if (reply.ok || !held?.signal.aborted) return reply;
     return { ...reply, error: { ...reply.error, code: LOCK_LOST } };
   };
+  // calls that change the host run one at a time, in the order they came, beside the reading:
+  // while one hangs, the end of stdin, `release`, a signal or a lost lock still end the
+  // session — and abort it — instead of waiting on it (issue 34)
+  let changes = Promise.resolve();
+  let changing = 0;
+  let failChange: (error: unknown) => void = () => undefined;
+  const changeFailed = new Promise<never>((_, reject) => (failChange = reject));
+  changeFailed.catch(() => undefined);
+  const change = (text: string): void => {
+    changing += 1;
+    // the orchestrator waits for this answer: its silence counts from the answer on
+    heard.busy = true;
+    changes = changes
+      .then(() => onLine(io, text, handle, queueAudit))
+      .catch(failChange)
+      .finally(() => {
+        changing -= 1;
+        Object.assign(heard, { at: clock.now(), busy: changing > 0 });
+      });
+  };
   try {
     for (;;) {
-      const next = await Promise.race([lines.next(), compromised, terminated, silent]);
+      const next = await Promise.race([
+        lines.next(),
+        compromised,
+        terminated,
+        silent,
+        changeFailed,
+      ]);
       if (next === 'terminated') {
         reason = 'terminated';
         break;
@@ -180,18 +206,14 @@ export async function lockHold(
         break;
       }
       if (!text.startsWith('{')) continue;
-      const line = onLine(io, text, handle, queueAudit);
-      if (!isReadOnly(text)) {
-        // the orchestrator waits for this answer: its silence counts from the answer on
-        heard.busy = true;
-        await line.finally(() => Object.assign(heard, { at: clock.now(), busy: false }));
-        continue;
-      }
-      beside(line);
+      // a read runs beside the others, yet after the changes sent before it, as it always did
+      if (!isReadOnly(text)) change(text);
+      else if (changing > 0) beside(changes.then(() => onLine(io, text, handle, queueAudit)));
+      else beside(onLine(io, text, handle, queueAudit));
     }
   } finally {
     ending.abort();
-    await Promise.allSettled(reads);
+    await Promise.allSettled([...reads, changes]);
     if (onSignal) {
       process.off('SIGTERM', onSignal);
       process.off('SIGHUP', onSignal);
@@ -286,6 +308,6 @@ async function audit(config: Config, io: AgentIO, entry: unknown): Promise<void>
     }
   } catch (error) {
     // an audit line must never cost the lock
-    sendEvent(io, 'warn', 'audit', `could not append an audit line: ${(error as Error).message}`);
+    sendEvent(io, 'warn', 'audit', `could not append an audit line: ${messageOf(error)}`);
   }
 }

@@ -1,9 +1,9 @@
-import type { Clock } from '../../clock.js';
-import type { WindowCounts } from '../../evidence/counts.js';
-import { addWindows } from '../../evidence/counts.js';
-import { windowDelta } from '../../evidence/delta.js';
-import type { HaproxyCounters } from './counters.js';
-import type { CountWindow, EvidenceSource } from '../../evidence/source.js';
+import type { Clock } from '../clock.js';
+import type { WindowCounts } from './counts.js';
+import { addWindows } from './counts.js';
+import { windowDelta } from './delta.js';
+import type { HaproxyCounters } from './haproxy-counters.js';
+import type { CountWindow, EvidenceSource } from './source.js';
 
 /** the backend's own failures are nobody's host: they are reported under this key */
 export const BACKEND_OWN = '(backend)';
