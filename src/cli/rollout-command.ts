@@ -9,6 +9,7 @@ import { makePlan, rollout } from '../rollout/run-rollout.js';
 import { resolveRollback } from '../rollout/rollback-target.js';
 import type { RolloutDeps, RolloutOptions } from '../rollout/types.js';
 import { systemClock } from '../clock.js';
+import { SkippedHostsError } from '../errors.js';
 import {
   renderInvariants,
   renderTimeline,
@@ -19,7 +20,7 @@ import { readAgent } from './agent-bundle.js';
 import { withCanaryFlags, type CanaryFlags } from './canary-flags.js';
 import { parseWaitLease, withFleetLease } from './fleet-lease.js';
 import { checkRolloutArtifact } from '../rollout/artifact.js';
-import { supersededBy } from '../rollout/lease/superseded.js';
+import { supersession } from '../rollout/lease/superseded.js';
 import type { HostConfig } from '../config/types.js';
 import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
@@ -171,18 +172,35 @@ async function run(
     }
     // bad input is one line before anything, the fleet lease included
     if (mode.kind === 'rollout') await checkRolloutArtifact(config, release, flags.artifact);
-    const lease = { config, connections, log: out, signal: interrupt.signal, waitMs };
+    // a dead host outside the plan never blocks it; one inside is preflight's (rollout.unreachable)
+    const lease = {
+      config,
+      connections,
+      log: out,
+      signal: interrupt.signal,
+      waitMs,
+      skipUnreachable: true,
+    };
     const command = mode.kind;
     await withFleetLease({ ...lease, command, release }, async (held, signal) => {
       if (held.waited && mode.kind === 'rollout' && config.rollout.superseded === 'skip') {
-        const newer = supersededBy(release, await liveReleases(connections, selected));
-        if (newer) {
+        const s = supersession(release, await liveReleases(connections, selected), {
+          ci: held.request.holder.ci,
+          behind: held.behind.map((b) => b.lease),
+        });
+        if (s?.kind === 'superseded') {
           out.text(
-            `superseded: ${release} is older than ${newer}, which the fleet runs now (rollout.superseded: skip); nothing was deployed`,
+            `superseded: ${release} is older than ${s.by}, which the fleet runs now (${s.how ? `${s.how}; ` : ''}rollout.superseded: skip); nothing was deployed`,
           );
-          out.result(true, { superseded: true, release, by: newer });
+          out.result(true, { superseded: true, release, by: s.by });
           return;
         }
+        if (s?.kind === 'unordered')
+          out.emit({
+            level: 'warn',
+            event: 'superseded',
+            message: `not skipped: cannot tell whether ${release} is older than what the fleet runs now (${s.reason}); deploying it as asked`,
+          });
       }
       const result = await withDeployHooks(hooks, release, out, signal, () =>
         rollout({ ...deps, signal }, options),
@@ -199,6 +217,12 @@ async function run(
         }),
       });
       if (!result.ok) throw rolloutFailure(result, failureMessage(result));
+      // every host reached was deployed; CI decides what the skipped ones mean (exit 4)
+      if (result.skipped && result.skipped.length > 0)
+        throw new SkippedHostsError(
+          result.skipped.map((s) => s.host),
+          result.release,
+        );
     });
   } finally {
     interrupt.dispose();

@@ -44,6 +44,11 @@ export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const ENV_NAME_RULE =
   'must be a variable name: letters, digits and _, not starting with a digit';
 
+/** an etcd client URL in `lease.endpoints` or HANDOFF_ETCD_ENDPOINTS: a scheme and host:port, no path */
+export const ETCD_ENDPOINT = /^https?:\/\/[^\s/?#]+\/?$/;
+export const ETCD_ENDPOINT_RULE =
+  'must be an etcd client URL like https://etcd-1:2379 (http or https, no path)';
+
 /** `deploy -d NAME`: deploy.NAME.yml beside deploy.yml (destination.ts) */
 export const DESTINATION_NAME = /^[a-z0-9][a-z0-9-]{0,29}$/;
 

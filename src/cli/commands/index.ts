@@ -5,6 +5,7 @@ import { registerHost } from './host.js';
 import { registerInfra } from './infra.js';
 import { registerInit } from './init.js';
 import { registerLock } from './lock.js';
+import { registerReport } from './report.js';
 import { registerRollback } from './rollback.js';
 import { registerRollout } from './rollout.js';
 import { registerSchema } from './schema.js';
@@ -21,6 +22,7 @@ export const commands: readonly RegisterCommand[] = [
   registerInfra,
   registerInit,
   registerSchema,
+  registerReport,
   registerLock,
   registerHost,
 ];

@@ -28,7 +28,11 @@ export const registerInfra: RegisterCommand = (program: Command) => {
       const config = await loadConfig(options.config, { log: output, ...destinationOf(options) });
       const dryRun = options.dryRun ?? false;
       const { systemClock } = await import('../../clock.js');
-      const results = await infraApply(config, { dryRun }, { clock: systemClock, log: output });
+      const results = await infraApply(
+        config,
+        { dryRun },
+        { clock: systemClock, log: output, ssh: config.ssh },
+      );
       const line = (c: SettingChange): string =>
         `  ${c.setting}: ${formatValue(c.setting, c.current)} -> ${formatValue(c.setting, c.desired)}${c.action === 'manual' ? '  (not changed by handoff)' : ''}`;
       // one balancer is named by its kind, as before; several by their names

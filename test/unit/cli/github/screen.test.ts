@@ -179,6 +179,18 @@ describe('GitHub Actions log', () => {
         '',
         '- web-2: release r2 failed verify: web ✗ status-500',
         '',
+        '```mermaid',
+        'gantt',
+        '  title r2 — rollout failed in 12s',
+        '  dateFormat x',
+        '  axisFormat %M:%S',
+        '  section web-1',
+        '    out 4.1s :done, 0, 4100',
+        '  section web-2',
+        '    restart 3.0s :crit, 0, 3000',
+        '    rollback 900ms :done, 0, 900',
+        '```',
+        '',
       ].join('\n'),
     ]);
   });
@@ -285,6 +297,8 @@ describe('the summary of a judged rollout', () => {
       },
       new Map([['a', 'r1']]),
     );
+    // a host with no step of its handshake draws no gantt
+    expect(md).not.toContain('mermaid');
     expect(md.split('\n').slice(-5)).toEqual([
       '',
       '- canary ✗ failed: canary 212 errors of 1040 requests (20.4 %), baseline 3 errors of 3100 requests (0.097 %): conclusively worse',
