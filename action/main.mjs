@@ -18,6 +18,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
 
 const SELF = fileURLToPath(import.meta.url);
 const HERE = path.dirname(SELF);
@@ -139,6 +140,11 @@ function runDeploy(entry, args, ndjson, env) {
   });
   const file = createWriteStream(ndjson, { mode: 0o600 });
   child.stdout.pipe(file);
+  // the log shows what a human run would: each event's message (deploy masked it)
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const text = logLine(line);
+    if (text) process.stdout.write(`${text}\n`);
+  });
   const forward = (signal) => () => child.kill(signal);
   process.on('SIGINT', forward('SIGINT'));
   process.on('SIGTERM', forward('SIGTERM'));
@@ -148,6 +154,24 @@ function runDeploy(entry, args, ndjson, env) {
       file.end(() => resolve(code ?? (signal === 'SIGKILL' ? 137 : 1)));
     });
   });
+}
+
+/** An NDJSON event as a log line (warnings and errors as annotations); debug and the result: none. */
+function logLine(line) {
+  let e;
+  try {
+    e = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof e?.message !== 'string' || e.level === 'debug' || e.event === 'result')
+    return undefined;
+  const text = `${e.host ? `${e.host}: ` : ''}${e.message}`.replace(/\r?\n/g, ' ');
+  // a workflow command's data: % and line breaks escaped as GitHub reads them
+  const data = text.replace(/%/g, '%25');
+  if (e.level === 'error') return `::error::${data}`;
+  if (e.level === 'warn') return `::warning::${data}`;
+  return text;
 }
 
 /** The NDJSON's last line, deploy's result (docs/json.md), or undefined. */
