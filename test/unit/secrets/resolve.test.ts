@@ -109,6 +109,44 @@ describe('a secret that cannot be fetched', () => {
     expect(error.message).toBe('env.secret[0]: DB: AWS Secrets Manager db has no key url');
   });
 
+  it('without credentials, or a KMS key it may not use, is exit 3 saying what to fix', async () => {
+    sm.on(GetSecretValueCommand).rejects(awsError('CredentialsProviderError'));
+    ssm.on(GetParameterCommand).rejects(awsError('KMSAccessDeniedException'));
+    const config = withSecrets(['A', 'B'], {
+      A: { kind: 'aws_secret', secretId: 'a' },
+      B: { kind: 'ssm', parameter: '/b' },
+    });
+    const error = await failure(resolveSecrets(config, {}));
+    expect([error.exitCode, error.message.split('\n')]).toEqual([
+      ExitCode.blocked,
+      [
+        'env.secret[0]: A: AWS Secrets Manager a: no AWS credentials found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or run on a role',
+        'env.secret[1]: B: SSM parameter /b: cannot decrypt it (KMSAccessDeniedException): the credentials need kms:Decrypt on its key',
+      ],
+    ]);
+  });
+
+  it('that is binary, or whose key holds a list, is exit 2 and quotes nothing of it', async () => {
+    sm.on(GetSecretValueCommand, { SecretId: 'bin' }).resolves({
+      SecretBinary: new Uint8Array([1, 2]),
+    });
+    sm.on(GetSecretValueCommand, { SecretId: 'json' }).resolves({
+      SecretString: '{"hosts":["hush-h1"]}',
+    });
+    const config = withSecrets(['A', 'B'], {
+      A: { kind: 'aws_secret', secretId: 'bin' },
+      B: { kind: 'aws_secret', secretId: 'json', key: 'hosts' },
+    });
+    const error = await failure(resolveSecrets(config, {}));
+    expect([error.exitCode, error.message.split('\n')]).toEqual([
+      ExitCode.usage,
+      [
+        'env.secret[0]: A: AWS Secrets Manager bin holds binary data; store the value as text',
+        'env.secret[1]: B: AWS Secrets Manager json: key hosts holds a list, not text',
+      ],
+    ]);
+  });
+
   it('from a command that fails says its status and first stderr line, exit 3', async () => {
     const config = withSecrets(['S'], {
       S: {
