@@ -262,7 +262,24 @@ export interface WatchdogConfig {
 export interface EnvConfig {
   readonly clear: Readonly<Record<string, string>>;
   readonly secret: readonly string[];
+  /**
+   * where a secret's value comes from, by name, when not the orchestrator's
+   * environment (secrets/); never in the host config, which names secrets only
+   */
+  readonly sources?: Readonly<Record<string, SecretSource>>;
 }
+
+/** An `env.secret` entry's source (config/secret-schema.ts), fetched once per rollout. */
+export type SecretSource =
+  | {
+      readonly kind: 'aws_secret';
+      readonly secretId: string;
+      /** a field of the secret's JSON */
+      readonly key?: string;
+      readonly region?: string;
+    }
+  | { readonly kind: 'ssm'; readonly parameter: string; readonly region?: string }
+  | { readonly kind: 'command'; readonly argv: readonly string[]; readonly timeout: Duration };
 
 export interface Config {
   /** the file it was read from */
