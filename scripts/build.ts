@@ -293,7 +293,7 @@ export async function buildProbeBundle(): Promise<string> {
 }
 
 /**
- * Type declarations of the health library for `import … from 'handoff/health'`:
+ * Type declarations of the health library for `import … from 'handoff-deploy/health'`:
  * tsc emits them for src/health and what it imports (clock, hysteresis).
  */
 export async function buildHealthTypes(): Promise<void> {

@@ -18,6 +18,7 @@ import {
   killedAtLastStop,
   readLastStops,
   renderLastStops,
+  unreadLive,
   type ReadLastStop,
 } from './check-last-stops.js';
 import type { Output } from './output.js';
@@ -102,7 +103,8 @@ export async function runCheck(
       : undefined;
   if (lastStops) renderLastStops(lastStops, out);
   const killed = lastStops && options.strict ? killedAtLastStop(lastStops) : [];
-  out.result(failing.length === 0 && killed.length === 0, {
+  const unread = lastStops && unreadLive(lastStops, options.strict);
+  out.result(failing.length === 0 && killed.length === 0 && !unread, {
     timeline: model.timeline,
     invariants: model.invariants,
     settings: settings?.settings,
@@ -128,4 +130,5 @@ export async function runCheck(
       `invariant ${ids.join(', ')} ${ids.length === 1 ? 'fails' : 'fail'}${options.strict ? ' (--strict)' : ''}`,
     );
   }
+  if (unread) throw unread;
 }

@@ -1,11 +1,11 @@
 import { canaryConfig } from './normalize-canary.js';
 import os from 'node:os';
 import path from 'node:path';
-import { hostDefaults } from './host-paths.js';
+import { cleanHostPath, hostDefaults } from './host-paths.js';
 import { balancerEntries } from './normalize-balancer.js';
 import type { RawConfig } from './schema.js';
 import type { RawCheck, RawService } from './service-schema.js';
-import type { CheckConfig, CheckThresholds, Config, ServiceConfig } from './types.js';
+import type { CheckConfig, CheckThresholds, Config, LeaseConfig, ServiceConfig } from './types.js';
 
 /**
  * Parsed deploy.yml → the Config every command works from: camelCase, the
@@ -62,18 +62,15 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       maxTimeBack: rollout.max_time_back,
       onFailure: rollout.on_failure,
       superseded: rollout.superseded,
+      unreachable: rollout.unreachable,
+      maxUnreachable: rollout.max_unreachable,
       allowDowntime: rollout.allow_downtime,
       ...(rollout.artifact !== undefined && { artifact: local(rollout.artifact) }),
       keepReleases: rollout.keep_releases,
       uploadConcurrency: rollout.upload_concurrency,
       ...canaryConfig(rollout, onlyKind(raw), local),
     },
-    host: {
-      root: raw.host.root ?? hostDefaults(service).root,
-      lock: raw.host.lock ?? hostDefaults(service).lock,
-      state: raw.host.state ?? hostDefaults(service).state,
-      agent: raw.host.agent ?? hostDefaults(service).agent,
-    },
+    host: hostPaths(raw.host, service),
     runtime:
       raw.runtime.kind === 'compose'
         ? {
@@ -93,7 +90,35 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       restartWindow: watchdog.restart_window,
     },
     hooks: { timeout: raw.hooks.timeout },
+    lease: leaseConfig(raw.lease, local),
   };
+}
+
+function leaseConfig(raw: RawConfig['lease'], local: (p: string) => string): LeaseConfig {
+  const tls = raw.tls && {
+    ...(raw.tls.ca !== undefined && { ca: local(raw.tls.ca) }),
+    ...(raw.tls.cert !== undefined && { cert: local(raw.tls.cert) }),
+    ...(raw.tls.key !== undefined && { key: local(raw.tls.key) }),
+  };
+  return {
+    store: raw.store,
+    endpoints: [...(raw.endpoints ?? [])],
+    prefix: raw.prefix,
+    ...(tls && { tls }),
+    ...(raw.username !== undefined && { username: raw.username }),
+    passwordEnv: raw.password_env,
+  };
+}
+
+/** the host paths, clean (host-paths.ts): `//run/x/` never reaches a command line */
+function hostPaths(given: RawConfig['host'], service: string): Config['host'] {
+  const defaults = hostDefaults(service);
+  const clean = (key: keyof typeof defaults): string => {
+    const value = given[key];
+    // a path with `..` was refused by the rules before this runs
+    return value === undefined ? defaults[key] : (cleanHostPath(value) ?? value);
+  };
+  return { root: clean('root'), lock: clean('lock'), state: clean('state'), agent: clean('agent') };
 }
 
 export function expandHome(p: string, home: string): string {

@@ -84,6 +84,18 @@ export function toDocument(config: Config): RawConfigInput {
       restart_window: d(watchdog.restartWindow),
     },
     hooks: { timeout: d(config.hooks.timeout) },
+    lease: lease(config.lease),
+  };
+}
+
+function lease(l: Config['lease']): NonNullable<RawConfigInput['lease']> {
+  return {
+    store: l.store,
+    ...(l.endpoints.length > 0 && { endpoints: [...l.endpoints] }),
+    prefix: l.prefix,
+    ...(l.tls && { tls: { ...l.tls } }),
+    ...(l.username !== undefined && { username: l.username }),
+    password_env: l.passwordEnv,
   };
 }
 
@@ -114,7 +126,16 @@ function kindSettings(b: BalancerConfig): RawEntry {
         kind: 'haproxy',
         socket: b.socket,
         backend: b.backend,
+        ...(b.ssh !== undefined && { ssh: { ...b.ssh } }),
         ...(b.config !== undefined && { config: b.config }),
+        ...settings,
+      };
+    case 'nginx':
+      return {
+        kind: 'nginx',
+        config: b.config,
+        upstream: b.upstream,
+        ...(b.mainConfig !== undefined && { main_config: b.mainConfig }),
         ...settings,
       };
     case 'static':

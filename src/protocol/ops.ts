@@ -235,7 +235,3 @@ export type ResultOf<K extends AgentOp> =
 export function isAgentOp(op: string): op is AgentOp {
   return Object.hasOwn(OPS, op);
 }
-
-export function specOf(op: AgentOp): OpSpec {
-  return OPS[op];
-}

@@ -68,7 +68,6 @@ export const eventShape = z.object({
   time: z.string().optional(),
   fields: z.record(z.string(), z.unknown()).optional(),
 });
-export type EventLine = z.infer<typeof eventShape>;
 
 export const waveFields = z.object({
   wave: z.number(),

@@ -36,6 +36,8 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
       maxTimeBack: 60_000,
       onFailure: 'stop',
       superseded: 'deploy',
+      unreachable: 'fail',
+      maxUnreachable: { kind: 'count', count: 1 },
       allowDowntime: false,
     },
     host: {
@@ -68,6 +70,12 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
       restartWindow: 1_800_000,
     },
     hooks: { timeout: 300_000 },
+    lease: {
+      store: 'hosts',
+      endpoints: [],
+      prefix: '/handoff',
+      passwordEnv: 'HANDOFF_ETCD_PASSWORD',
+    },
     ...overrides,
   };
 }

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
+import { addConfigFlags, type ConfigFlags } from './config-flag.js';
 import type { RegisterCommand } from './register.js';
 
-interface Flags {
-  readonly config: string;
+interface Flags extends ConfigFlags {
   readonly hosts?: string;
   readonly json?: boolean;
   readonly local?: boolean;
@@ -15,9 +15,7 @@ interface Flags {
 }
 
 const common = (c: Command): Command =>
-  c
-    .option('-c, --config <file>', 'deploy.yml', 'deploy.yml')
-    .option('--json', 'machine-readable output ending with a result line');
+  addConfigFlags(c).option('--json', 'machine-readable output ending with a result line');
 
 /** `deploy setup`, `verify`, `status`, `drain`, `undrain`: the fleet over SSH. */
 export const registerFleet: RegisterCommand = (program: Command) => {

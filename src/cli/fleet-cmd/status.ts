@@ -11,7 +11,8 @@ export async function runStatus(flags: FleetFlags & { verbose?: boolean }): Prom
   try {
     const balancer = await connections.balancer();
     const states = await balancer.states(config.hosts.map((h) => h.target));
-    const lease = summarizeLease(await fleetLeaseStore(config, connections).read());
+    const store = await fleetLeaseStore(config, connections);
+    const lease = summarizeLease(await store.read().finally(() => store.close?.()));
     const rows = await mapLimit(hosts, 16, async (host) => {
       try {
         return {

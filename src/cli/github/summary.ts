@@ -77,7 +77,10 @@ export function stepSummary(
   r: RolloutResult,
   releaseBefore: ReadonlyMap<string, string | null>,
 ): string {
-  const verdict = r.ok ? '✓ deployed' : '✗ rollout failed';
+  const skipped = r.skipped ?? [];
+  const verdict = r.ok
+    ? `✓ deployed${skipped.length > 0 ? `, ${skipped.length} host${skipped.length === 1 ? '' : 's'} skipped` : ''}`
+    : '✗ rollout failed';
   const names = balancerNames(r);
   const header = ['Host', 'Result', 'Release before', 'Release after', ...names, 'Steps'];
   const rows = r.hosts.map((o) => {
@@ -89,6 +92,16 @@ export function stepSummary(
   });
   for (const host of r.notReached)
     rows.push([host, 'not reached', '–', 'unchanged', ...names.map(() => '–'), '']);
+  // the release before is unknown: the host did not answer
+  for (const s of skipped)
+    rows.push([
+      s.host,
+      `unreachable: skipped, not on ${r.release}`,
+      '?',
+      'unchanged',
+      ...names.map(() => '–'),
+      '',
+    ]);
   const reasons = [r.blocked, r.prepareFailed, ...r.hosts.map((h) => h.error)].filter(
     (x): x is string => x !== undefined,
   );

@@ -8,13 +8,29 @@ export interface HeldPiece {
   readonly ageMs: number;
 }
 
+/** A place of the lease left out unreachable (rollout.unreachable's store): its piece is not held. */
+export interface SkippedPiece {
+  readonly where: string;
+  readonly reason: string;
+}
+
 export type LeaseTake =
-  | { readonly ok: true; readonly tookOver: readonly HeldPiece[] }
+  | {
+      readonly ok: true;
+      readonly tookOver: readonly HeldPiece[];
+      /** left out, unreachable; taken at a renewal once they answer */
+      readonly skipped?: readonly SkippedPiece[];
+    }
   /** refused: a live lease of another deployer; nothing of the fleet is held */
   | { readonly ok: false; readonly holder: HeldPiece };
 
 export type LeaseRenew =
-  | { readonly ok: true; readonly unreachable: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly unreachable: readonly string[];
+      /** places skipped at the take whose piece this renewal took, now they answer */
+      readonly rejoined?: readonly string[];
+    }
   /** a piece is no longer ours: taken over after it expired, or removed */
   | { readonly ok: false; readonly where: string; readonly holder?: HeldPiece };
 
@@ -30,8 +46,9 @@ export interface LeaseView {
 
 /**
  * Where the fleet lease lives. The default keeps a piece on every host
- * (host-store.ts); a store on Consul or DynamoDB implements the same four
- * calls. `take` is all or nothing: a store that cannot take every piece
+ * (host-store.ts), etcd one key (etcd/); stores.ts picks one by deploy.yml's
+ * `lease.store`, and every store passes the same conformance suite
+ * (test/support/lease-conformance.ts). `take` is all or nothing: a store that cannot take every piece
  * gives back what it took and refuses (or throws, exit 3, when a piece
  * cannot be reached) — the lease is never silently partial.
  */
@@ -47,4 +64,11 @@ export interface LeaseStore {
   /** best effort; a piece left behind expires after its bound */
   release(request: LeaseRequest): Promise<void>;
   read(): Promise<readonly LeaseView[]>;
+  /**
+   * `deploy lease break`: the lease removed whoever holds it (an operator's
+   * call, audited by the command); what was held, as read before.
+   */
+  break(request: LeaseRequest): Promise<readonly LeaseView[]>;
+  /** let go of what the store opened itself (the command's connections are the command's) */
+  close?(): void;
 }

@@ -41,6 +41,7 @@ describe('deploy schema', () => {
       'services',
       'watchdog',
       'hooks',
+      'lease',
     ]);
     expect(schema.required).toEqual(['service', 'ssh', 'hosts', 'runtime', 'services']);
     // one of the two spellings, never both

@@ -23,6 +23,12 @@ const config: Config = {
   drain: base.drain,
   rollout: base.rollout,
   hooks: { timeout: 300_000 },
+  lease: {
+    store: 'hosts',
+    endpoints: [],
+    prefix: '/handoff',
+    passwordEnv: 'HANDOFF_ETCD_PASSWORD',
+  },
   host: { root: '/srv/a', lock: '/var/lock/a', state: '/run/a', agent: '/opt/a' },
   runtime: { kind: 'compose', composeFile: 'infra/compose.yml' },
   env: { clear: {}, secret: [] },

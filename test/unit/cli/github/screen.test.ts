@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keyLocator } from '../../../../src/cli/github/key-line.js';
@@ -11,6 +10,7 @@ import type { LogEvent } from '../../../../src/log.js';
 import type { RolloutResult, StepRecord } from '../../../../src/rollout/types.js';
 import { FakeClock } from '../../../support/fake-clock.js';
 import { end, FakeTerm, ManualTicker, start } from '../progress/fake-term.js';
+import { scratchDir } from '../../../support/scratch.js';
 
 const wave = (n: number, of: number, hosts: [string, string | null][]): LogEvent => ({
   level: 'debug',
@@ -257,7 +257,7 @@ describe('the summary table', () => {
 
 describe("deploy.yml's line for a key", () => {
   it('finds the line of a key that is written, and none for a default', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'key-line-'));
+    const dir = await scratchDir('key-line-');
     const file = path.join(dir, 'deploy.yml');
     await writeFile(file, 'hosts: []\ndrain:\n  max_request: 1s\n  overlap: 2s\n');
     const locate = keyLocator(file, dir);

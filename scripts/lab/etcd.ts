@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { isAlive, killGroup, until } from './procs.js';
+
+/**
+ * Debian's etcd-server on loopback addresses: one member, or a cluster of
+ * several (one address each, client port 2379, peer port 2380), for the
+ * fleet lease's etcd store. Plain HTTP, no auth: what the lease needs from
+ * etcd is its API, not its transport security.
+ */
+export interface EtcdCluster {
+  /** the client URLs, one per member */
+  readonly endpoints: readonly string[];
+  readonly members: readonly EtcdMember[];
+  /** SIGKILL one member (a member lost); the cluster keeps quorum with the others */
+  kill(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface EtcdMember {
+  readonly name: string;
+  readonly address: string;
+  readonly pid: number;
+}
+
+export async function startEtcd(options: {
+  /** one loopback address per member, e.g. ['127.0.131.1', '127.0.131.2', '127.0.131.3'] */
+  readonly addresses: readonly string[];
+  readonly workDir: string;
+}): Promise<EtcdCluster> {
+  await rm(options.workDir, { recursive: true, force: true });
+  await mkdir(options.workDir, { recursive: true });
+  const named = options.addresses.map((address, i) => ({ name: `etcd-${i + 1}`, address }));
+  const cluster = named.map((m) => `${m.name}=http://${m.address}:2380`).join(',');
+  const members: EtcdMember[] = named.map((m) => {
+    const log = openSync(path.join(options.workDir, `${m.name}.log`), 'a');
+    const child = spawn(
+      'etcd',
+      [
+        `--name=${m.name}`,
+        `--data-dir=${path.join(options.workDir, m.name)}`,
+        `--listen-client-urls=http://${m.address}:2379`,
+        `--advertise-client-urls=http://${m.address}:2379`,
+        `--listen-peer-urls=http://${m.address}:2380`,
+        `--initial-advertise-peer-urls=http://${m.address}:2380`,
+        `--initial-cluster=${cluster}`,
+        `--initial-cluster-token=${path.basename(options.workDir)}`,
+        '--initial-cluster-state=new',
+        // a lab member answers at once: fsync is the disk's business, not the lease's
+        '--unsafe-no-fsync',
+      ],
+      { detached: true, stdio: ['ignore', log, log] },
+    );
+    closeSync(log);
+    child.unref();
+    return { ...m, pid: child.pid ?? 0 };
+  });
+  const endpoints = named.map((m) => `http://${m.address}:2379`);
+  const stop = async () => {
+    await Promise.all(members.filter((m) => isAlive(m.pid)).map((m) => killGroup(m.pid)));
+  };
+  const ready = await until(
+    async () => (await Promise.all(endpoints.map(healthy))).every(Boolean),
+    30_000,
+  );
+  if (!ready) {
+    await stop();
+    throw new Error(`etcd did not become healthy within 30s (logs in ${options.workDir})`);
+  }
+  return {
+    endpoints,
+    members,
+    kill: async (name) => {
+      const member = members.find((m) => m.name === name);
+      if (member) await killGroup(member.pid, 0);
+    },
+    stop,
+  };
+}
+
+/** etcd's own health endpoint: true once the member has a leader and answers. */
+function healthy(endpoint: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = http.get(`${endpoint}/health`, { timeout: 1_000 }, (response) => {
+      let body = '';
+      response.on('data', (c: Buffer) => (body += c.toString()));
+      response.on('end', () => resolve(/"health":\s*"true"/.test(body)));
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(false));
+  });
+}

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEtcd, type EtcdCluster } from '../../scripts/lab/etcd.js';
+import { until } from '../../scripts/lab/procs.js';
+import { LEASE_VERSION, type LeaseRequest } from '../../src/protocol/lease.js';
+import { EtcdLeaseStore } from '../../src/rollout/lease/etcd/etcd-store.js';
+import { EtcdGateway, b64 } from '../../src/rollout/lease/etcd/gateway.js';
+import { leaseAsk, leaseConformance, type LeaseLab } from '../support/lease-conformance.js';
+
+/**
+ * The etcd store against the same contract as the hosts store, on a real
+ * etcd (Debian's etcd-server) started here: one member on 127.0.130.1, and a
+ * cluster of three on 127.0.131.1–3. The TTL is etcd's shortest (2 s) so an
+ * expiry takes seconds; etcd, not the test, decides when a lease is gone.
+ */
+
+const TTL_MS = 2_000;
+let single: EtcdCluster;
+let three: EtcdCluster;
+beforeAll(async () => {
+  [single, three] = await Promise.all([
+    startEtcd({ addresses: ['127.0.130.1'], workDir: '/tmp/handoff-e2e-130' }),
+    startEtcd({
+      addresses: ['127.0.131.1', '127.0.131.2', '127.0.131.3'],
+      workDir: '/tmp/handoff-e2e-131',
+    }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([single?.stop(), three?.stop()]);
+});
+
+let labs = 0;
+function etcdLab(endpoints: () => readonly string[]): () => Promise<LeaseLab> {
+  return () => {
+    // each test its own prefix: nothing one leaves behind is seen by the next
+    const prefix = `/contract-${++labs}`;
+    const options = { endpoints: endpoints(), prefix, service: 'api', ttlMs: TTL_MS };
+    const probe = new EtcdLeaseStore(options);
+    const etcd = new EtcdGateway(options);
+    const put = async (text: string, lease?: string) => {
+      await etcd.call('kv/put', {
+        key: b64(probe.key),
+        value: b64(text),
+        ...(lease ? { lease } : {}),
+      });
+    };
+    return Promise.resolve({
+      store: () => new EtcdLeaseStore(options),
+      expire: async () => {
+        const gone = await until(
+          async () => (await probe.read()).every((v) => v.lease === undefined),
+          TTL_MS * 5,
+        );
+        if (!gone) throw new Error(`etcd kept ${probe.key} past 5 TTLs`);
+      },
+      plant: (text) => put(text),
+      plantAhead: async (request: LeaseRequest, aheadMs: number) => {
+        const at = new Date(Date.now() + aheadMs).toISOString();
+        const { ID } = await etcd.call<{ ID: string }>('lease/grant', { TTL: 30 });
+        const { replaces: _, ...asked } = request;
+        const record = {
+          ...asked,
+          version: LEASE_VERSION,
+          started: at,
+          heartbeat: at,
+          ttlMs: 30_000,
+        };
+        await put(JSON.stringify(record), ID);
+      },
+      close: () => {
+        probe.close();
+        etcd.close();
+        return Promise.resolve();
+      },
+    });
+  };
+}
+
+leaseConformance(
+  'etcd, one member',
+  etcdLab(() => single.endpoints),
+);
+leaseConformance(
+  'etcd, a cluster of three',
+  etcdLab(() => three.endpoints),
+);
+
+describe('the etcd store when etcd itself fails', () => {
+  it('an endpoint that does not answer is passed over for the next', async () => {
+    const store = new EtcdLeaseStore({
+      endpoints: ['http://127.0.130.9:2379', ...single.endpoints],
+      prefix: '/failover',
+      service: 'api',
+      ttlMs: TTL_MS,
+    });
+    expect(await store.take(leaseAsk('a'))).toMatchObject({ ok: true });
+    expect(await store.renew(leaseAsk('a'))).toEqual({ ok: true, unreachable: [] });
+    await store.release(leaseAsk('a'));
+  });
+
+  it('no endpoint answers: the take is refused (exit 3) naming each, and status says it could not read', async () => {
+    const store = new EtcdLeaseStore({
+      endpoints: ['http://127.0.130.9:2379'],
+      prefix: '/down',
+      service: 'api',
+    });
+    const taking = store.take(leaseAsk('a'));
+    await expect(taking).rejects.toMatchObject({ exitCode: 3 });
+    await expect(taking).rejects.toThrow(
+      /^etcd: no endpoint answered \(http:\/\/127\.0\.130\.9:2379: /,
+    );
+    const [view] = await store.read();
+    expect(view?.unreachable).toMatch(/^etcd: no endpoint answered/);
+    store.close();
+  });
+
+  it('a cluster that loses a member keeps the lease: its holder renews through the others', async () => {
+    const store = new EtcdLeaseStore({
+      endpoints: three.endpoints,
+      prefix: '/member-lost',
+      service: 'api',
+      ttlMs: TTL_MS,
+    });
+    expect(await store.take(leaseAsk('a'))).toMatchObject({ ok: true });
+    await three.kill('etcd-1');
+    expect(await store.renew(leaseAsk('a'))).toEqual({ ok: true, unreachable: [] });
+    const other = new EtcdLeaseStore({
+      endpoints: three.endpoints,
+      prefix: '/member-lost',
+      service: 'api',
+    });
+    expect(await other.take(leaseAsk('b'))).toMatchObject({
+      ok: false,
+      holder: { lease: { id: 'a' } },
+    });
+    await store.release(leaseAsk('a'));
+    expect(await other.take(leaseAsk('b'))).toMatchObject({ ok: true });
+    await other.release(leaseAsk('b'));
+  });
+});
