@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
@@ -11,10 +10,11 @@ import type { AgentLine } from '../../../src/protocol/lines.js';
 import { secretMask } from '../../../src/safe-text.js';
 import { testConfig } from '../../support/config.js';
 import { memoryIO } from '../../support/memory-io.js';
+import { scratchDir } from '../../support/scratch.js';
 
 let config: Config;
 beforeEach(async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'handoff-exec-'));
+  const dir = await scratchDir('handoff-exec-');
   config = testConfig({
     host: {
       root: path.join(dir, 'root'),

@@ -1,12 +1,12 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { rolloutStream } from '../../support/rollout-stream.js';
+import { scratchDir } from '../../support/scratch.js';
 import { deploy, root } from './cli-process.js';
 
-const tempDir = () => mkdtemp(path.join(tmpdir(), 'handoff-report-'));
+const tempDir = () => scratchDir('handoff-report-');
 
 describe('deploy report', () => {
   it("writes the page of a rollout's --json output and says what it drew", async () => {
