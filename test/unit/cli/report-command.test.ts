@@ -32,6 +32,21 @@ describe('deploy report', () => {
     expect(r.stdout).toMatch(/^<!doctype html>[\s\S]*data-host="web-001"[\s\S]*<\/html>$/);
   });
 
+  it("masks a URL's password a failed step's detail quoted", async () => {
+    const dir = await tempDir();
+    const stream = rolloutStream({ hosts: 2, batch: 1, failAt: 1 }).replaceAll(
+      'app ✗ status-500',
+      'app ✗ https://ops:hunter2@registry.example/v2/',
+    );
+    await writeFile(path.join(dir, 'r.ndjson'), stream);
+    const out = path.join(dir, 'report.html');
+    const r = await deploy('report', path.join(dir, 'r.ndjson'), '-o', out);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const html = await readFile(out, 'utf8');
+    expect(html).toContain('https://ops:***@registry.example/v2/');
+    expect(html).not.toContain('hunter2');
+  });
+
   it('refuses a file that is not a rollout stream: one line, exit 2, no page', async () => {
     const dir = await tempDir();
     await writeFile(path.join(dir, 'bad.ndjson'), 'hello\n');
