@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../../src/agent-client/client.js';
 import { splitCommand } from '../../../src/cli/fleet-cmd/exec-argv.js';
-import { hostPrinter } from '../../../src/cli/fleet-cmd/host-lines.js';
+import { hostPrinter, onEveryHost } from '../../../src/cli/fleet-cmd/host-lines.js';
+import type { Connections } from '../../../src/cli/connections.js';
+import { AgentError, ExitCode } from '../../../src/errors.js';
 import type { Output } from '../../../src/cli/output.js';
 import { composeLogs } from '../../../src/host/runtime/compose-argv.js';
 import type { LogEvent } from '../../../src/log.js';
@@ -151,5 +153,35 @@ describe("compose's logs", () => {
       '--since',
       '10m',
     ]);
+  });
+});
+
+describe('a command on several hosts, refused', () => {
+  const hosts = testConfig({}, 3).hosts;
+  const connections = { agent: () => Promise.resolve({}) } as unknown as Connections;
+  const refusal = (exit: number) => (_agent: unknown, host: { name: string }) =>
+    Promise.reject(new AgentError(host.name, 'refused', 'no', exit));
+  const ran = () => Promise.resolve({ release: 'r1', code: 3 });
+
+  it('exits as every host refused it when they all did alike: 2 for bad input, 3 for a held lock', async () => {
+    await expect(onEveryHost(hosts, connections, refusal(2))).resolves.toMatchObject({
+      exitCode: ExitCode.usage,
+    });
+    await expect(onEveryHost(hosts, connections, refusal(3))).resolves.toMatchObject({
+      exitCode: ExitCode.blocked,
+    });
+  });
+
+  it('exits 1 once the command ran somewhere, or the hosts failed in different ways', async () => {
+    let n = 0;
+    const firstRuns = (a: unknown, h: { name: string }) => (n++ === 0 ? ran() : refusal(3)(a, h));
+    const r = await onEveryHost(hosts, connections, firstRuns);
+    expect(r.exitCode).toBe(ExitCode.failed);
+    expect(r.runs.map((x) => ('error' in x ? x.error : x.code))).toEqual([3, 'no', 'no']);
+    let m = 0;
+    const mixed = (a: unknown, h: { name: string }) => refusal(m++ === 0 ? 2 : 3)(a, h);
+    await expect(onEveryHost(hosts, connections, mixed)).resolves.toMatchObject({
+      exitCode: ExitCode.failed,
+    });
   });
 });
