@@ -150,12 +150,26 @@ describe('the logs operation', () => {
     expect(r.result).toEqual({ type: 'result', ok: true, data: { release: 'r1', code: 0 } });
   });
 
-  it('refuses --since with the command runtime, saying why', async () => {
+  it('refuses --since for a service without a logs command, saying what to give', async () => {
     const r = await serve('logs', { since: '10m' });
     expect(r.code).toBe(2);
     expect(r.result).toMatchObject({
       ok: false,
-      error: { message: expect.stringContaining('--since needs the compose runtime') as string },
+      error: {
+        message:
+          "--since needs a logs command in deploy.yml (services[].logs); without one: app, whose logs are the start command's output; give one, or use --tail",
+      },
     });
+  });
+
+  it("runs a service's own logs command in the release with what was asked in its environment, masked", async () => {
+    const [app] = config.services;
+    if (!app) throw new Error('no service');
+    const script =
+      'printf "%s\\n" "$HANDOFF_TAIL $HANDOFF_FOLLOW $HANDOFF_SINCE" "$RELEASE $(basename "$(pwd)") $TOKEN"';
+    config = { ...config, services: [{ ...app, logs: script }] };
+    const r = await serve('logs', { tail: 7, since: '10m' });
+    expect(r.result).toEqual({ type: 'result', ok: true, data: { release: 'r1', code: 0 } });
+    expect(r.output).toEqual(['7 0 10m', 'r1 r1 ***']);
   });
 });
