@@ -135,6 +135,7 @@ function serviceConfig(raw: RawService): ServiceConfig {
     ...(raw.start !== undefined && { start: raw.start }),
     ...(raw.stop !== undefined && { stop: raw.stop }),
     ...(raw.status !== undefined && { status: raw.status }),
+    ...(raw.logs !== undefined && { logs: raw.logs }),
     stopProof: raw.stop_proof ?? true,
   };
 }

@@ -242,6 +242,8 @@ export interface ServiceConfig {
   readonly start?: ShellCommand;
   readonly stop?: ShellCommand;
   readonly status?: ShellCommand;
+  /** `deploy logs` (command runtime): without it, the start command's output file */
+  readonly logs?: ShellCommand;
   /**
    * after stop, prove it: the check's address refuses connections and the
    * runtime says stopped; false for a check through something that outlives it

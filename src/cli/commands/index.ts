@@ -5,6 +5,7 @@ import { registerHost } from './host.js';
 import { registerInfra } from './infra.js';
 import { registerInit } from './init.js';
 import { registerLock } from './lock.js';
+import { registerOnHosts } from './on-hosts.js';
 import { registerReport } from './report.js';
 import { registerRollback } from './rollback.js';
 import { registerRollout } from './rollout.js';
@@ -18,6 +19,7 @@ export const commands: readonly RegisterCommand[] = [
   registerRollout,
   registerRollback,
   registerFleet,
+  registerOnHosts,
   registerWatchdog,
   registerInfra,
   registerInit,
