@@ -4,6 +4,7 @@ import { registerFleet } from './fleet.js';
 import { registerHost } from './host.js';
 import { registerInfra } from './infra.js';
 import { registerInit } from './init.js';
+import { registerLease } from './lease.js';
 import { registerLock } from './lock.js';
 import { registerRollback } from './rollback.js';
 import { registerRollout } from './rollout.js';
@@ -22,5 +23,6 @@ export const commands: readonly RegisterCommand[] = [
   registerInit,
   registerSchema,
   registerLock,
+  registerLease,
   registerHost,
 ];
