@@ -7,6 +7,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          // a run that leaves a directory or a process behind fails (test/support/run/)
+          globalSetup: ['test/support/run/global-scratch.ts'],
+          setupFiles: ['test/support/run/use-scratch.ts'],
           maxWorkers: 2,
           // the unit files first, then the labs
           sequence: { groupOrder: 0 },

@@ -21,8 +21,11 @@ export const healthBundlePath = path.join(root, 'dist', 'health.mjs');
 /** the standalone heartbeat probe: `node dist/probe.cjs --dir DIR --max-age 30s` */
 export const probeBundlePath = path.join(root, 'dist', 'probe.cjs');
 
-/** packages only the orchestrator uses: SSH to the hosts, and the ALB API */
-const ORCHESTRATOR_ONLY = /^(?:ssh2|@aws-sdk\/.+)$/;
+/**
+ * packages only the orchestrator uses: SSH to the hosts, and the ALB API; and
+ * commands no host runs, loaded lazily by their command (`deploy report`'s page)
+ */
+const ORCHESTRATOR_ONLY = /^(?:ssh2|@aws-sdk\/.+|\.\.\/report-command\.js)$/;
 
 /**
  * The host agent never opens SSH or calls AWS, yet parsing ssh2 and the AWS
@@ -290,7 +293,7 @@ export async function buildProbeBundle(): Promise<string> {
 }
 
 /**
- * Type declarations of the health library for `import … from 'handoff/health'`:
+ * Type declarations of the health library for `import … from 'handoff-deploy/health'`:
  * tsc emits them for src/health and what it imports (clock, hysteresis).
  */
 export async function buildHealthTypes(): Promise<void> {

@@ -58,12 +58,12 @@ function demoArgs() {
   if (runtime !== 'command' && runtime !== 'compose')
     throw new Error(`--runtime ${runtime}: use command or compose`);
   const balancer = values.balancer ?? process.env.LAB_BALANCER ?? 'haproxy';
-  if (balancer !== 'haproxy' && balancer !== 'alb')
-    throw new Error(`--balancer ${balancer}: use haproxy or alb`);
+  if (balancer !== 'haproxy' && balancer !== 'alb' && balancer !== 'nginx')
+    throw new Error(`--balancer ${balancer}: use haproxy, alb or nginx`);
   if (values.balancers !== '1' && values.balancers !== '2')
     throw new Error(`--balancers ${values.balancers}: use 1 or 2 (an HAProxy pair)`);
   if (values.balancers === '2' && balancer !== 'haproxy')
-    throw new Error('--balancers 2 is an HAProxy pair: leave out --balancer alb');
+    throw new Error(`--balancers 2 is an HAProxy pair: leave out --balancer ${balancer}`);
   return {
     runtime,
     balancer,
@@ -98,6 +98,7 @@ async function main(): Promise<number> {
   }
   const what = [
     args.balancer === 'alb' ? ", behind the lab's ELBv2 endpoint" : '',
+    args.balancer === 'nginx' ? ', behind nginx (Debian nginx-light)' : '',
     args.runtime === 'compose' ? ', services in Podman containers' : '',
     'pair' in args ? ', and a second HAProxy with slower checks (a pair)' : '',
   ].join('');
@@ -124,9 +125,19 @@ async function main(): Promise<number> {
     const env = (h: (typeof lab.hosts)[number]) => composeEnv(lab.layout, h);
     const watchdogs = startWatchdogs(lab.hosts, args.runtime === 'compose' ? { env } : {});
     // a pair: load through each frontend, as the clients of both would send it
-    const loads = lab.haproxies.slice(0, lab.layout.pair ? 2 : 1).map((h) => ({
+    const fronts =
+      args.balancer === 'nginx'
+        ? [{ name: 'nginx', url: lab.url }]
+        : lab.haproxies.slice(0, lab.layout.pair ? 2 : 1);
+    const loads = fronts.map((h) => ({
       name: h.name,
-      load: startLoad({ url: h.url, concurrency: 8, maxDurationMs: 600_000 }),
+      // an nginx reload closes idle keep-alive connections: see retryIdleReset (docs/lab.md)
+      load: startLoad({
+        url: h.url,
+        concurrency: 8,
+        maxDurationMs: 600_000,
+        retryIdleReset: args.balancer === 'nginx',
+      }),
     }));
     const code = await deploy(bundle, configPath, deployEnv, ['rollout', '--release', 'r2']);
     const reports = await Promise.all(

@@ -11,6 +11,8 @@ export const ExitCode = {
   failed: 1,
   usage: 2,
   blocked: 3,
+  /** deployed every host it reached; rollout.unreachable: skip left the named hosts out */
+  skipped: 4,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -78,6 +80,14 @@ export class BlockedError extends HandoffError {
   }
 }
 
+/**
+ * Stopped by an interrupt (Ctrl-C, a CI cancel) before anything changed — a
+ * `--wait-lease` queue: exit 3, and the `--json` result says `cancelled: true`.
+ */
+export class CancelledError extends BlockedError {
+  readonly cancelled = true;
+}
+
 /** The agent on a host is not the one this deploy ships (`deploy setup` installs it). */
 export class AgentIdentityError extends BlockedError {
   /** the protocol's error code for it, whatever the class is called */
@@ -109,9 +119,37 @@ export class LockHeldError extends BlockedError {
 /** A host could not be reached or answered something we cannot use: exit 3. */
 export class HostUnreachableError extends BlockedError {
   readonly host: string;
-  constructor(host: string, detail: string) {
+  /**
+   * true when the network did not carry us there (refused, no route, no
+   * handshake in time, dropped): what rollout.unreachable: skip may leave out.
+   * A changed host key, a refused login or a foreign agent never is.
+   */
+  readonly network: boolean;
+  constructor(host: string, detail: string, { network = false }: { network?: boolean } = {}) {
     super(`${host}: ${detail}`);
     this.host = host;
+    this.network = network;
+  }
+}
+
+/** True for a host the network did not reach (HostUnreachableError.network). */
+export function isNetworkUnreachable(error: unknown): boolean {
+  return error instanceof HostUnreachableError && error.network;
+}
+
+/**
+ * rollout.unreachable: skip: every host reached was deployed, and these were
+ * left out because they could not be reached: exit 4, so CI can decide.
+ */
+export class SkippedHostsError extends HandoffError {
+  readonly hosts: readonly string[];
+  constructor(hosts: readonly string[], release: string) {
+    const n = hosts.length;
+    super(
+      `deployed ${release}, ${n} host${n === 1 ? '' : 's'} skipped (unreachable, not on ${release}): ${hosts.join(', ')}; 'deploy verify' or the next rollout catches them up when they are back`,
+      ExitCode.skipped,
+    );
+    this.hosts = hosts;
   }
 }
 

@@ -17,16 +17,6 @@ export interface Log {
   emit(event: LogEvent): void;
 }
 
-export function logAt(
-  log: Log,
-  level: Level,
-  event: string,
-  message: string,
-  extra?: { host?: string; fields?: Record<string, unknown> },
-): void {
-  log.emit({ level, event, message, ...extra });
-}
-
 /** A log that remembers everything: for tests, and for commands that render at the end. */
 export class MemoryLog implements Log {
   readonly events: LogEvent[] = [];

@@ -30,7 +30,8 @@ const benches: Record<
   },
   rollout: { title: 'rollout: requests lost, and overhead per host', run: benchRollout },
   scale: {
-    title: 'scale: verify and a 10% rollout over 1, 100 and 500 simulated hosts',
+    title:
+      'scale: verify and a 10% rollout over 1, 100 and 500 simulated hosts, then a rollout with 1% of them dead (unreachable: skip)',
     run: benchScale,
   },
   artifact: {

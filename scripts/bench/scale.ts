@@ -27,7 +27,11 @@ interface Run {
 }
 
 /** the real CLI as a process under /usr/bin/time: wall, peak RSS, user + sys CPU */
-async function timed(args: readonly string[], workDir: string): Promise<Run> {
+async function timed(
+  args: readonly string[],
+  workDir: string,
+  exitCodes: readonly number[] = [0],
+): Promise<Run> {
   const out = path.join(workDir, 'time.txt');
   const started = performance.now();
   const r = await execa(
@@ -36,7 +40,7 @@ async function timed(args: readonly string[], workDir: string): Promise<Run> {
     { reject: false, timeout: 600_000, env: { HANDOFF_WHO: 'bench' } },
   );
   const wallMs = performance.now() - started;
-  if (r.exitCode !== 0)
+  if (!exitCodes.includes(r.exitCode ?? -1))
     throw new Error(
       `deploy ${args.join(' ')} exited ${r.exitCode}: ${String(r.stderr).slice(-1500)}`,
     );
@@ -121,6 +125,94 @@ function callsPerHost(
     .join(', ');
 }
 
+// BENCH_SCALE_DEAD_HOSTS=2000: the dead-hosts run's fleet (0: none); 1 % of it refuses SSH
+const DEAD_FLEET = Number(process.env.BENCH_SCALE_DEAD_HOSTS ?? SIZES.at(-1) ?? 500);
+const DEAD_SHARE = 0.01;
+
+interface DeadRun {
+  readonly hosts: number;
+  readonly dead: number;
+  readonly rollout: Run;
+  readonly deployed: number;
+  readonly skipped: readonly string[];
+  readonly exitCode: number;
+}
+
+/**
+ * rollout.unreachable: skip, max_unreachable 1%, over a fleet whose last 1 %
+ * refuse SSH: every other host deployed, exactly the dead ones skipped (and
+ * so never counted as serving), exit 4.
+ */
+async function measureDead(hosts: number, report: (line: string) => void): Promise<DeadRun> {
+  const workDir = await mkdtemp(path.join(tmpdir(), `handoff-bench-scale-dead-${hosts}-`));
+  const fleet = await startSimFleet({
+    hosts,
+    workDir,
+    rttMs: RTT_MS,
+    checkMs: CHECK_MS,
+    maxConnections: hosts,
+    faults: { refuse: DEAD_SHARE },
+    skipUnreachable: '1%',
+  });
+  try {
+    const rollout = await timed(
+      ['rollout', '--release', 'r2', '--batch', '10%', '--json', '-c', fleet.configPath],
+      workDir,
+      [4],
+    );
+    const result = JSON.parse(rollout.stdout.trim().split('\n').at(-1) ?? '{}') as {
+      hosts?: { host: string; result: string }[];
+      skipped?: { host: string }[];
+      exit_code?: number;
+    };
+    const deployed = (result.hosts ?? []).filter((h) => h.result === 'deployed').length;
+    const skipped = (result.skipped ?? []).map((s) => s.host).sort();
+    report(
+      `scale ${hosts} with ${fleet.faults.size} dead: rollout ${ms(rollout.wallMs)} (CPU ${ms(rollout.cpuMs)}, ${mb(rollout.rssKib)}), ${deployed} deployed, ${skipped.length} skipped, exit ${result.exit_code ?? '?'}`,
+    );
+    return {
+      hosts,
+      dead: fleet.faults.size,
+      rollout,
+      deployed,
+      skipped,
+      exitCode: result.exit_code ?? -1,
+    };
+  } finally {
+    await fleet.stop();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+function deadRows(d: DeadRun): Row[] {
+  const cpu = d.rollout.cpuMs / d.hosts;
+  return [
+    {
+      figure: `rollout of ${d.hosts} with ${d.dead} dead (unreachable: skip): deployed, skipped, exit`,
+      value: `${d.deployed}, ${d.skipped.length}, ${d.exitCode}`,
+      baseline: '–',
+      goal: `${d.hosts - d.dead}, ${d.dead}, 4`,
+      pass: d.deployed === d.hosts - d.dead && d.skipped.length === d.dead && d.exitCode === 4,
+    },
+    {
+      figure: `orchestrator CPU per host, rollout of ${d.hosts} with ${d.dead} dead`,
+      value: `${cpu.toFixed(1)} ms`,
+      baseline: '–',
+      goal: `≤ ${CPU_GOAL_MS} ms`,
+      pass: cpu <= CPU_GOAL_MS,
+    },
+    {
+      figure: `orchestrator peak RSS, rollout of ${d.hosts} with ${d.dead} dead`,
+      value: mb(d.rollout.rssKib),
+      baseline: '–',
+      goal: `≤ ${DEAD_RSS_GOAL_MB} MB`,
+      pass: d.rollout.rssKib / 1024 <= DEAD_RSS_GOAL_MB,
+    },
+  ];
+}
+
+const DEAD_RSS_GOAL_MB = 400;
+
 /**
  * `deploy verify` and a `--batch 10%` rollout over 1, 100 and 500 simulated
  * hosts (scripts/bench/sim: in-process SSH servers answering the agent
@@ -130,6 +222,7 @@ function callsPerHost(
 export async function benchScale(report: (line: string) => void): Promise<Row[]> {
   const runs: Measured[] = [];
   for (const hosts of SIZES) runs.push(await measure(hosts, report));
+  const dead = DEAD_FLEET > 0 ? await measureDead(DEAD_FLEET, report) : undefined;
   const one = runs[0];
   const big = runs.at(-1);
   if (!one || !big) return [];
@@ -179,5 +272,6 @@ export async function benchScale(report: (line: string) => void): Promise<Row[]>
       pass: ratio <= PATH_GOAL,
     });
   }
+  if (dead) rows.push(...deadRows(dead));
   return rows;
 }

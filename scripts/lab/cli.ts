@@ -1,4 +1,4 @@
-// node --import tsx scripts/lab/cli.ts up|down|status [--hosts N] [--for SECONDS] [--work-dir DIR] [--balancer haproxy|alb] [--runtime command|compose]
+// node --import tsx scripts/lab/cli.ts up|down|status [--hosts N] [--for SECONDS] [--work-dir DIR] [--balancer haproxy|alb|nginx] [--runtime command|compose]
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,7 +10,7 @@ import { isAlive } from './procs.js';
 import { readState } from './state.js';
 
 const usage =
-  'usage: lab up|down|status [--hosts N] [--for SECONDS] [--work-dir DIR] [--balancer haproxy|alb] [--runtime command|compose]';
+  'usage: lab up|down|status [--hosts N] [--for SECONDS] [--work-dir DIR] [--balancer haproxy|alb|nginx] [--runtime command|compose]';
 
 async function up(
   workDir: string,
@@ -75,8 +75,8 @@ async function main(): Promise<number> {
     },
   });
   const balancer = values.balancer;
-  if (balancer !== 'haproxy' && balancer !== 'alb')
-    throw new Error(`--balancer must be haproxy or alb, got ${balancer}`);
+  if (balancer !== 'haproxy' && balancer !== 'alb' && balancer !== 'nginx')
+    throw new Error(`--balancer must be haproxy, alb or nginx, got ${balancer}`);
   const runtime = values.runtime;
   if (runtime !== 'command' && runtime !== 'compose')
     throw new Error(`--runtime must be command or compose, got ${runtime}`);

@@ -2,6 +2,7 @@ import { stringify } from 'yaml';
 import { composeFiles } from './compose.js';
 import { haproxyInstances } from './haproxy.js';
 import { labFiles, type LabLayout } from './layout.js';
+import { nginxFiles, nginxTarget, NGINX_UPSTREAM } from './nginx.js';
 import { serviceEnv } from './services.js';
 
 export interface LabConfigOptions {
@@ -44,6 +45,13 @@ export interface LabConfigOptions {
   readonly watch?: string;
   /** rollout.superseded: what a job that waited for the fleet lease does with an older release */
   readonly superseded?: 'deploy' | 'skip';
+  /**
+   * the pair's lb-b reached over SSH: its admin socket through streamlocal
+   * forwarding and its config read there, by web-1's sshd (the lab's hosts
+   * share /tmp, where lb-b's socket and config live), as a balancer on a host
+   * of its own would be
+   */
+  readonly peerOverSsh?: boolean;
 }
 
 const s = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
@@ -82,10 +90,12 @@ function commands(
  */
 function pairBalancers(layout: LabLayout, options: LabConfigOptions) {
   if (layout.balancer === 'alb') return albGroups(layout, options);
+  const sshHost = layout.hosts[0]?.address ?? '';
   return haproxyInstances(layout).map((h) => ({
     name: h.name,
     kind: 'haproxy',
     socket: h.files.socket,
+    ...(options.peerOverSsh && h.name === 'lb-b' ? { ssh: sshHost } : {}),
     backend: layout.backend,
     ...(options.drainMethod === 'deregister'
       ? {
@@ -116,6 +126,17 @@ function albGroups(layout: LabLayout, options: LabConfigOptions) {
   }));
 }
 
+function targetOf(layout: LabLayout, address: string, name: string): string {
+  if (layout.balancer === 'alb') return address;
+  return layout.balancer === 'nginx' ? nginxTarget(layout, address) : name;
+}
+
+/** nginx reads its own numbers (worker_shutdown_timeout, keepalive) from the files named here. */
+function nginxBalancer(layout: LabLayout) {
+  const f = nginxFiles(layout.workDir);
+  return { kind: 'nginx', config: f.upstream, upstream: NGINX_UPSTREAM, main_config: f.main };
+}
+
 /** deploy.yml for the lab: service `lab` on the lab's hosts, behind the lab's HAProxy. */
 export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): string {
   const files = labFiles(layout.workDir);
@@ -135,25 +156,28 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
     hosts: layout.hosts.map((h) => ({
       name: h.name,
       address: h.address,
-      target: options.targets?.[h.name] ?? (layout.balancer === 'alb' ? h.address : h.name),
+      target: options.targets?.[h.name] ?? targetOf(layout, h.address, h.name),
       ...(h.sshPort !== sshPort ? { ssh_port: h.sshPort } : {}),
     })),
     ...(layout.pair
       ? { balancers: pairBalancers(layout, options) }
-      : {
-          balancer: {
-            ...(layout.balancer === 'alb'
-              ? // the region comes from the SDK's chain (AWS_REGION in lab.deployEnv())
-                { kind: 'alb', target_group_arn: options.targetGroupArn ?? '' }
-              : { kind: 'haproxy', socket: files.haproxySocket, backend: layout.backend }),
-            interval: s(options.checks?.interval ?? t.interval),
-            timeout: s(t.checkTimeout),
-            unhealthy_threshold: options.checks?.fall ?? t.fall,
-            healthy_threshold: options.checks?.rise ?? t.rise,
-          },
-        }),
+      : layout.balancer === 'nginx'
+        ? { balancer: nginxBalancer(layout) }
+        : {
+            balancer: {
+              ...(layout.balancer === 'alb'
+                ? // the region comes from the SDK's chain (AWS_REGION in lab.deployEnv())
+                  { kind: 'alb', target_group_arn: options.targetGroupArn ?? '' }
+                : { kind: 'haproxy', socket: files.haproxySocket, backend: layout.backend }),
+              interval: s(options.checks?.interval ?? t.interval),
+              timeout: s(t.checkTimeout),
+              unhealthy_threshold: options.checks?.fall ?? t.fall,
+              healthy_threshold: options.checks?.rise ?? t.rise,
+            },
+          }),
     drain: {
-      method: options.drainMethod ?? 'health',
+      // nginx has no active checks: only a `down` line takes a host out
+      method: options.drainMethod ?? (layout.balancer === 'nginx' ? 'deregister' : 'health'),
       overlap: s(options.overlapMs ?? 2000),
       max_request: '5s',
       stop_timeout: s(stopTimeoutMs),

@@ -12,6 +12,7 @@ import {
 } from './haproxy.js';
 import type { LabHost } from './host.js';
 import { frontendUrl, labFiles, type LabLayout } from './layout.js';
+import { nginxFiles, nginxFrontend } from './nginx.js';
 import { until } from './procs.js';
 import {
   startByHand,
@@ -65,6 +66,8 @@ export interface Lab {
   readonly haproxies: readonly LabHaproxy[];
   /** with balancer alb: the ELBv2 endpoint deploy.yml's target group lives on */
   readonly elbv2?: Elbv2Endpoint;
+  /** with balancer nginx: its files (the upstream handoff edits, the main config); `url` is its frontend */
+  readonly nginx?: ReturnType<typeof nginxFiles>;
   /**
    * The environment `deploy` runs in: with balancer alb, the SDK's standard
    * endpoint override, a region and dummy credentials (the endpoint checks no signature)
@@ -119,7 +122,8 @@ export function labApi(
     haproxies,
     layout,
     hosts,
-    url: frontendUrl(layout),
+    url: layout.balancer === 'nginx' ? nginxUrl(layout) : frontendUrl(layout),
+    ...(layout.balancer === 'nginx' ? { nginx: nginxFiles(layout.workDir) } : {}),
     haproxySocket: socket,
     backend: layout.backend,
     identityFile: files.clientKey,
@@ -166,4 +170,9 @@ export function labApi(
     podman: (h, args) => podman(layout, byName(h), args),
     stop,
   };
+}
+
+function nginxUrl(layout: LabLayout): string {
+  const f = nginxFrontend(layout);
+  return `http://${f.address}:${f.port}/`;
 }

@@ -4,6 +4,7 @@ import { startElbv2Endpoint, type Elbv2Endpoint } from './elbv2/endpoint.js';
 import { removeContainers, startEngines } from './compose.js';
 import { haproxyInstances, startHaproxy } from './haproxy.js';
 import { startHost, type LabHost } from './host.js';
+import { startNginx } from './nginx.js';
 import { labApi, type Lab } from './lab-api.js';
 import { labFiles, labLayout, type LayoutOptions } from './layout.js';
 import { ensurePackages } from './packages.js';
@@ -58,8 +59,18 @@ export async function cleanLeftovers(workDir: string): Promise<string[]> {
     await killGroup(pid);
     if (!cleaned.includes('haproxy')) cleaned.push('haproxy');
   }
+  const nginx = state.nginxPid;
+  if (nginx && isAlive(nginx) && isLabNginx(nginx, workDir)) {
+    await killGroup(nginx);
+    cleaned.push('nginx');
+  }
   clearState(workDir);
   return cleaned;
+}
+
+function isLabNginx(pid: number, workDir: string): boolean {
+  const argv = commandLineOf(pid);
+  return argv.startsWith('nginx') && argv.includes(`${workDir}/`);
 }
 
 function isLabHaproxy(pid: number, workDir: string): boolean {
@@ -72,6 +83,7 @@ function cleanLeftoversSync(state: LabState, workDir: string): void {
   for (const h of state.hosts) if (isPinned(h.mountNamespace)) killNamespaceSync(h.mountNamespace);
   for (const pid of [state.haproxyPid, ...(state.haproxyPids ?? [])])
     if (pid && isLabHaproxy(pid, workDir)) killGroupSync(pid);
+  if (state.nginxPid && isLabNginx(state.nginxPid, workDir)) killGroupSync(state.nginxPid);
 }
 
 export async function startLab(options: LabOptions = {}): Promise<Lab> {
@@ -158,6 +170,13 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         `starting the pair's second haproxy on ${second.frontend.address}:${second.frontend.port}`,
       );
       await startHaproxy(layout, remember, second);
+    }
+    if (layout.balancer === 'nginx') {
+      report('starting nginx (the upstream file handoff edits, and its main config)');
+      await startNginx(layout, (pid) => {
+        state.nginxPid = pid;
+        writeState(layout.workDir, state);
+      });
     }
     if (layout.balancer === 'alb') {
       elbv2 = await startElbv2Endpoint(layout);

@@ -19,8 +19,8 @@ export const albTimings: LabTimings = { interval: 2000, fall: 2, rise: 2, checkT
 /** the second HAProxy of a pair: slower, as a peer configured apart drifts (inter 3s fall 3) */
 export const pairTimings: LabTimings = { interval: 1500, fall: 3, rise: 2, checkTimeout: 500 };
 
-/** what the lab's deploy.yml names as its balancer: HAProxy itself, or the ELBv2 endpoint in front of it */
-export type LabBalancer = 'haproxy' | 'alb';
+/** what the lab's deploy.yml names as its balancer: HAProxy itself, the ELBv2 endpoint in front of it, or nginx (nginx.ts) */
+export type LabBalancer = 'haproxy' | 'alb' | 'nginx';
 
 export interface LabHostPlan {
   /** also the HAProxy server name and the host's hostname inside its namespace */

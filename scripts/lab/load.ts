@@ -12,6 +12,16 @@ export interface LoadOptions {
   readonly pauseMs?: number;
   /** a request with no answer after this counts as ETIMEDOUT; default 5 s */
   readonly requestTimeoutMs?: number;
+  /**
+   * A GET that failed with ECONNRESET on a reused keep-alive connection before
+   * any answer began is sent once more on a new connection, as a browser does:
+   * the server closed that idle connection as the request went out (an nginx
+   * reload closes its idle keep-alive connections). Node documents this retry
+   * (`request.reusedSocket`), and RFC 9110 §9.2.2 lets a client retry an
+   * idempotent request automatically. Counted as `retried`, never hidden; a
+   * retry that fails counts as failed. Default false.
+   */
+  readonly retryIdleReset?: boolean;
 }
 
 export interface LoadReport {
@@ -29,6 +39,8 @@ export interface LoadReport {
   /** 2xx answers by the `host` in their JSON body */
   readonly hosts: Readonly<Record<string, number>>;
   readonly durationMs: number;
+  /** requests sent again after an idle keep-alive connection was closed under them (retryIdleReset) */
+  readonly retried: number;
 }
 
 export interface Load {
@@ -40,7 +52,7 @@ export interface Load {
   snapshot(): LoadReport;
 }
 
-type Outcome = { status: number; body: string } | { error: string };
+type Outcome = { status: number; body: string } | { error: string; idleReset?: boolean };
 
 function once(url: string, agent: http.Agent, timeoutMs: number): Promise<Outcome> {
   return new Promise((resolve) => {
@@ -54,7 +66,11 @@ function once(url: string, agent: http.Agent, timeoutMs: number): Promise<Outcom
     req.setTimeout(timeoutMs, () =>
       req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
     );
-    req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      const code = e.code ?? e.message;
+      // no response yet (a 'response' error goes through res): nothing of it was read
+      resolve({ error: code, idleReset: req.reusedSocket && code === 'ECONNRESET' });
+    });
   });
 }
 
@@ -78,6 +94,7 @@ export function startLoad(options: LoadOptions): Load {
   let sent = 0;
   let total = 0;
   let ok = 0;
+  let retried = 0;
   let stopping = false;
   let endedAt: number | undefined;
   const statuses: Record<string, number> = {};
@@ -102,7 +119,12 @@ export function startLoad(options: LoadOptions): Load {
   const loop = async (): Promise<void> => {
     while (!stopping && sent < maxRequests && Date.now() < deadline) {
       sent++;
-      record(await once(options.url, agent, timeoutMs));
+      let outcome = await once(options.url, agent, timeoutMs);
+      if (options.retryIdleReset && 'error' in outcome && outcome.idleReset) {
+        retried++;
+        outcome = await once(options.url, agent, timeoutMs);
+      }
+      record(outcome);
       if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
     }
   };
@@ -120,6 +142,7 @@ export function startLoad(options: LoadOptions): Load {
     releases: { ...releases },
     hosts: { ...hosts },
     durationMs: (endedAt ?? Date.now()) - started,
+    retried,
   });
   return {
     snapshot,
@@ -135,6 +158,7 @@ export function startLoad(options: LoadOptions): Load {
 /** One line for a test failure message or the CLI. */
 export function formatReport(r: LoadReport): string {
   const parts = [`${r.total} requests in ${r.durationMs} ms: ${r.ok} ok, ${r.failed} failed`];
+  if (r.retried > 0) parts.push(`${r.retried} sent again after an idle connection was closed`);
   if (Object.keys(r.statuses).length > 0) parts.push(`statuses ${JSON.stringify(r.statuses)}`);
   if (Object.keys(r.errors).length > 0) parts.push(`errors ${JSON.stringify(r.errors)}`);
   parts.push(`hosts ${JSON.stringify(r.hosts)}`, `releases ${JSON.stringify(r.releases)}`);
@@ -157,5 +181,6 @@ export function addReports(a: LoadReport, b: LoadReport): LoadReport {
     releases: add(a.releases, b.releases),
     hosts: add(a.hosts, b.hosts),
     durationMs: Math.max(a.durationMs, b.durationMs),
+    retried: a.retried + b.retried,
   };
 }

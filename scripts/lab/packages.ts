@@ -9,6 +9,8 @@ const needed: Record<string, string> = {
   'util-linux': '/usr/bin/unshare',
   // ssh.sudo's e2e (test/e2e/sudo.test.ts): a non-root lab user runs setup through sudo
   sudo: '/usr/bin/sudo',
+  // the lab's --balancer nginx (test/e2e/nginx.test.ts)
+  'nginx-light': '/usr/sbin/nginx',
   // the fleet lease's etcd store (scripts/lab/etcd.ts, test/e2e/lease-etcd.test.ts)
   'etcd-server': '/usr/bin/etcd',
 };

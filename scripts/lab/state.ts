@@ -11,6 +11,8 @@ export interface LabState {
   haproxyPid?: number;
   /** a pair's second HAProxy, and every process a reload started */
   haproxyPids?: number[];
+  /** balancer nginx: its master (its workers are in its process group) */
+  nginxPid?: number;
   /** compose mode: each host's podman system service (inside its namespaces) */
   compose?: boolean;
 }

@@ -1,7 +1,12 @@
 import { HostUnreachableError, OperationError } from '../errors.js';
 import type { Log } from '../log.js';
 import { toFlags, type CallArgs } from '../protocol/args.js';
-import { decodeLine, relayEvent, type AgentResultLine } from '../protocol/lines.js';
+import {
+  decodeLine,
+  relayEvent,
+  type AgentEventLine,
+  type AgentResultLine,
+} from '../protocol/lines.js';
 import { OPS, type AgentOp, type ArgsOf, type ResultOf } from '../protocol/ops.js';
 import type { OpSpec } from '../protocol/spec.js';
 import type { RemoteProcess, Transport } from '../remote/transport.js';
@@ -118,6 +123,40 @@ export class AgentClient extends AgentOps implements HostAgent {
     if (!result.ok) throw refused(this.host, result.error);
     this.answered();
     return result.data;
+  }
+
+  /**
+   * A `process` operation whose events matter as they come (`logs -f`,
+   * `exec`): its own `deploy host <op>` process, each event handed to
+   * `onEvent` at once. Aborting closes the agent's stdin, which stops what it
+   * runs on the host; it still answers with its result.
+   */
+  async stream<K extends AgentOp>(
+    op: K,
+    args: ArgsOf<K>,
+    onEvent: (line: AgentEventLine) => void,
+    signal?: AbortSignal,
+  ): Promise<ResultOf<K>> {
+    const proc = this.transport.spawn(this.argv(op, toFlags(args)));
+    const stop = (): void => proc.end();
+    if (signal?.aborted) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
+    let result: AgentResultLine | undefined;
+    try {
+      for await (const text of proc.lines) {
+        const line = decodeLine(text);
+        if (line?.type === 'event') onEvent(line);
+        else if (line?.type === 'result') result = line;
+      }
+      const code = await proc.exited;
+      if (!result) throw noProtocol(this.host, this.agentPath, op, code, '');
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      proc.end();
+    }
+    if (!result.ok) throw refused(this.host, result.error);
+    this.answered();
+    return result.data as ResultOf<K>;
   }
 
   private get agentPath(): string {

@@ -1,18 +1,18 @@
 import type {
-  TargetDescription,
   TargetGroup,
   TargetHealthDescription,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import type { HealthCheckSettings } from '../config/types.js';
 import type { TargetState } from './balancer.js';
+import {
+  isRegistration,
+  otherPorts,
+  parseTarget,
+  targetKey,
+  type TargetKey,
+} from './alb-targets.js';
 
 /** Pure translations between the ELBv2 API's shapes and ours. */
-
-/** `i-0abc` or `10.0.1.11`, optionally with `:port` when the group's port is not the one */
-export function toTargetDescription(target: string): TargetDescription {
-  const match = /^([^:]+):(\d{1,5})$/.exec(target);
-  return match?.[1] !== undefined ? { Id: match[1], Port: Number(match[2]) } : { Id: target };
-}
 
 const states: Record<string, TargetState['state']> = {
   healthy: 'healthy',
@@ -26,40 +26,51 @@ const states: Record<string, TargetState['state']> = {
 
 /**
  * Only `healthy` is in rotation: `initial` has not passed its checks yet,
- * `draining` finishes old requests but takes no new ones. A target registered
- * on several ports is in rotation while any registration is, because a
- * drain is over only when the last one stopped receiving requests.
+ * `draining` finishes old requests but takes no new ones. A target is the
+ * registration AWS keys by (Id, Port) (alb-targets.ts): a target written
+ * without a port is the one on the group's port, and its instance or address
+ * registered on another port too is one a drain through the group's port
+ * would leave serving, so it is reported `other-port` and preflight refuses it.
  */
 export function toTargetState(
   target: string,
   descriptions: readonly TargetHealthDescription[],
+  groupPort?: number,
 ): TargetState {
-  const wanted = toTargetDescription(target);
-  const mine = descriptions.filter(
-    (d) =>
-      d.Target?.Id === wanted.Id && (wanted.Port === undefined || d.Target?.Port === wanted.Port),
-  );
+  const key = targetKey(target, groupPort);
+  const mine = descriptions.filter((d) => isRegistration(key, d));
+  const others = otherPorts(key, descriptions);
   const chosen = mine.find((d) => d.TargetHealth?.State === 'healthy') ?? mine[0];
   if (!chosen) {
-    const ports = descriptions
-      .filter((d) => d.Target?.Id === wanted.Id && d.Target?.Port !== undefined)
-      .map((d) => String(d.Target?.Port));
     return {
       target,
       state: 'unused',
       inRotation: false,
-      ...(ports.length > 0
-        ? {
-            unregistered: 'other-port' as const,
-            reason: `registered on port ${ports.join(', ')}, not ${wanted.Port}`,
-          }
+      ...(others.length > 0
+        ? { unregistered: 'other-port' as const, reason: otherPortReason(target, key, others) }
         : { unregistered: 'absent' as const, reason: 'not registered in the target group' }),
     };
   }
   const health = chosen.TargetHealth;
   const state = states[health?.State ?? ''] ?? 'unknown';
   const reason = [health?.Reason, health?.Description].filter(Boolean).join(': ');
+  const portless = parseTarget(target).port === undefined;
+  if (portless && others.length > 0)
+    return {
+      target,
+      state,
+      inRotation: state === 'healthy',
+      unregistered: 'other-port',
+      reason: otherPortReason(target, key, others),
+    };
   return { target, state, inRotation: state === 'healthy', ...(reason ? { reason } : {}) };
+}
+
+function otherPortReason(target: string, key: TargetKey, others: readonly number[]): string {
+  const on = `registered on port ${others.join(', ')}`;
+  if (parseTarget(target).port !== undefined) return `${on}, not ${key.Port}`;
+  const group = key.Port === undefined ? '' : ` (the group's port is ${key.Port})`;
+  return `${on}${group}: write the port in hosts[].target, e.g. ${key.Id}:${others[0]}`;
 }
 
 export interface AlbAttributes {

@@ -2,11 +2,14 @@ import type {
   ElasticLoadBalancingV2Client,
   ElasticLoadBalancingV2ClientConfig,
   ModifyTargetGroupCommandInput,
+  TargetGroup,
+  TargetHealthDescription,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import type * as sdkTypes from '@aws-sdk/client-elastic-load-balancing-v2';
 import type { AlbBalancerConfig, HealthCheckSettings } from '../config/types.js';
 import { albError } from './alb-errors.js';
-import { attributeMap, toSettings, toTargetDescription, toTargetState } from './alb-map.js';
+import { attributeMap, toSettings, toTargetState } from './alb-map.js';
+import { isRegistration, targetKey } from './alb-targets.js';
 import type { AlbAction } from './alb-permissions.js';
 import { defaultRetryPolicy, withRetry, type RetryEpisode, type RetryPolicy } from './alb-retry.js';
 import type { Balancer, BalancerDeps, MetricsTarget, TargetState } from './balancer.js';
@@ -60,6 +63,7 @@ export function albClientOptions(config: AlbBalancerConfig): ElasticLoadBalancin
 export class AlbBalancer implements Balancer {
   readonly kind = 'alb';
   private reported = false;
+  private port: Promise<number | undefined> | undefined;
 
   constructor(
     private readonly config: AlbBalancerConfig,
@@ -69,8 +73,16 @@ export class AlbBalancer implements Balancer {
   ) {}
 
   async states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
-    // all registered targets, not the named ones: naming an unknown instance
-    // makes the whole call fail, where we want that one target `unused`
+    const [descriptions, groupPort] = await Promise.all([this.registrations(), this.groupPort()]);
+    return new Map(targets.map((t) => [t, toTargetState(t, descriptions, groupPort)]));
+  }
+
+  /**
+   * All registered targets, not the named ones: naming an unknown instance
+   * makes the whole call fail, where we want that one target `unused`.
+   * DescribeTargetHealth (API Reference) has no NextToken: one call lists them all.
+   */
+  private async registrations(): Promise<TargetHealthDescription[]> {
     const { TargetHealthDescriptions = [] } = await this.call(
       'DescribeTargetHealth',
       'reading target health',
@@ -79,18 +91,32 @@ export class AlbBalancer implements Balancer {
           new this.sdk.DescribeTargetHealthCommand({ TargetGroupArn: this.config.targetGroupArn }),
         ),
     );
-    return new Map(targets.map((t) => [t, toTargetState(t, TargetHealthDescriptions)]));
+    return TargetHealthDescriptions;
   }
 
-  async settings(): Promise<HealthCheckSettings> {
+  /**
+   * The group's port, which a target written without one is registered on.
+   * A group's port cannot be changed (ModifyTargetGroup has no Port), so one
+   * read serves the run.
+   */
+  private groupPort(): Promise<number | undefined> {
+    this.port ??= this.describeGroup().then((g) => g?.Port);
+    return this.port;
+  }
+
+  private async describeGroup(): Promise<TargetGroup | undefined> {
     const TargetGroupArn = this.config.targetGroupArn;
     const groups = await this.call('DescribeTargetGroups', 'reading the target group', () =>
       this.client.send(
         new this.sdk.DescribeTargetGroupsCommand({ TargetGroupArns: [TargetGroupArn] }),
       ),
     );
+    return groups.TargetGroups?.[0];
+  }
+
+  async settings(): Promise<HealthCheckSettings> {
+    const group = await this.describeGroup();
     const attributes = await this.groupAttributes();
-    const group = groups.TargetGroups?.[0];
     if (!group)
       throw albError(
         { name: 'TargetGroupNotFoundException' },
@@ -113,12 +139,7 @@ export class AlbBalancer implements Balancer {
   /** CloudWatch names a target group's metrics under its load balancer, which the group names. */
   async metricsTarget(): Promise<MetricsTarget> {
     const TargetGroupArn = this.config.targetGroupArn;
-    const groups = await this.call('DescribeTargetGroups', 'reading the target group', () =>
-      this.client.send(
-        new this.sdk.DescribeTargetGroupsCommand({ TargetGroupArns: [TargetGroupArn] }),
-      ),
-    );
-    const loadBalancerArn = groups.TargetGroups?.[0]?.LoadBalancerArns?.[0];
+    const loadBalancerArn = (await this.describeGroup())?.LoadBalancerArns?.[0];
     if (!loadBalancerArn)
       throw new BlockedError(
         `${TargetGroupArn}: the target group is attached to no load balancer, so CloudWatch has no metrics for it`,
@@ -136,11 +157,12 @@ export class AlbBalancer implements Balancer {
   }
 
   async deregister(target: string): Promise<void> {
+    const Targets = [targetKey(target, await this.groupPort())];
     await this.call('DeregisterTargets', `deregistering ${target}`, () =>
       this.client.send(
         new this.sdk.DeregisterTargetsCommand({
           TargetGroupArn: this.config.targetGroupArn,
-          Targets: [toTargetDescription(target)],
+          Targets,
         }),
       ),
     );
@@ -150,7 +172,15 @@ export class AlbBalancer implements Balancer {
     await this.registerAs(target, `registering ${target}`);
   }
 
+  /**
+   * Registers only a registration that is there: on the wrong port the call
+   * would add a second one (RegisterTargets takes any port), where nothing
+   * may listen. A target gone since preflight read it proves nothing.
+   */
   async proveRegister(registeredTarget: string): Promise<void> {
+    const [descriptions, groupPort] = await Promise.all([this.registrations(), this.groupPort()]);
+    const key = targetKey(registeredTarget, groupPort);
+    if (!descriptions.some((d) => isRegistration(key, d))) return;
     await this.registerAs(
       registeredTarget,
       `checking RegisterTargets with ${registeredTarget}, registered and healthy already (no change)`,
@@ -158,11 +188,12 @@ export class AlbBalancer implements Balancer {
   }
 
   private async registerAs(target: string, doing: string): Promise<void> {
+    const Targets = [targetKey(target, await this.groupPort())];
     await this.call('RegisterTargets', doing, () =>
       this.client.send(
         new this.sdk.RegisterTargetsCommand({
           TargetGroupArn: this.config.targetGroupArn,
-          Targets: [toTargetDescription(target)],
+          Targets,
         }),
       ),
     );

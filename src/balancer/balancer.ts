@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { HealthCheckSettings } from '../config/types.js';
+import type { HealthCheckSettings, SshConfig } from '../config/types.js';
 import type { Log } from '../log.js';
 import type { FailOpenMinimum } from './fail-open.js';
 
@@ -32,7 +32,7 @@ export interface TargetState {
 }
 
 export interface Balancer {
-  readonly kind: 'alb' | 'haproxy' | 'static';
+  readonly kind: 'alb' | 'haproxy' | 'nginx' | 'static';
   /** the health-check settings in force, in the shape the timing model takes */
   settings(): Promise<HealthCheckSettings>;
   /** the state of each named target; a target the balancer does not know is `unused` */
@@ -74,4 +74,6 @@ export interface BalancerReload {
 export interface BalancerDeps {
   readonly clock: Clock;
   readonly log: Log;
+  /** the fleet's ssh settings, for a balancer on its own host (`ssh:` in its entry) */
+  readonly ssh?: SshConfig;
 }

@@ -11,7 +11,7 @@ export async function createBalancer(config: Config, deps: BalancerDeps): Promis
   const members = await Promise.all(
     config.balancers.map(async (entry) => ({
       name: entry.name,
-      balancer: await createOne(entry, deps),
+      balancer: await createOne(entry, { ...deps, ssh: config.ssh }),
       targets: new Map(
         config.hosts.map((h) => [h.target, entry.targets[h.name] ?? h.target] as const),
       ),
@@ -30,6 +30,10 @@ export async function createOne(entry: BalancerEntry, deps: BalancerDeps): Promi
     case 'haproxy': {
       const { HaproxyBalancer } = await import('./haproxy/adapter.js');
       return new HaproxyBalancer(entry, {}, deps);
+    }
+    case 'nginx': {
+      const { NginxBalancer } = await import('./nginx/adapter.js');
+      return new NginxBalancer(entry);
     }
     case 'static': {
       const { StaticBalancer } = await import('./static.js');

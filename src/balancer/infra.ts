@@ -46,6 +46,11 @@ async function applyOne(
   if (balancer.kind === 'static') {
     throw new UsageError('balancer.kind static has no API: there is nothing to apply');
   }
+  if (balancer.kind === 'nginx') {
+    throw new UsageError(
+      "balancer.kind nginx has no health checks to apply: its numbers are worker_shutdown_timeout and the upstream's keepalive_timeout in nginx's own config (docs/balancers.md)",
+    );
+  }
   if (!desired) {
     throw new ConfigError([
       {
@@ -69,7 +74,8 @@ async function applyOne(
   }
   const { HaproxyBalancer } = await import('./haproxy/adapter.js');
   // compare with what runs: the file (or deploy.yml itself) would only echo `desired`
-  const current = await new HaproxyBalancer(balancer).settings();
+  const haproxy = new HaproxyBalancer(balancer, {}, deps);
+  const current = await haproxy.settings().finally(() => haproxy.close());
   // deregistration delay and idle timeout are ALB notions with no haproxy line
   const { deregistrationDelay: _d, idleTimeout: _i, ...comparable } = desired;
   const changes = diffSettings(current, comparable, () => 'manual');

@@ -19,7 +19,8 @@ export async function settingsOfBalancers(
   out: Output,
 ): Promise<CheckedSettings[]> {
   const reads = config.balancers.map(async (entry) => {
-    if (live && entry.kind !== 'static') return { name: entry.name, ...(await liveOf(entry, out)) };
+    if (live && entry.kind !== 'static')
+      return { name: entry.name, ...(await liveOf(entry, config, out)) };
     if (live)
       out.emit({
         level: 'warn',
@@ -31,12 +32,12 @@ export async function settingsOfBalancers(
   return Promise.all(reads);
 }
 
-async function liveOf(entry: BalancerEntry, out: Output) {
+async function liveOf(entry: BalancerEntry, config: Config, out: Output) {
   const [{ createOne }, { systemClock }] = await Promise.all([
     import('../balancer/create.js'),
     import('../clock.js'),
   ]);
-  const balancer = await createOne(entry, { clock: systemClock, log: out });
+  const balancer = await createOne(entry, { clock: systemClock, log: out, ssh: config.ssh });
   try {
     return { settings: await balancer.settings(), source: `live from the ${entry.kind} balancer` };
   } finally {
@@ -86,7 +87,8 @@ export async function pairWarnings(
       );
   }
   if (config.drain.method === 'deregister')
-    for (const h of haproxies) {
+    // a balancer on its own host: its file is there (the adapter reads it over SSH for the settings)
+    for (const h of haproxies.filter((b) => b.ssh === undefined)) {
       const why = await serverStateMissing(h.config);
       if (why)
         warnings.push(

@@ -1,4 +1,4 @@
-import { messageOf } from '../errors.js';
+import { BlockedError, messageOf } from '../errors.js';
 import type { Config } from '../config/types.js';
 import { mapLimit } from '../setup/map-limit.js';
 import type { LastStop } from '../protocol/results.js';
@@ -49,8 +49,31 @@ export function renderLastStops(stops: readonly HostLastStop[], out: Output): vo
       `  WARN ${host}: ${last.killed.join(', ')} needed SIGKILL at the last stop (${last.release}, ${last.at}): it ignores SIGTERM, so each stop cuts its requests; give it init: true, or make it exit on SIGTERM`,
     );
   for (const s of unseen) if ('error' in s) out.text(`  ${s.host}: cannot see it: ${s.error}`);
-  if (killed.length === 0)
+  if (unseen.length === stops.length && stops.length > 0)
+    out.text(`  could not read any host's last stop: nothing was checked live`);
+  else if (killed.length === 0)
     out.text(
       `  no service needed SIGKILL${unseen.length ? ` on the ${stops.length - unseen.length} host(s) seen` : ''}`,
     );
+}
+
+/**
+ * `--live` that read nothing must not pass: every host unread is exit 3 (an
+ * unreachable host, as everywhere); with `--strict` any host unread is.
+ */
+export function unreadLive(
+  stops: readonly HostLastStop[],
+  strict: boolean,
+): BlockedError | undefined {
+  const unseen = stops.flatMap((s) => ('error' in s ? [s] : []));
+  const [first] = unseen;
+  if (!first) return undefined;
+  if (unseen.length === stops.length)
+    return new BlockedError(
+      `--live read no host: all ${stops.length} could not be reached (${first.host}: ${first.error}); nothing was checked live`,
+    );
+  if (!strict) return undefined;
+  return new BlockedError(
+    `--live --strict: ${unseen.map((s) => s.host).join(', ')} could not be read (${first.error})`,
+  );
 }

@@ -19,6 +19,7 @@ import {
   killedAtLastStop,
   readLastStops,
   renderLastStops,
+  unreadLive,
   type ReadLastStop,
 } from './check-last-stops.js';
 import type { Output } from './output.js';
@@ -108,7 +109,8 @@ export async function runCheck(
   out.text('');
   for (const line of lease.lines) out.text(line);
   const killed = lastStops && options.strict ? killedAtLastStop(lastStops) : [];
-  out.result(failing.length === 0 && killed.length === 0, {
+  const unread = lastStops && unreadLive(lastStops, options.strict);
+  out.result(failing.length === 0 && killed.length === 0 && !unread, {
     timeline: model.timeline,
     invariants: model.invariants,
     settings: settings?.settings,
@@ -135,4 +137,5 @@ export async function runCheck(
       `invariant ${ids.join(', ')} ${ids.length === 1 ? 'fails' : 'fail'}${options.strict ? ' (--strict)' : ''}`,
     );
   }
+  if (unread) throw unread;
 }

@@ -8,6 +8,7 @@ import type { Log } from '../log.js';
 import { ConnectionSlots } from '../remote/connection-slots.js';
 import { PooledTransport } from '../remote/pooled-transport.js';
 import type { Transport } from '../remote/transport.js';
+import { destinationOf, type ConfigFlags } from './commands/config-flag.js';
 
 /** Where `deploy setup` publishes the host config on every host. */
 export function hostConfigPath(config: Config): string {
@@ -19,9 +20,9 @@ export function hostConfigPath(config: Config): string {
  * operator's HANDOFF_* overrides, which stay on the operator's machine (the
  * host's cron has its own environment).
  */
-export async function plainConfig(file: string): Promise<Config> {
+export async function plainConfig(flags: ConfigFlags): Promise<Config> {
   const { loadConfig } = await import('../config/load.js');
-  return loadConfig(file, { env: plainEnv() });
+  return loadConfig(flags.config, { env: plainEnv(), ...destinationOf(flags) });
 }
 
 /** The environment a plain config is read with: HOME for `~`, no HANDOFF_* override. */

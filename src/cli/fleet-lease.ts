@@ -3,18 +3,29 @@ import type { Config, HostConfig } from '../config/types.js';
 import { parseDuration } from '../config/duration.js';
 import type { Log } from '../log.js';
 import { takeLease, type HeldLease } from '../rollout/lease/fleet-lease.js';
-import { holderGone, leaseRequest } from '../rollout/lease/holder.js';
+import { holderGone, leaseRequest, thisProcess } from '../rollout/lease/holder.js';
 import type { LeaseHolder } from '../protocol/lease.js';
 import type { LeaseStore } from '../rollout/lease/store.js';
 import { leaseStoreOf } from '../rollout/lease/stores.js';
 import type { Connections } from './connections.js';
 import { whoAmI } from './connections.js';
 
-/** deploy.yml's store of the fleet lease; the hosts store reaches the hosts over these connections. */
-export function fleetLeaseStore(config: Config, connections: Connections): Promise<LeaseStore> {
+/**
+ * deploy.yml's store of the fleet lease; the hosts store reaches the hosts
+ * over these connections. `skipUnreachable`: a host the network does not
+ * reach is left out of the lease (a rollout's preflight then applies
+ * rollout.unreachable to the hosts it deploys), so a dead host outside
+ * `--hosts` never blocks it.
+ */
+export function fleetLeaseStore(
+  config: Config,
+  connections: Connections,
+  { skipUnreachable = false }: { skipUnreachable?: boolean } = {},
+): Promise<LeaseStore> {
   return leaseStoreOf(config, {
     agentOf: (h: HostConfig) => connections.agent(h),
     env: process.env,
+    skipUnreachable,
   });
 }
 
@@ -37,6 +48,8 @@ export async function withFleetLease<T>(
     readonly command: string;
     readonly release?: string;
     readonly waitMs: number | undefined;
+    /** leave hosts the network does not reach out of the lease (fleetLeaseStore) */
+    readonly skipUnreachable?: boolean;
   },
   fn: (lease: HeldLease, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
@@ -46,14 +59,17 @@ export async function withFleetLease<T>(
     env: process.env,
     who: whoAmI(),
     pid: process.pid,
+    process: thisProcess(process.pid),
   });
-  const store = await fleetLeaseStore(ctx.config, ctx.connections);
+  const store = await fleetLeaseStore(ctx.config, ctx.connections, {
+    skipUnreachable: ctx.skipUnreachable ?? false,
+  });
   const deps = {
     store,
     clock: systemClock,
     log: ctx.log,
     signal: ctx.signal,
-    holderGone: (holder: LeaseHolder) => holderGone(holder, request.holder.host),
+    holderGone: (holder: LeaseHolder) => holderGone(holder, request.holder),
   };
   try {
     const lease = await takeLease(deps, request, ctx.waitMs);

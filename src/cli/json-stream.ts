@@ -20,6 +20,8 @@ export interface JsonProblem {
 export interface JsonFailure {
   readonly message: string;
   readonly problems?: readonly ConfigProblem[];
+  /** stopped by an interrupt before anything changed (a cancelled --wait-lease queue) */
+  readonly cancelled?: true;
 }
 
 /** JSON escapes control characters itself; a URL's password and a secret are masked in it too. */
@@ -90,6 +92,7 @@ export class JsonStream {
         ...data,
         ...(failure ? { error: failure.message } : {}),
         ...(failure?.problems ? { problems: failure.problems.map(jsonProblem) } : {}),
+        ...(failure?.cancelled ? { cancelled: true } : {}),
       }),
     );
   }

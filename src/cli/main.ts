@@ -14,7 +14,8 @@ export function main(
   return runMain(argv, node, (json) => run(argv, json));
 }
 
-async function run(argv: readonly string[], json: boolean): Promise<Outcome> {
+async function run(given: readonly string[], json: boolean): Promise<Outcome> {
+  const argv = destinationAfterCommand(given);
   const light = lightCommand(argv);
   if (light) return outcomeOfRun(light);
   const [{ Command }, { commands }] = await Promise.all([
@@ -43,6 +44,22 @@ async function run(argv: readonly string[], json: boolean): Promise<Outcome> {
   } catch (error) {
     return outcomeOf(error);
   }
+}
+
+/**
+ * `deploy -d staging rollout …` as `deploy rollout … -d staging`: the
+ * destination is every command's flag (Kamal's spelling puts it first), and
+ * commander takes a command's flags after the command's name.
+ */
+export function destinationAfterCommand(argv: readonly string[]): readonly string[] {
+  const [first, value] = argv;
+  const inline = first?.startsWith('--destination=');
+  if (!inline && first !== '-d' && first !== '--destination') return argv;
+  const flag = inline ? [first as string] : argv.slice(0, 2);
+  const rest = argv.slice(flag.length);
+  if (!inline && value === undefined) return argv;
+  const end = rest.indexOf('--');
+  return end === -1 ? [...rest, ...flag] : [...rest.slice(0, end), ...flag, ...rest.slice(end)];
 }
 
 /**

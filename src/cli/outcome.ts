@@ -1,4 +1,11 @@
-import { ConfigError, ExitCode, ExitStatus, isHandoffError, messageOf } from '../errors.js';
+import {
+  CancelledError,
+  ConfigError,
+  ExitCode,
+  ExitStatus,
+  isHandoffError,
+  messageOf,
+} from '../errors.js';
 import { printable } from '../safe-text.js';
 import type { JsonFailure } from './json-stream.js';
 import { toStderr } from './stdio.js';
@@ -44,6 +51,7 @@ export function outcomeOf(error: unknown): Outcome {
       failure: {
         message: error.message,
         ...(error instanceof ConfigError ? { problems: error.problems } : {}),
+        ...(error instanceof CancelledError && { cancelled: true as const }),
       },
     };
   }

@@ -9,6 +9,7 @@ import { makePlan, rollout } from '../rollout/run-rollout.js';
 import { resolveRollback } from '../rollout/rollback-target.js';
 import type { RolloutDeps, RolloutOptions } from '../rollout/types.js';
 import { systemClock } from '../clock.js';
+import { SkippedHostsError } from '../errors.js';
 import {
   renderInvariants,
   renderTimeline,
@@ -19,17 +20,18 @@ import { readAgent } from './agent-bundle.js';
 import { withCanaryFlags, type CanaryFlags } from './canary-flags.js';
 import { parseWaitLease, withFleetLease } from './fleet-lease.js';
 import { checkRolloutArtifact } from '../rollout/artifact.js';
-import { supersededBy } from '../rollout/lease/superseded.js';
+import { supersession } from '../rollout/lease/superseded.js';
 import type { HostConfig } from '../config/types.js';
 import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Connections, interruptSignal, plainEnv, whoAmI } from './connections.js';
 import { createOutput } from './output.js';
+import { destinationOf, type ConfigFlags } from './commands/config-flag.js';
 import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { targetStates } from './target-json.js';
 import { failureMessage, renderHandshakes, renderPlan, renderResult } from './rollout-report.js';
 
-export interface RolloutCliFlags extends CanaryFlags {
+export interface RolloutCliFlags extends CanaryFlags, ConfigFlags {
   readonly release: string;
   readonly config: string;
   readonly hosts?: string;
@@ -87,7 +89,7 @@ async function run(
   // what the hosts must run too (hostConfigSha256 below), from the same parse
   const { config: loaded, plain } = await loadConfigAndPlain(
     flags.config,
-    { log: out },
+    { log: out, ...destinationOf(flags) },
     plainEnv(),
   );
   const hosts = parseHostsFlag(flags.hosts);
@@ -165,18 +167,35 @@ async function run(
     }
     // bad input is one line before anything, the fleet lease included
     if (mode.kind === 'rollout') await checkRolloutArtifact(config, release, flags.artifact);
-    const lease = { config, connections, log: out, signal: interrupt.signal, waitMs };
+    // a dead host outside the plan never blocks it; one inside is preflight's (rollout.unreachable)
+    const lease = {
+      config,
+      connections,
+      log: out,
+      signal: interrupt.signal,
+      waitMs,
+      skipUnreachable: true,
+    };
     const command = mode.kind;
     await withFleetLease({ ...lease, command, release }, async (held, signal) => {
       if (held.waited && mode.kind === 'rollout' && config.rollout.superseded === 'skip') {
-        const newer = supersededBy(release, await liveReleases(connections, selected));
-        if (newer) {
+        const s = supersession(release, await liveReleases(connections, selected), {
+          ci: held.request.holder.ci,
+          behind: held.behind.map((b) => b.lease),
+        });
+        if (s?.kind === 'superseded') {
           out.text(
-            `superseded: ${release} is older than ${newer}, which the fleet runs now (rollout.superseded: skip); nothing was deployed`,
+            `superseded: ${release} is older than ${s.by}, which the fleet runs now (${s.how ? `${s.how}; ` : ''}rollout.superseded: skip); nothing was deployed`,
           );
-          out.result(true, { superseded: true, release, by: newer });
+          out.result(true, { superseded: true, release, by: s.by });
           return;
         }
+        if (s?.kind === 'unordered')
+          out.emit({
+            level: 'warn',
+            event: 'superseded',
+            message: `not skipped: cannot tell whether ${release} is older than what the fleet runs now (${s.reason}); deploying it as asked`,
+          });
       }
       const result = await withDeployHooks(hooks, release, out, signal, () =>
         rollout({ ...deps, signal }, options),
@@ -193,6 +212,12 @@ async function run(
         }),
       });
       if (!result.ok) throw rolloutFailure(result, failureMessage(result));
+      // every host reached was deployed; CI decides what the skipped ones mean (exit 4)
+      if (result.skipped && result.skipped.length > 0)
+        throw new SkippedHostsError(
+          result.skipped.map((s) => s.host),
+          result.release,
+        );
     });
   } finally {
     interrupt.dispose();

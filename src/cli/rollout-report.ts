@@ -1,3 +1,4 @@
+import { skippedLine } from '../rollout/preflight-reach.js';
 import { formatMs } from '../timing/duration.js';
 import { receiptLine } from '../evidence/receipt.js';
 import type { Plan } from '../rollout/plan.js';
@@ -41,6 +42,7 @@ function hostLine(o: HostOutcome): string {
 export function renderResult(r: RolloutResult): string {
   const lines = r.hosts.map(hostLine);
   if (r.notReached.length > 0) lines.push(`  not reached (untouched): ${r.notReached.join(', ')}`);
+  for (const s of r.skipped ?? []) lines.push(`  ${skippedLine(s, r.release)}`);
   if (r.blocked) lines.push(`stopped before the next wave: ${r.blocked}`);
   if (r.prepareFailed) lines.push(`stopped before the next wave: ${r.prepareFailed}`);
   const failed = r.hosts.find((h) => h.result !== 'deployed');
@@ -57,8 +59,10 @@ export function renderResult(r: RolloutResult): string {
   if (r.fleetRollback) lines.push(...renderFleetRollback(r.fleetRollback));
   if (r.receipt) lines.push(receiptLine(r.receipt));
   if (r.ended) lines.push(renderEnded(r.ended));
+  const n = r.skipped?.length ?? 0;
+  const skipped = n > 0 ? `, ${n} host${n === 1 ? '' : 's'} skipped` : '';
   lines.push(
-    `${r.ok ? 'deployed' : 'rollout failed'}: release ${r.release} in ${formatMs(r.elapsed_ms)}`,
+    `${r.ok ? 'deployed' : 'rollout failed'}: release ${r.release} in ${formatMs(r.elapsed_ms)}${skipped}`,
   );
   return lines.join('\n');
 }

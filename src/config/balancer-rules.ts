@@ -49,7 +49,7 @@ function uniqueNames(doc: Doc): RuleProblem[] {
 }
 
 function healthCheckTogether({ path, b }: Entry): RuleProblem[] {
-  if (b.kind !== 'alb' && b.kind !== 'haproxy') return [];
+  if (b.kind === 'static') return [];
   const settings = [...healthCheckKeys, 'deregistration_delay', 'slow_start', 'idle_timeout'];
   if (!settings.some((key) => b[key] !== undefined)) return [];
   return healthCheckKeys
@@ -69,7 +69,7 @@ function staticAlone(doc: Doc): RuleProblem[] {
     .map((e) => ({
       path: [...e.path, 'kind'],
       message:
-        'static cannot be listed beside balancers with an API (nothing could confirm its drain); list only alb and haproxy entries, or only static ones',
+        'static cannot be listed beside balancers with an API (nothing could confirm its drain); list only alb, haproxy and nginx entries, or only static ones',
     }));
 }
 
@@ -79,7 +79,25 @@ function deregisterNeedsAnApi(doc: Doc): RuleProblem[] {
   return [
     {
       path: ['drain', 'method'],
-      message: 'deregister needs a balancer with an API (alb or haproxy); use health with static',
+      message:
+        'deregister needs a balancer with an API (alb, haproxy or nginx); use health with static',
+    },
+  ];
+}
+
+/**
+ * Open-source nginx has no active health checks: a host's 503 never takes it
+ * out, only a `down` server line does (balancer/nginx/). With drain.method
+ * health a rollout would wait for a drain that never comes.
+ */
+function nginxNeedsDeregister(doc: Doc): RuleProblem[] {
+  if (record(doc.drain).method === 'deregister') return [];
+  if (!entries(doc).some((e) => e.b.kind === 'nginx')) return [];
+  return [
+    {
+      path: ['drain', 'method'],
+      message:
+        "nginx has no active health checks, so a host's 503 never takes it out: set drain.method deregister (a drain marks its server line down and reloads nginx)",
     },
   ];
 }
@@ -154,6 +172,7 @@ export const balancerRules: readonly Rule[] = [
   uniqueNames,
   staticAlone,
   deregisterNeedsAnApi,
+  nginxNeedsDeregister,
   (doc) => entries(doc).flatMap(healthCheckTogether),
   (doc) => entries(doc).flatMap((e) => targetsOfHosts(doc, e)),
   (doc) => entries(doc).flatMap((e) => haproxyNames(doc, e)),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { count, duration, durationOrZero, hostName, text } from './fields.js';
+import { count, duration, durationOrZero, hostName, port, text, userName } from './fields.js';
 
 /**
  * The balancer block: one shape per kind, and the health-check settings written
@@ -55,6 +55,27 @@ function entry() {
   };
 }
 
+/**
+ * The balancer's own host, reached over SSH with the fleet's known_hosts, keys,
+ * agent and ProxyJump: a name or address, or the address with its own port and user.
+ */
+function balancerSsh() {
+  return z
+    .union([
+      text('the balancer host: a name or address, reached with ssh.port and ssh.user'),
+      z.strictObject({
+        address: text('the balancer host: a name or address'),
+        port: port('its SSH port (default: ssh.port)').optional(),
+        user: userName('the SSH user there (default: ssh.user)').optional(),
+      }),
+    ])
+    .optional()
+    .meta({
+      description:
+        "the balancer's own host over SSH: its socket and config are read there (absent: this machine)",
+    });
+}
+
 function optionalHealthCheck() {
   const { interval, timeout, unhealthy_threshold, healthy_threshold } = healthCheck();
   return {
@@ -83,10 +104,27 @@ const alb = z.strictObject({
 
 const haproxy = z.strictObject({
   kind: z.literal('haproxy'),
-  socket: text('HAProxy runtime API: a unix socket path or tcp://host:port'),
+  socket: text(
+    'HAProxy runtime API: a unix socket path (on the ssh host, when ssh is set) or tcp://host:port',
+  ),
+  ssh: balancerSsh(),
   backend: text('the backend whose servers are the hosts'),
   config: text(
     "haproxy's config file, read for inter and timeout check, which the runtime API does not report",
+  ).optional(),
+  ...optionalHealthCheck(),
+  ...extras(),
+  ...entry(),
+});
+
+const nginx = z.strictObject({
+  kind: z.literal('nginx'),
+  config: text(
+    "the file that holds the upstream block; handoff rewrites its server lines (marks one 'down'), so it should own it",
+  ),
+  upstream: text('the upstream whose server lines are the hosts (hosts[].target: ADDRESS:PORT)'),
+  main_config: text(
+    "nginx's main config, given to nginx -c for its test and reload, and read for its pid file and worker_shutdown_timeout (default /etc/nginx/nginx.conf)",
   ).optional(),
   ...optionalHealthCheck(),
   ...extras(),
@@ -101,9 +139,9 @@ const staticKind = z.strictObject({
 });
 
 export const balancerSchema = z
-  .discriminatedUnion('kind', [alb, haproxy, staticKind], {
+  .discriminatedUnion('kind', [alb, haproxy, nginx, staticKind], {
     error: (issue) =>
-      issue.code === 'invalid_union' ? 'must be one of alb, haproxy, static' : undefined,
+      issue.code === 'invalid_union' ? 'must be one of alb, haproxy, nginx, static' : undefined,
   })
   .meta({ description: 'a load balancer in front of the hosts' });
 

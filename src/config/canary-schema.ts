@@ -51,6 +51,9 @@ export function canarySchema<H extends z.ZodType>(hosts: H) {
       latency_margin: share(
         'how much slower than the baseline the canary may answer on average; unset: not compared',
       ).optional(),
+      latency_floor: durationOrZero(
+        'with latency_margin: a difference in mean response no larger than this is noise, whatever the margin (HAProxy reports whole milliseconds)',
+      ).prefault('5ms'),
       min_requests: count('fewer requests on either side are inconclusive').default(100),
       inconclusive: z.enum(['fail', 'pass']).default('fail').meta({
         description: 'what an inconclusive judgement (too few requests, counts unread) counts as',

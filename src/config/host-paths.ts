@@ -4,10 +4,14 @@ import type { RuleProblem } from './where.js';
 /**
  * Host paths that setup makes and, with ssh.sudo, hands to ssh.user as root
  * (setup/root-steps.ts): `host.lock: /run/api.lock` once meant
- * `chown deploy: /run`, and `..` walks out of any directory the rule names.
- * Refused at load, with the key: a path with `.` or `..` segments, a system
- * directory or anything under one whose contents root trusts, and a lock
- * whose directory (which setup makes and hands over) is one.
+ * `chown deploy: /run`, `..` walks out of any directory the rule names, and
+ * `//run` is `/run` to the kernel but not to a rule that compares strings.
+ * So every path is cleaned first (one slash between segments, `.` resolved,
+ * no trailing slash; `..` refused), the rules read the clean path and
+ * normalize.ts hands only it on. Every directory setup makes and hands over
+ * must lie in a place for handoff's own directories (an allow-list: a
+ * deny-list of system directories always misses one, `/run/systemd/system`,
+ * `/var/lib/dpkg/info`).
  */
 
 type HostKey = 'root' | 'state' | 'lock' | 'agent';
@@ -22,59 +26,44 @@ export function hostDefaults(service: string): Record<HostKey, string> {
   };
 }
 
-/** directories root reads its programs, config and boot from: nothing of handoff's goes there */
-const systemTrees = ['/etc', '/usr', '/boot', '/proc', '/sys', '/dev', '/bin', '/sbin', '/root'];
-const systemTreePattern = /^\/lib(32|64|x32)?(\/|$)/;
-/** shared directories: a place under them is fine, the directory itself is not handoff's */
-const systemDirs = [
-  '/',
-  '/run',
-  '/run/lock',
-  '/run/user',
-  '/var',
-  '/var/lib',
-  '/var/log',
-  '/var/run',
-  '/var/lock',
-  '/var/spool',
-  '/var/tmp',
-  '/var/cache',
-  '/srv',
-  '/opt',
-  '/home',
-  '/tmp',
-  '/mnt',
-  '/media',
-];
+/**
+ * A host path as every rule and command sees it: `//run/./app.lock/` is
+ * `/run/app.lock`. undefined for one with a `..` segment, which is refused.
+ */
+export function cleanHostPath(value: string): string | undefined {
+  if (value.split('/').includes('..')) return undefined;
+  const clean = path.posix.normalize(value);
+  return clean.length > 1 ? clean.replace(/\/+$/, '') : clean;
+}
 
-export function systemDirProblem(dir: string): string | undefined {
-  const clean = dir.length > 1 ? dir.replace(/\/+$/, '') : dir;
-  const tree = systemTrees.find((t) => clean === t || clean.startsWith(`${t}/`));
-  if (tree || systemTreePattern.test(clean))
-    return `${clean} is in ${tree ?? '/lib'}, a system directory root trusts`;
-  if (systemDirs.includes(clean)) return `${clean} is a system directory`;
-  return undefined;
+/** handoff's own: the directory itself or anything below */
+const ownTrees = ['/run/handoff', '/var/lib/handoff'];
+/** places for a site's own directories: anything below, never the directory itself */
+const siteTrees = ['/srv', '/opt', '/run/lock', '/var/lock', '/tmp', '/var/tmp'];
+
+/** where host paths may go, as a refusal says it */
+export const HOST_PATH_PLACES = `in ${ownTrees.join(' or ')}, or below ${siteTrees.join(', ')}`;
+
+/** Why setup may not make `dir` and hand it to ssh.user, or undefined when it may. */
+export function notHandoffsDir(dir: string): string | undefined {
+  const under = (tree: string) => dir.startsWith(`${tree}/`);
+  if (ownTrees.some((t) => dir === t || under(t)) || siteTrees.some(under)) return undefined;
+  return `${dir} is not a place for handoff's own directories (${HOST_PATH_PLACES})`;
 }
 
 /** directories every local user may write: a lock there can be planted or held by anyone (rules.ts says so) */
 export const sharedDirs = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/var/lock'];
 
 function pathProblem(key: HostKey, value: string): string | undefined {
-  if (value.split('/').some((s) => s === '..' || s === '.'))
-    return 'must not contain . or .. segments: write the path it means';
-  const own = systemDirProblem(value);
-  if (own)
-    return `${own}; setup would make it and hand it to ssh.user: use a directory of its own such as ${hostDefaults('<service>')[key]}`;
-  if (key === 'lock' && !sharedDirs.includes(path.posix.dirname(value))) {
-    const dir = systemDirProblem(path.posix.dirname(value));
-    if (dir)
-      return `its directory ${dir}, which setup would make and hand to ssh.user: use a directory of its own such as /run/handoff/<service>.lock`;
+  const fix = `use a directory of its own such as ${hostDefaults('<service>')[key]}`;
+  if (key !== 'lock') {
+    const own = notHandoffsDir(value);
+    return own && `${own}; setup would make it and hand it to ssh.user: ${fix}`;
   }
-  if (key === 'agent') {
-    const bin = systemDirProblem(`${value.replace(/\/+$/, '')}/bin`);
-    if (bin) return `its bin directory ${bin}: use a directory of its own such as /opt/handoff`;
-  }
-  return undefined;
+  // a lock directly in a shared directory is rules.ts's lockNotShared
+  const dir = path.posix.dirname(value);
+  const problem = sharedDirs.includes(dir) ? undefined : notHandoffsDir(dir);
+  return problem && `its directory ${problem}, which setup would make and hand to ssh.user: ${fix}`;
 }
 
 /** what a sudoers argument carries without escapes beyond the few root-steps.ts writes */
@@ -101,7 +90,7 @@ function sudoProblem(key: HostKey, dirs: Record<HostKey, string>): string | unde
 }
 
 function ownedDir(key: HostKey, dirs: Record<HostKey, string>): string {
-  const value = dirs[key].replace(/\/+$/, '');
+  const value = dirs[key];
   if (key === 'lock') return path.posix.dirname(value);
   return key === 'agent' ? `${value}/bin` : value;
 }
@@ -111,13 +100,21 @@ export function hostPathRules(doc: Readonly<Record<string, unknown>>): RuleProbl
   const service = typeof doc.service === 'string' ? doc.service : 'service';
   const dirs = hostDefaults(service);
   const given = new Set<HostKey>();
+  const problems: RuleProblem[] = [];
   for (const key of ['root', 'state', 'lock', 'agent'] as const) {
     const value = host[key];
     if (typeof value !== 'string' || !value.startsWith('/')) continue;
-    dirs[key] = value;
+    const clean = cleanHostPath(value);
+    if (clean === undefined) {
+      problems.push({
+        path: ['host', key],
+        message: 'must not contain .. segments: write the path it means',
+      });
+      continue;
+    }
+    dirs[key] = clean;
     given.add(key);
   }
-  const problems: RuleProblem[] = [];
   for (const key of given) {
     const message = pathProblem(key, dirs[key]);
     if (message) problems.push({ path: ['host', key], message });

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { ConfigError, messageOf } from '../errors.js';
+import { ConfigError, messageOf, UsageError } from '../errors.js';
 import { secretMask } from '../safe-text.js';
+import { destinationFile, destinationProblem } from './destination.js';
+import type { DestinationText } from './parse.js';
 import { unsealHostConfig } from './sealed.js';
 import type { Config } from './types.js';
 import { withEnv, type LoadOptions } from './with-env.js';
@@ -15,10 +17,12 @@ export type { LoadOptions } from './with-env.js';
  */
 export async function loadConfig(file: string, options: LoadOptions = {}): Promise<Config> {
   const text = await readConfigText(file);
-  const sealed = options.trustSeal ? unsealHostConfig(text, file) : undefined;
+  const sealed =
+    options.trustSeal && !options.destination ? unsealHostConfig(text, file) : undefined;
   if (sealed) return maskSecrets(withEnv(sealed, options));
-  const { parseConfig } = await import('./parse.js');
-  return maskSecrets(parseConfig(text, file, options));
+  const destination = await readDestination(file, options.destination);
+  const { parseValid } = await import('./parse.js');
+  return maskSecrets(withEnv(parseValid(text, file, options.env?.HOME, destination), options));
 }
 
 /**
@@ -33,20 +37,33 @@ export async function loadConfigAndPlain(
   plainEnv: NodeJS.ProcessEnv,
 ): Promise<{ readonly config: Config; readonly plain: Config }> {
   const text = await readConfigText(file);
+  const destination = await readDestination(file, options.destination);
   const { parseValid } = await import('./parse.js');
-  const valid = parseValid(text, file, options.env?.HOME);
+  const valid = parseValid(text, file, options.env?.HOME, destination);
   return {
     config: maskSecrets(withEnv(valid, options)),
     plain: maskSecrets(withEnv(valid, { env: plainEnv })),
   };
 }
 
-async function readConfigText(file: string): Promise<string> {
+async function readConfigText(file: string, hint?: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigError([{ path: '', message: unreadable(file, error) }]);
+    throw new ConfigError([{ path: '', message: unreadable(file, error, hint) }]);
   }
+}
+
+async function readDestination(
+  file: string,
+  name: string | undefined,
+): Promise<DestinationText | undefined> {
+  if (name === undefined) return undefined;
+  const problem = destinationProblem(name);
+  if (problem) throw new UsageError(problem);
+  const source = destinationFile(file, name);
+  const hint = `-d ${name} reads it beside ${file}; create it with the keys ${name} changes`;
+  return { name, source, text: await readConfigText(source, hint) };
 }
 
 /**
@@ -66,11 +83,11 @@ function maskSecrets(config: Config): Config {
   return config;
 }
 
-function unreadable(file: string, error: unknown): string {
+function unreadable(file: string, error: unknown, hint?: string): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case 'ENOENT':
-      return `cannot read ${file}: no such file; pass -c FILE or create one with 'deploy init'`;
+      return `cannot read ${file}: no such file; ${hint ?? "pass -c FILE or create one with 'deploy init'"}`;
     case 'EACCES':
     case 'EPERM':
       return `cannot read ${file}: permission denied`;

@@ -48,3 +48,15 @@ export const ENV_NAME_RULE =
 export const ETCD_ENDPOINT = /^https?:\/\/[^\s/?#]+\/?$/;
 export const ETCD_ENDPOINT_RULE =
   'must be an etcd client URL like https://etcd-1:2379 (http or https, no path)';
+
+/** `deploy -d NAME`: deploy.NAME.yml beside deploy.yml (destination.ts) */
+export const DESTINATION_NAME = /^[a-z0-9][a-z0-9-]{0,29}$/;
+
+/**
+ * The name a deployment's host paths, host config, cron entry, lease and
+ * compose project carry: the service, and with a destination the service
+ * and the destination, so two destinations on one host never share them.
+ */
+export function deploymentName(service: string, destination?: string): string {
+  return destination ? `${service}-${destination}` : service;
+}

@@ -24,7 +24,23 @@ export function balancerConfig(raw: RawBalancer, local: (p: string) => string): 
         kind: 'haproxy',
         socket: raw.socket,
         backend: raw.backend,
-        ...(raw.config !== undefined && { config: local(raw.config) }),
+        ...(raw.ssh !== undefined && {
+          ssh: typeof raw.ssh === 'string' ? { address: raw.ssh } : raw.ssh,
+        }),
+        // a path on the balancer's host is not resolved against deploy.yml's directory
+        ...(raw.config !== undefined && {
+          config: raw.ssh !== undefined ? raw.config : local(raw.config),
+        }),
+        ...(healthCheck && { healthCheck }),
+      };
+    }
+    case 'nginx': {
+      const healthCheck = optionalHealthCheck(raw);
+      return {
+        kind: 'nginx',
+        config: local(raw.config),
+        upstream: raw.upstream,
+        ...(raw.main_config !== undefined && { mainConfig: local(raw.main_config) }),
         ...(healthCheck && { healthCheck }),
       };
     }
@@ -84,6 +100,14 @@ export function defaultName(b: Readonly<Record<string, unknown>>): string | unde
   // arn:…:targetgroup/<name>/<id>: the group's name is what the console shows
   if (b.kind === 'alb' && typeof b.target_group_arn === 'string')
     return `alb:${/:targetgroup\/([^/]+)/.exec(b.target_group_arn)?.[1] ?? b.target_group_arn}`;
-  if (b.kind === 'haproxy' && typeof b.socket === 'string') return `haproxy:${b.socket}`;
+  if (b.kind === 'haproxy' && typeof b.socket === 'string')
+    return `haproxy:${sshPrefix(b.ssh)}${b.socket}`;
+  if (b.kind === 'nginx' && typeof b.upstream === 'string') return `nginx:${b.upstream}`;
   return b.kind === 'static' ? 'static' : undefined;
+}
+
+function sshPrefix(ssh: unknown): string {
+  if (typeof ssh === 'string') return `${ssh}:`;
+  const address = (ssh as { address?: unknown } | undefined)?.address;
+  return typeof address === 'string' ? `${address}:` : '';
 }

@@ -1,3 +1,4 @@
+import { LATENCY_FLOOR_MS } from '../evidence/canary-rule.js';
 import type { RawConfig } from './schema.js';
 import type { CanaryConfig, JudgementConfig } from './types.js';
 
@@ -20,6 +21,7 @@ export function canaryConfig(
     commandTimeout: c?.command_timeout ?? 10_000,
     margin: c?.margin ?? 0.01,
     ...(c?.latency_margin !== undefined && { latencyMargin: c.latency_margin }),
+    latencyFloor: c?.latency_floor ?? LATENCY_FLOOR_MS,
     minRequests: c?.min_requests ?? 100,
     inconclusive: c?.inconclusive ?? 'fail',
     poll: c?.poll ?? 5_000,

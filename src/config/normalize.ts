@@ -1,7 +1,7 @@
 import { canaryConfig } from './normalize-canary.js';
 import os from 'node:os';
 import path from 'node:path';
-import { hostDefaults } from './host-paths.js';
+import { cleanHostPath, hostDefaults } from './host-paths.js';
 import { balancerEntries } from './normalize-balancer.js';
 import type { RawConfig } from './schema.js';
 import type { RawCheck, RawService } from './service-schema.js';
@@ -62,18 +62,15 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       maxTimeBack: rollout.max_time_back,
       onFailure: rollout.on_failure,
       superseded: rollout.superseded,
+      unreachable: rollout.unreachable,
+      maxUnreachable: rollout.max_unreachable,
       allowDowntime: rollout.allow_downtime,
       ...(rollout.artifact !== undefined && { artifact: local(rollout.artifact) }),
       keepReleases: rollout.keep_releases,
       uploadConcurrency: rollout.upload_concurrency,
       ...canaryConfig(rollout, onlyKind(raw), local),
     },
-    host: {
-      root: raw.host.root ?? hostDefaults(service).root,
-      lock: raw.host.lock ?? hostDefaults(service).lock,
-      state: raw.host.state ?? hostDefaults(service).state,
-      agent: raw.host.agent ?? hostDefaults(service).agent,
-    },
+    host: hostPaths(raw.host, service),
     runtime:
       raw.runtime.kind === 'compose'
         ? {
@@ -111,6 +108,17 @@ function leaseConfig(raw: RawConfig['lease'], local: (p: string) => string): Lea
     ...(raw.username !== undefined && { username: raw.username }),
     passwordEnv: raw.password_env,
   };
+}
+
+/** the host paths, clean (host-paths.ts): `//run/x/` never reaches a command line */
+function hostPaths(given: RawConfig['host'], service: string): Config['host'] {
+  const defaults = hostDefaults(service);
+  const clean = (key: keyof typeof defaults): string => {
+    const value = given[key];
+    // a path with `..` was refused by the rules before this runs
+    return value === undefined ? defaults[key] : (cleanHostPath(value) ?? value);
+  };
+  return { root: clean('root'), lock: clean('lock'), state: clean('state'), agent: clean('agent') };
 }
 
 export function expandHome(p: string, home: string): string {

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
-import { parseText } from './document.js';
+import { mergedDocument } from './destination.js';
+import { parseText, type ParsedDocument } from './document.js';
 import { collectProblems, issueMessage } from './issues.js';
 import type { LocatedProblem } from './issues.js';
 import { normalize } from './normalize.js';
@@ -30,9 +31,21 @@ export function parseConfig(text: string, source: string, options: LoadOptions =
   return withEnv(parseValid(text, source, options.env?.HOME), options);
 }
 
+/** A destination file's text (deploy.NAME.yml), merged over deploy.yml's (destination.ts). */
+export interface DestinationText {
+  readonly name: string;
+  readonly text: string;
+  readonly source: string;
+}
+
 /** Everything but the env overrides: what a config with and without them share (load.ts). */
-export function parseValid(text: string, source: string, home: string | undefined): Config {
-  const doc = parseText(text, source);
+export function parseValid(
+  text: string,
+  source: string,
+  home: string | undefined,
+  destination?: DestinationText,
+): Config {
+  const doc = documentOf(text, source, destination);
   if (doc.syntaxProblems.length > 0) throw new ConfigError(doc.syntaxProblems);
   if (doc.data === null || doc.data === undefined) {
     throw new ConfigError([
@@ -50,6 +63,17 @@ export function parseValid(text: string, source: string, home: string | undefine
   const problems = collectProblems(issues, checkRules(data), doc);
   if (!parsed.success || problems.length > 0) throw new ConfigError(inFileOrder(problems));
   return normalize(parsed.data, { source, ...(home ? { home } : {}) });
+}
+
+function documentOf(
+  text: string,
+  source: string,
+  destination: DestinationText | undefined,
+): ParsedDocument {
+  const base = parseText(text, source);
+  if (!destination) return base;
+  const overlay = parseText(destination.text, destination.source);
+  return mergedDocument(base, overlay, text.length, destination.name);
 }
 
 function inFileOrder(problems: readonly LocatedProblem[]): LocatedProblem[] {

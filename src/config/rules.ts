@@ -3,7 +3,7 @@ import { duplicates, isRecord, list, record, type Rule } from './rule-read.js';
 import type { RuleProblem } from './where.js';
 import { canaryRules } from './canary-rules.js';
 import { envRules } from './env-rules.js';
-import { hostPathRules, sharedDirs } from './host-paths.js';
+import { cleanHostPath, hostPathRules, sharedDirs } from './host-paths.js';
 
 /**
  * Rules between keys, which a schema of single values cannot see. They read the
@@ -24,6 +24,7 @@ const rules: readonly Rule[] = [
   (doc) => duplicates(list(doc.hosts), 'hosts', 'target', (h) => h.target ?? h.address, 'target'),
   (doc) => duplicates(list(doc.services), 'services', 'name', (s) => s.name, 'service name'),
   batchFitsFleet,
+  maxUnreachableNeedsSkip,
   commandsMatchRuntime,
   ...balancerRules,
   lockNotShared,
@@ -40,6 +41,17 @@ function batchFitsFleet(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
     {
       path: ['rollout', 'batch'],
       message: `${batch} is more than the ${fleet} host${fleet === 1 ? '' : 's'} in hosts; use at most ${fleet} or a percentage`,
+    },
+  ];
+}
+
+function maxUnreachableNeedsSkip(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
+  const rollout = record(doc.rollout);
+  if (rollout.max_unreachable === undefined || rollout.unreachable === 'skip') return [];
+  return [
+    {
+      path: ['rollout', 'max_unreachable'],
+      message: 'applies only with rollout.unreachable: skip; add that, or remove this key',
     },
   ];
 }
@@ -67,8 +79,9 @@ function commandsMatchRuntime(doc: Readonly<Record<string, unknown>>): RuleProbl
 }
 
 function lockNotShared(doc: Readonly<Record<string, unknown>>): RuleProblem[] {
-  const lock = record(doc.host).lock;
-  if (typeof lock !== 'string' || !sharedDirs.includes(lock.replace(/\/+[^/]*\/*$/, ''))) return [];
+  const given = record(doc.host).lock;
+  const lock = typeof given === 'string' ? cleanHostPath(given) : undefined;
+  if (lock === undefined || !sharedDirs.includes(lock.replace(/\/[^/]*$/, ''))) return [];
   return [
     {
       path: ['host', 'lock'],

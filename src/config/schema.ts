@@ -105,6 +105,30 @@ const batch = z
     description: 'hosts deployed at once: a number, or a percentage of the fleet like "25%"',
   });
 
+const maxUnreachable = z
+  .union(
+    [
+      z.number().int({ error: 'must be a whole number' }).min(0, { error: 'must be 0 or more' }),
+      z.string().regex(/^\d{1,3}%$/, {
+        error: 'must be a number of hosts or a percentage like "2%"',
+      }),
+    ],
+    { error: 'must be a number of hosts or a percentage like "2%"' },
+  )
+  .transform((value, ctx) => {
+    if (typeof value === 'number') return { kind: 'count' as const, count: value };
+    const percent = Number(value.slice(0, -1));
+    if (percent > 100) {
+      ctx.addIssue({ code: 'custom', message: 'a percentage must be between 0% and 100%' });
+      return z.NEVER;
+    }
+    return { kind: 'percent' as const, percent };
+  })
+  .meta({
+    description:
+      'with unreachable: skip, at most this many hosts of the plan (or a percentage of it, rounded down) may be left out',
+  });
+
 const rollout = z
   .strictObject({
     batch: batch.prefault(1),
@@ -123,6 +147,11 @@ const rollout = z
       description:
         'a job that waited for the fleet lease (--wait-lease) while a newer release deployed: deploy its older one anyway, or skip (exit 0, "superseded")',
     }),
+    unreachable: z.enum(['fail', 'skip']).default('fail').meta({
+      description:
+        'a host of the plan the network does not reach in preflight: refuse the rollout (fail), or leave it out, count it as not serving and exit 4 (skip)',
+    }),
+    max_unreachable: maxUnreachable.prefault(1),
     allow_downtime: z.boolean().default(false).meta({
       description:
         'accept that nothing serves while a batch deploys (a one-host fleet): the capacity guard and invariant stand aside',

@@ -126,7 +126,16 @@ function kindSettings(b: BalancerConfig): RawEntry {
         kind: 'haproxy',
         socket: b.socket,
         backend: b.backend,
+        ...(b.ssh !== undefined && { ssh: { ...b.ssh } }),
         ...(b.config !== undefined && { config: b.config }),
+        ...settings,
+      };
+    case 'nginx':
+      return {
+        kind: 'nginx',
+        config: b.config,
+        upstream: b.upstream,
+        ...(b.mainConfig !== undefined && { main_config: b.mainConfig }),
         ...settings,
       };
     case 'static':

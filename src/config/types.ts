@@ -58,8 +58,17 @@ export interface AlbBalancerConfig extends BalancerBase {
   readonly region?: string;
 }
 
+/** a balancer's own host, reached over SSH with the fleet's ssh settings (port and user may differ) */
+export interface BalancerSsh {
+  readonly address: string;
+  readonly port?: number;
+  readonly user?: string;
+}
+
 export interface HaproxyBalancerConfig extends BalancerBase {
   readonly kind: 'haproxy';
+  /** the runtime API and config file are on this host, spoken through SSH (stream-local forwarding) */
+  readonly ssh?: BalancerSsh;
   /** unix socket path or `tcp://host:port` */
   readonly socket: string;
   readonly backend: string;
@@ -70,12 +79,22 @@ export interface HaproxyBalancerConfig extends BalancerBase {
   readonly config?: string;
 }
 
+export interface NginxBalancerConfig extends BalancerBase {
+  readonly kind: 'nginx';
+  /** the file that holds the upstream block, whose server lines a drain marks `down` */
+  readonly config: string;
+  readonly upstream: string;
+  /** nginx's main config (`nginx -c`); absent: nginx's own default */
+  readonly mainConfig?: string;
+}
+
 export interface StaticBalancerConfig extends BalancerBase {
   readonly kind: 'static';
   readonly healthCheck: HealthCheckSettings;
 }
 
-export type BalancerConfig = AlbBalancerConfig | HaproxyBalancerConfig | StaticBalancerConfig;
+export type BalancerConfig =
+  AlbBalancerConfig | HaproxyBalancerConfig | NginxBalancerConfig | StaticBalancerConfig;
 
 /** One entry of `balancers:` (or the `balancer:` block): its kind's settings, a name, its targets. */
 export type BalancerEntry = BalancerConfig & {
@@ -96,6 +115,10 @@ export type Batch =
   | { readonly kind: 'count'; readonly count: number }
   | { readonly kind: 'percent'; readonly percent: number };
 
+export type MaxUnreachable =
+  | { readonly kind: 'count'; readonly count: number }
+  | { readonly kind: 'percent'; readonly percent: number };
+
 export interface RolloutConfig {
   readonly batch: Batch;
   readonly minHealthy: number;
@@ -108,6 +131,10 @@ export interface RolloutConfig {
   readonly onFailure: 'stop' | 'rollback';
   /** a job that waited for the fleet lease behind a newer release: deploy anyway, or skip */
   readonly superseded: 'deploy' | 'skip';
+  /** a host of the plan the network does not reach in preflight: refuse, or leave it out (exit 4) */
+  readonly unreachable: 'fail' | 'skip';
+  /** with `skip`: how many hosts of the plan may be left out (a count, or a percentage rounded down) */
+  readonly maxUnreachable: MaxUnreachable;
   /** said explicitly: nothing may serve during a batch (one host); the capacity guard stands aside */
   readonly allowDowntime: boolean;
   /** a local .tar.gz, .tgz or directory; `{release}` is replaced by the release id */
@@ -134,6 +161,8 @@ export interface JudgementConfig {
   /** 0.01: one percentage point */
   readonly margin: number;
   readonly latencyMargin?: number;
+  /** ms: a latency difference no larger is noise (rollout.canary.latency_floor) */
+  readonly latencyFloor?: Duration;
   readonly minRequests: number;
   readonly inconclusive: 'fail' | 'pass';
   /** between reads during a bake */

@@ -14,6 +14,8 @@ export interface LoadOptions {
    * `deploy host`. Everything else validates whatever file it is given.
    */
   readonly trustSeal?: boolean;
+  /** `-d NAME`: deploy.NAME.yml beside the file, merged over it (destination.ts) */
+  readonly destination?: string;
 }
 
 /** HANDOFF_* overrides on top of a valid Config, then frozen: the last step of every load. */

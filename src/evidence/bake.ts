@@ -2,7 +2,14 @@ import type { Clock } from '../clock.js';
 import type { JudgementConfig } from '../config/types.js';
 import { formatMs } from '../timing/duration.js';
 import { addWindows, countsOf, type WindowCounts } from './counts.js';
-import { judgeAtEnd, judgeDuringBake, settle, type Side } from './canary-rule.js';
+import {
+  LATENCY_FLOOR_MS,
+  judgeAtEnd,
+  judgeDuringBake,
+  latencyFloorFor,
+  settle,
+  type Side,
+} from './canary-rule.js';
 import { HandoffError } from '../errors.js';
 import { readOrUnread, type CountWindow, type EvidenceSource } from './source.js';
 
@@ -76,6 +83,7 @@ export async function bake(o: BakeOptions): Promise<BakeOutcome> {
     margin: j.margin,
     minRequests: j.minRequests,
     ...(j.latencyMargin !== undefined && { latencyMargin: j.latencyMargin }),
+    latencyFloorMs: latencyFloorFor(o.source.kind, j.latencyFloor ?? LATENCY_FLOOR_MS),
   };
   const baselineHosts: readonly string[] = Array.isArray(o.baseline) ? o.baseline : [];
   const hosts = [...o.canary, ...baselineHosts];

@@ -1,4 +1,5 @@
 import { binomialCdf, binomialUpperTail, wilsonUpper } from './binomial.js';
+import type { SourceKind } from './source.js';
 
 /**
  * The canary judgement (docs/canary.md), pure. Errors are counted as a
@@ -20,6 +21,26 @@ export interface CanaryRule {
   readonly minRequests: number;
   /** how much slower the canary's mean response may be: 0.5 = 50 %; absent: not compared */
   readonly latencyMargin?: number;
+  /** a difference in mean response no larger than this is noise, whatever the margin; absent: LATENCY_FLOOR_MS */
+  readonly latencyFloorMs?: number;
+}
+
+/** `rollout.canary.latency_floor`'s default: below it a relative test fails healthy, fast canaries */
+export const LATENCY_FLOOR_MS = 5;
+
+/**
+ * The finest latency difference each source can show: HAProxy's `rtime` is
+ * whole milliseconds, so 1 ms against 0 ms may be 0.6 against 0.4.
+ */
+const RESOLUTION_MS: Readonly<Record<SourceKind, number>> = {
+  balancer: 1,
+  service: 0,
+  command: 0,
+};
+
+/** `latency_floor` as judged: never finer than what the source can tell apart */
+export function latencyFloorFor(source: SourceKind, floorMs: number): number {
+  return Math.max(floorMs, RESOLUTION_MS[source]);
 }
 
 export interface Side {
@@ -77,8 +98,10 @@ function slower(canary: Side, baseline: Side, rule: CanaryRule): string | undefi
   const margin = rule.latencyMargin;
   if (margin === undefined || canary.latencyMs === undefined || baseline.latencyMs === undefined)
     return undefined;
-  if (canary.latencyMs <= baseline.latencyMs * (1 + margin)) return undefined;
-  return `the canary answers in ${Math.round(canary.latencyMs)} ms on average, the baseline in ${Math.round(baseline.latencyMs)} ms (latency_margin ${percent(margin)})`;
+  const floor = rule.latencyFloorMs ?? LATENCY_FLOOR_MS;
+  const more = canary.latencyMs - baseline.latencyMs;
+  if (more <= baseline.latencyMs * margin || more <= floor) return undefined;
+  return `the canary answers in ${Math.round(canary.latencyMs)} ms on average, the baseline in ${Math.round(baseline.latencyMs)} ms (latency_margin ${percent(margin)}, latency_floor ${floor} ms)`;
 }
 
 function numbers(canary: Side, baseline: Side): string {

@@ -55,6 +55,8 @@ interface Loaded {
   readonly each: readonly LoadedGroup[];
   /** the first line of what failed while loading: the receipt is unread with it */
   readonly unread?: string;
+  /** the balancers beside the ALBs, whose share CloudWatch does not count: `internal (haproxy)` */
+  readonly uncounted: readonly string[];
 }
 
 export function cloudWatchCounts(
@@ -101,8 +103,13 @@ async function loadGroups(
   clock: Clock,
   open: OpenMetrics,
 ): Promise<Loaded | undefined> {
-  const albs = (await groups()).filter((g) => g.balancer.metricsTarget !== undefined);
+  const all = await groups();
+  const albs = all.filter((g) => g.balancer.metricsTarget !== undefined);
   if (albs.length === 0) return undefined;
+  // an HAProxy (or a static) beside the ALBs carries traffic CloudWatch never sees
+  const uncounted = all
+    .filter((g) => g.balancer.metricsTarget === undefined)
+    .map((g) => `${g.name} (${g.balancer.kind})`);
   const source = `CloudWatch ${albs.map((g) => g.name).join(' + ')}`;
   const each: LoadedGroup[] = [];
   try {
@@ -113,13 +120,14 @@ async function loadGroups(
   } catch (error) {
     for (const { metrics } of each) metrics.close();
     if (!(error instanceof HandoffError)) throw error;
-    return { source, each: [], unread: firstLine(error) };
+    return { source, each: [], unread: firstLine(error), uncounted };
   }
-  return { source, each };
+  return { source, each, uncounted };
 }
 
 async function receiptOf(loaded: Loaded, from: number, to: number): Promise<CloudWatchReceipt> {
   const { source } = loaded;
+  const uncounted = loaded.uncounted.length > 0 ? { uncounted: loaded.uncounted } : {};
   const byLoadBalancer = new Map<string, Record<MetricId, number>>();
   let final = true;
   let window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
@@ -131,6 +139,7 @@ async function receiptOf(loaded: Loaded, from: number, to: number): Promise<Clou
     window,
     final: false,
     note: line,
+    ...uncounted,
   });
   if (loaded.unread !== undefined) return unread(loaded.unread);
   try {
@@ -159,7 +168,7 @@ async function receiptOf(loaded: Loaded, from: number, to: number): Promise<Clou
     failed: counts.failed,
     ...(counts.kinds !== undefined && { kinds: counts.kinds }),
   };
-  return { source, hosts: [], total, window, final, note };
+  return { source, hosts: [], total, window, final, note, ...uncounted };
 }
 
 function firstLine(error: Error): string {

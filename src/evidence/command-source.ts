@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { OperationError, UsageError } from '../errors.js';
-import { killGroup } from '../host/exec.js';
+import { runProcess } from '../process/run.js';
 import { formatMs } from '../timing/duration.js';
 import type { Counts, WindowCounts } from './counts.js';
 import type { CountWindow, EvidenceSource } from './source.js';
@@ -57,9 +57,8 @@ export class CommandCountSource implements EvidenceSource {
     to: number,
     signal?: AbortSignal,
   ): Promise<Counts> {
-    const { execa } = await import('execa');
     const o = this.options;
-    const child = execa(o.file, [], {
+    const result = await runProcess([o.file], {
       cwd: o.cwd,
       env: {
         HANDOFF_SERVICE: o.service,
@@ -68,34 +67,23 @@ export class CommandCountSource implements EvidenceSource {
         HANDOFF_FROM: new Date(from).toISOString(),
         HANDOFF_TO: new Date(to).toISOString(),
       },
-      stdin: 'ignore',
-      reject: false,
-      detached: true,
+      extendEnv: true,
+      timeoutMs: o.timeoutMs,
+      clock: o.clock,
       maxBuffer: 64 * 1024,
-      ...(signal && { cancelSignal: signal }),
+      ...(signal && { signal }),
     });
-    const timer = new AbortController();
-    let timedOut = false;
-    void o.clock.sleep(o.timeoutMs, timer.signal).then(
-      () => {
-        timedOut = true;
-        killGroup(child.pid, 'SIGKILL');
-      },
-      () => undefined,
-    );
-    const result = await child.finally(() => timer.abort());
     const said = `canary command ${o.file} for ${host}`;
-    if (timedOut)
+    if (!result.started) throw new UsageError(`${said} could not run: ${result.why}`);
+    if (result.timedOut)
       throw new OperationError(
         `${said} did not finish within command_timeout ${formatMs(o.timeoutMs)}`,
       );
-    if (result.exitCode !== 0) {
-      const why = String(result.stderr).trim().split('\n')[0] ?? '';
-      throw new UsageError(
-        `${said} ${result.exitCode === undefined ? `could not run: ${result.shortMessage}` : `exited ${result.exitCode}${why ? `: ${why.slice(0, 160)}` : ''}`}`,
-      );
+    if (result.code !== 0) {
+      const why = result.stderr.trim().split('\n')[0] ?? '';
+      throw new UsageError(`${said} exited ${result.code}${why ? `: ${why.slice(0, 160)}` : ''}`);
     }
-    return parseCommandCounts(String(result.stdout), said);
+    return parseCommandCounts(result.stdout, said);
   }
 }
 

@@ -28,6 +28,11 @@ export interface Receipt {
   readonly total: ReceiptFigures;
   /** what the figures cover and how final they are (CloudWatch's) */
   readonly note?: string;
+  /**
+   * the balancers in front of the fleet whose share this source cannot count
+   * (`internal (haproxy)` beside an ALB): the figures are not the rollout's in all
+   */
+  readonly uncounted?: readonly string[];
 }
 
 export function figuresOf(w: WindowCounts): ReceiptFigures {
@@ -62,17 +67,25 @@ export function hostReceiptLine(source: string, host: string, f: ReceiptFigures)
   return `${source} saw ${phrase(f)} to ${host} during its deploy${reset}`;
 }
 
-export function totalReceiptLine(source: string, f: ReceiptFigures): string {
+/** `uncounted`: a share no source counted is named, and the figures are never "in all" then */
+export function totalReceiptLine(
+  source: string,
+  f: ReceiptFigures,
+  uncounted: readonly string[] = [],
+  note = '',
+): string {
+  const missing = uncounted.length > 0 ? `; not counted: ${uncounted.join(', ')}` : '';
   if (f.unread !== undefined)
-    return `${source} could not count the requests during the rollout (${f.unread})`;
+    return `${source} could not count the requests during the rollout (${f.unread})${missing}`;
   const reset = f.reset !== undefined ? `; ${f.reset}` : '';
-  return `${source} saw ${phrase(f)} in all during the rollout${reset}`;
+  const all = missing === '' ? ' in all' : '';
+  const covers = note === '' ? '' : ` (${note})`;
+  return `${source} saw ${phrase(f)}${all} during the rollout${reset}${covers}${missing}`;
 }
 
-/** The rollout's receipt in all, with what it covers when the source says (CloudWatch). */
+/** The rollout's receipt, with what it covers when the source says (CloudWatch) and what it could not count. */
 export function receiptLine(r: Receipt): string {
-  const line = totalReceiptLine(r.source, r.total);
-  return r.note !== undefined && r.total.unread === undefined ? `${line} (${r.note})` : line;
+  return totalReceiptLine(r.source, r.total, r.uncounted, r.note);
 }
 
 async function tryOpen(

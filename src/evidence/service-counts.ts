@@ -57,11 +57,40 @@ function countsOfFile(f: Pick<ResponseCountsFile, 'requests' | 'classes' | 'time
   };
 }
 
+/**
+ * More requests a second than any one host serves: counts past it (or more
+ * failures than requests) are not a service's, whatever wrote the file, and
+ * are not judged (the statistics would be meaningless, and once blocked the
+ * orchestrator for seconds).
+ */
+export const MAX_REQUESTS_PER_SECOND = 1_000_000;
+
 export function serviceWindow(
   start: ServiceReading,
   end: ServiceReading,
   host: string,
+  windowMs?: number,
 ): WindowCounts {
+  const total = windowOf(start, end, host);
+  const counts =
+    total.kind === 'counted' ? total.counts : total.kind === 'reset' ? total.since : undefined;
+  if (counts === undefined) return total;
+  const most =
+    windowMs === undefined ? Infinity : Math.max(1, windowMs / 1000) * MAX_REQUESTS_PER_SECOND;
+  if (counts.failed > counts.requests)
+    return {
+      kind: 'unread',
+      reason: `${host}: the services' counts are implausible (${counts.failed} failed of ${counts.requests} requests); not judged`,
+    };
+  if (counts.requests > most)
+    return {
+      kind: 'unread',
+      reason: `${host}: the services' counts are implausible (${counts.requests} requests in ${Math.round((windowMs ?? 0) / 1000)}s, more than ${MAX_REQUESTS_PER_SECOND} a second); not judged`,
+    };
+  return total;
+}
+
+function windowOf(start: ServiceReading, end: ServiceReading, host: string): WindowCounts {
   let total: WindowCounts = { kind: 'counted', counts: { requests: 0, failed: 0 } };
   for (const [key, last] of Object.entries(end.processes)) {
     const first = start.processes[key];

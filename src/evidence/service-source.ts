@@ -41,7 +41,7 @@ export class ServiceCountSource implements EvidenceSource {
             host,
             typeof last === 'string' || last === undefined
               ? { kind: 'unread', reason: last ?? `no counts for ${host}` }
-              : serviceWindow(first, last, host),
+              : serviceWindow(first, last, host, this.now() - openedAt),
           );
         }
         return counts;

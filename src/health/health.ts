@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { systemClock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { answerWith, type AnswerFlags } from './answer.js';
-import { createCheckSet } from './check-set.js';
+import { createCheckSet, type CheckSet } from './check-set.js';
 import { watchDrainMarker, type DrainWatch } from './drain-marker.js';
 import type { Handler, Health, HealthOptions } from './health-api.js';
 import { LagWindow, sampleLag } from './lag.js';
@@ -12,6 +12,20 @@ import { Watchdogs } from './watchdogs.js';
 
 const ROUTES = new Set(['/startup', '/live', '/ready', '/health']);
 const pathOf = (req: IncomingMessage): string => (req.url ?? '/').split('?', 1)[0] ?? '/';
+
+/** What every route reads: the checks, the drain state, who asked, and the answer's form. */
+interface Core {
+  readonly clock: Clock;
+  readonly checks: CheckSet;
+  readonly statusOnly: boolean;
+  readonly trusted: ReturnType<typeof trustWith>;
+  readonly answer: ReturnType<typeof answerWith>;
+  readonly lag: LagWindow;
+  readonly watchdogs: Watchdogs;
+  readonly isDraining: () => Promise<boolean>;
+  readonly started: () => boolean;
+  readonly overloaded: () => boolean;
+}
 
 export function createHealth(options: HealthOptions = {}): Health {
   const clock = options.clock ?? systemClock;
@@ -24,11 +38,8 @@ export function createHealth(options: HealthOptions = {}): Health {
   const marker: DrainWatch | undefined = stateDir
     ? watchDrainMarker(path.join(stateDir, 'draining'), { maxAgeMs: options.drainCacheMs ?? 250 })
     : undefined;
-  const answer = answerWith(options.release ?? process.env.RELEASE);
   const statusOnly = options.statusOnly === true;
-  const trusted = trustWith(statusOnly, stateDir, () => clock.now());
   const lag = new LagWindow(options.lagWindowMs ?? 10_000);
-  const watchdogs = new Watchdogs(options.watchdogs ?? {}, clock.now());
   let drainingFlag = false;
   let markedStarted = false;
   // with no checks there is nothing to wait for; this counts only with autoStart
@@ -36,18 +47,49 @@ export function createHealth(options: HealthOptions = {}): Health {
   // a service that warms up calls markStarted() when it has: ready before it would take
   // traffic cold, the naive server's mistake; "first passing round" is asked for by name
   const autoStart = options.autoStart ?? options.manualStart === false;
-  const started = (): boolean => markedStarted || (autoStart && passedOnce);
-  const stops: (() => void)[] = [];
-
+  const core: Core = {
+    clock,
+    checks,
+    statusOnly,
+    trusted: trustWith(statusOnly, stateDir, () => clock.now()),
+    answer: answerWith(options.release ?? process.env.RELEASE),
+    lag,
+    watchdogs: new Watchdogs(options.watchdogs ?? {}, clock.now()),
+    isDraining: async () => drainingFlag || ((await marker?.isDraining()) ?? false),
+    started: () => markedStarted || (autoStart && passedOnce),
+    overloaded: () => options.maxLagMs !== undefined && lag.max(clock.now()) > options.maxLagMs,
+  };
   const round = async (): Promise<void> => {
     await checks.round();
     if (checks.critical() === 'healthy') passedOnce = true;
   };
-  const isDraining = async (): Promise<boolean> =>
-    drainingFlag || ((await marker?.isDraining()) ?? false);
-  const overloaded = (): boolean =>
-    options.maxLagMs !== undefined && lag.max(clock.now()) > options.maxLagMs;
+  const loop = checkLoop(round, options.maxLagMs === undefined ? undefined : lag, clock);
+  const { startup, live, ready, handler } = routeHandlers(core);
 
+  return {
+    startup,
+    live,
+    ready,
+    handler,
+    handles: (req) => ROUTES.has(pathOf(req)),
+    start: loop.start,
+    markStarted: () => void (markedStarted = true),
+    heartbeat: (name) => core.watchdogs.heartbeat(name, clock.now()),
+    setDraining: (draining) => void (drainingFlag = draining),
+    isDraining: core.isDraining,
+    round,
+    runChecks: async () => {
+      await round();
+      return checks.critical() === 'healthy';
+    },
+    checksPass: () => checks.critical() === 'healthy',
+    close: loop.close,
+  };
+}
+
+/** How a route answers: detail only to who may see it, trust asked only when it matters. */
+function answering(core: Core) {
+  const { answer, statusOnly } = core;
   /** a public listener's answer is its status alone: no release, check names, codes, loops */
   const respond = (
     res: ServerResponse,
@@ -59,21 +101,29 @@ export function createHealth(options: HealthOptions = {}): Health {
     statusOnly && !detail
       ? answer(res, code, { status: body.status }, { ...flags, release: false })
       : answer(res, code, body, flags);
+  const failed = (res: ServerResponse) =>
+    answer(res, 500, { status: 'error' }, { release: !statusOnly });
   /** only requests that ask for it pay for the question (a verify, never a balancer probe) */
   const withTrust = (req: IncomingMessage, then: (trust: boolean) => void, res: ServerResponse) => {
-    const trust = trusted(req);
+    const trust = core.trusted(req);
     if (typeof trust === 'boolean') then(trust);
-    else trust.then(then, () => answer(res, 500, { status: 'error' }, { release: !statusOnly }));
+    else trust.then(then, () => failed(res));
   };
+  return { respond, failed, withTrust };
+}
 
+/** /startup, /live and /ready (also /health), each answering from `core`. */
+function routeHandlers(core: Core): Pick<Health, 'startup' | 'live' | 'ready' | 'handler'> {
+  const { answer, checks, clock, statusOnly } = core;
+  const { respond, failed, withTrust } = answering(core);
   const readiness = (res: ServerResponse, draining: boolean, verify: boolean): void => {
     const { status, code } = readyStatus({
-      started: started(),
+      started: core.started(),
       // handoff's own check asks for the truth even while drained, so a broken
       // release fails its verify before the balancer ever sees it
       draining: draining && !verify,
       critical: checks.critical(),
-      overloaded: overloaded(),
+      overloaded: core.overloaded(),
       degraded: checks.degraded(),
     });
     respond(res, code, { status, checks: checks.views() }, verify, {
@@ -81,24 +131,23 @@ export function createHealth(options: HealthOptions = {}): Health {
       verified: verify,
     });
   };
-  const ready: Handler = (req, res) => {
+  const ready: Handler = (req, res) =>
     withTrust(
       req,
       (verify) =>
-        void isDraining().then(
+        void core.isDraining().then(
           (draining) => readiness(res, draining, verify),
-          () => answer(res, 500, { status: 'error' }, { release: !statusOnly }),
+          () => failed(res),
         ),
       res,
     );
-  };
   const live: Handler = (req, res) => {
-    const stale = watchdogs.stale(clock.now());
+    const stale = core.watchdogs.stale(clock.now());
     const body = { status: stale.length > 0 ? 'stale' : 'alive', stale };
     withTrust(req, (trust) => respond(res, stale.length > 0 ? 503 : 200, body, trust), res);
   };
   const startup: Handler = (req, res) => {
-    const [code, status] = started() ? [200, 'started'] : [503, 'starting'];
+    const [code, status] = core.started() ? [200, 'started'] : [503, 'starting'];
     withTrust(req, (trust) => respond(res, code, { status }, trust), res);
   };
   const routes: Record<string, Handler> = {
@@ -107,17 +156,22 @@ export function createHealth(options: HealthOptions = {}): Health {
     '/ready': ready,
     '/health': ready,
   };
+  const handler: Handler = (req, res) => {
+    const route = routes[pathOf(req)];
+    if (route) route(req, res);
+    else answer(res, 404, { status: 'not-found' }, { release: !statusOnly });
+  };
+  return { startup, live, ready, handler };
+}
 
+/** The checks' rounds, and the event loop's lag samples when `maxLagMs` asks for them. */
+function checkLoop(
+  round: () => Promise<void>,
+  lag: LagWindow | undefined,
+  clock: Clock,
+): Pick<Health, 'start' | 'close'> {
+  const stops: (() => void)[] = [];
   return {
-    startup,
-    live,
-    ready,
-    handler: (req, res) => {
-      const route = routes[pathOf(req)];
-      if (route) route(req, res);
-      else answer(res, 404, { status: 'not-found' }, { release: !statusOnly });
-    },
-    handles: (req) => ROUTES.has(pathOf(req)),
     start(start = {}) {
       // a second start() would run every check twice per interval
       if (stops.length > 0) return;
@@ -126,19 +180,8 @@ export function createHealth(options: HealthOptions = {}): Health {
       const timer = setInterval(() => void round(), intervalMs);
       timer.unref();
       stops.push(() => clearInterval(timer));
-      if (options.maxLagMs !== undefined)
-        stops.push(sampleLag(lag, start.lagIntervalMs ?? 100, clock));
+      if (lag) stops.push(sampleLag(lag, start.lagIntervalMs ?? 100, clock));
     },
-    markStarted: () => void (markedStarted = true),
-    heartbeat: (name) => watchdogs.heartbeat(name, clock.now()),
-    setDraining: (draining) => void (drainingFlag = draining),
-    isDraining,
-    round,
-    runChecks: async () => {
-      await round();
-      return checks.critical() === 'healthy';
-    },
-    checksPass: () => checks.critical() === 'healthy',
     close: () => {
       for (const stop of stops.splice(0)) stop();
     },

@@ -1,7 +1,6 @@
 import type { Clock } from '../clock.js';
-import { killGroup } from '../host/exec.js';
 import type { Log } from '../log.js';
-import { LineQueue } from '../remote/line-queue.js';
+import { runProcess } from '../process/run.js';
 import { formatMs } from '../timing/duration.js';
 
 export interface HookRunOptions {
@@ -31,53 +30,24 @@ export interface HookRun {
  * it started too: a hook that backgrounds a `sleep` must not outlive it.
  */
 export async function runHook(options: HookRunOptions): Promise<HookRun> {
-  const { execa } = await import('execa');
-  const child = execa(options.file, [], {
+  const result = await runProcess([options.file], {
     cwd: options.cwd,
     env: options.env,
-    stdin: 'ignore',
-    all: true,
-    reject: false,
-    detached: true,
-    buffer: false,
+    timeoutMs: options.timeoutMs,
+    clock: options.clock,
+    ...(options.signal && { signal: options.signal }),
+    output: 'lines',
+    onLine: (line) =>
+      options.log.emit({
+        level: 'info',
+        event: 'hook',
+        message: `hook ${options.name}: ${line}`,
+        ...(options.host ? { host: options.host } : {}),
+      }),
   });
-  const stream = child.all
-    ? (async () => {
-        for await (const line of new LineQueue(child.all)) {
-          options.log.emit({
-            level: 'info',
-            event: 'hook',
-            message: `hook ${options.name}: ${line}`,
-            ...(options.host ? { host: options.host } : {}),
-          });
-        }
-      })()
-    : Promise.resolve();
-  const timer = new AbortController();
-  let timedOut = false;
-  void options.clock.sleep(options.timeoutMs, timer.signal).then(
-    () => {
-      timedOut = true;
-      killGroup(child.pid, 'SIGKILL');
-    },
-    () => undefined,
-  );
-  const onAbort = (): void => killGroup(child.pid, 'SIGTERM');
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const result = await child;
-    await stream;
-    if (timedOut)
-      return { ok: false, detail: `killed after hooks.timeout (${formatMs(options.timeoutMs)})` };
-    if (result.exitCode === undefined && result.signal === undefined)
-      return {
-        ok: false,
-        detail: `could not run: ${result.originalMessage ?? result.shortMessage}`,
-      };
-    if (result.signal) return { ok: false, detail: `ended by ${result.signal}` };
-    return { ok: result.exitCode === 0, detail: `exited ${result.exitCode}` };
-  } finally {
-    timer.abort();
-    options.signal?.removeEventListener('abort', onAbort);
-  }
+  if (!result.started) return { ok: false, detail: `could not run: ${result.why}` };
+  if (result.timedOut)
+    return { ok: false, detail: `killed after hooks.timeout (${formatMs(options.timeoutMs)})` };
+  if (result.endedBy) return { ok: false, detail: `ended by ${result.endedBy}` };
+  return { ok: result.code === 0, detail: `exited ${result.code}` };
 }

@@ -1,15 +1,13 @@
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
-import { constants } from 'node:os';
-import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
-import type { Options } from 'execa';
+import type { Clock } from '../clock.js';
 import { OperationError } from '../errors.js';
+import { runProcess } from '../process/run.js';
 
 /**
- * The one executor for processes the host side starts itself (runtimes,
- * status commands). Every process gets its own process group, so a timeout
- * kills what it spawned too, and a service a start command backgrounds is not
- * in the SSH session's group and survives the session's hangup.
+ * The executor for processes the host side starts itself (runtimes, status
+ * commands), over the one local process runner (process/run.ts). Every
+ * process gets its own process group, so a timeout kills what it spawned too,
+ * and a service a start command backgrounds is not in the SSH session's group
+ * and survives the session's hangup.
  */
 
 export interface HostRunOptions {
@@ -32,6 +30,8 @@ export interface HostRunOptions {
    * Not with outputFile.
    */
   readonly onLine?: (line: string) => void;
+  /** false: keep none of the output (it went to onLine): a `logs -f` runs for hours */
+  readonly capture?: false;
 }
 
 export interface HostRunResult {
@@ -47,97 +47,31 @@ export type HostExec = (
   options?: HostRunOptions,
 ) => Promise<HostRunResult>;
 
-const maxBuffer = 1024 * 1024;
-
-export function createHostExec(base: { readonly env?: NodeJS.ProcessEnv } = {}): HostExec {
+export function createHostExec(
+  base: { readonly env?: NodeJS.ProcessEnv; readonly clock?: Clock } = {},
+): HostExec {
   const baseEnv = base.env ?? process.env;
   return async (argv, options = {}) => {
-    const [file, ...args] = argv;
-    if (file === undefined) throw new OperationError('internal: an empty command line');
-    const output = options.outputFile ? await openOutput(options.outputFile) : undefined;
-    // execa's types list only fds 3–9, but it hands any descriptor to spawn as is
-    const sink = (output?.fd ?? 'pipe') as Options['stdout'];
-    const execaOptions: Options = {
+    if (argv[0] === undefined) throw new OperationError('internal: an empty command line');
+    const result = await runProcess(argv, {
       cwd: options.cwd,
       env: { ...baseEnv, ...options.env },
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      stdout: sink,
-      stderr: sink,
-      detached: true,
-      maxBuffer,
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      ...(base.clock && { clock: base.clock }),
+      ...(options.signal && { signal: options.signal }),
+      output: options.outputFile
+        ? { file: options.outputFile }
+        : options.capture === false
+          ? 'lines'
+          : 'capture',
+      ...(options.onLine && { onLine: options.onLine }),
+    });
+    if (!result.started) throw new OperationError(`cannot run ${argv[0]}: ${result.why}`);
+    return {
+      code: result.code,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      timedOut: result.timedOut,
     };
-    // imported here, not above: a watchdog tick on a healthy host runs nothing (docs/benchmarks.md)
-    const { execa } = await import('execa');
-    const subprocess = execa(file, args, execaOptions);
-    if (options.onLine && !output) {
-      for (const stream of [subprocess.stdout, subprocess.stderr])
-        if (stream) streamLines(stream, options.onLine);
-    }
-    let timedOut = false;
-    const timer =
-      options.timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            killGroup(subprocess.pid, 'SIGKILL');
-          }, options.timeoutMs);
-    const onAbort = (): void => killGroup(subprocess.pid, 'SIGTERM');
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const result = await subprocess;
-      if (result.failed && result.exitCode === undefined && result.signal === undefined) {
-        // it never started: ENOENT, EACCES, a missing cwd
-        throw new OperationError(
-          `cannot run ${file}: ${result.originalMessage ?? result.shortMessage}`,
-        );
-      }
-      const bySignal = result.signal ? 128 + (constants.signals[result.signal] ?? 0) : -1;
-      return {
-        code: result.exitCode ?? bySignal,
-        stdout: typeof result.stdout === 'string' ? result.stdout : '',
-        stderr: typeof result.stderr === 'string' ? result.stderr : '',
-        timedOut,
-      };
-    } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      await output?.close();
-    }
   };
-}
-
-/** Calls onLine for every non-empty line of a stream; a last line without a newline comes at its end. */
-function streamLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
-  // a character split across two chunks is joined, not turned into two U+FFFD
-  const decoder = new StringDecoder('utf8');
-  let rest = '';
-  const emit = (text: string): void => {
-    const parts = (rest + text).split(/[\r\n]/);
-    rest = parts.pop() ?? '';
-    for (const line of parts) if (line !== '') onLine(line);
-  };
-  stream.on('data', (chunk: Buffer | string) => emit(decoder.write(Buffer.from(chunk))));
-  stream.on('end', () => {
-    emit(decoder.end());
-    if (rest !== '') onLine(rest);
-    rest = '';
-  });
-}
-
-async function openOutput(file: string): Promise<FileHandle> {
-  await mkdir(path.dirname(file), { recursive: true });
-  return open(file, 'w', 0o640);
-}
-
-/** Signal a process group (spawned with `detached`): the process and everything it started. */
-export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
-  }
 }

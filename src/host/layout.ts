@@ -39,10 +39,6 @@ export function drainMarkerPath(state: string): string {
   return path.join(state, 'draining');
 }
 
-export function watchdogStatePath(state: string): string {
-  return path.join(state, 'watchdog.json');
-}
-
 /** a heartbeat check's marks directory: relative to host.state, or absolute */
 export function marksDir(state: string, dir: string): string {
   return path.resolve(state, dir);

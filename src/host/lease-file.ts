@@ -1,8 +1,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import type { Clock } from '../clock.js';
 import { BlockedError, OperationError, messageOf } from '../errors.js';
+import { withLeaseMutex, type LeaseMutex } from './lease-mutex.js';
 import {
   LEASE_CLOCK_SLACK_MS,
   LEASE_TTL_MS,
@@ -28,12 +28,6 @@ export function leasePath(state: string): string {
   return path.join(state, 'lease.json');
 }
 
-const MUTEX = Object.freeze({
-  stale: 10_000,
-  realpath: false,
-  retries: { retries: 50, minTimeout: 20, maxTimeout: 100, factor: 1.5 },
-});
-
 export async function leaseAction(
   state: string,
   clock: Clock,
@@ -45,26 +39,20 @@ export async function leaseAction(
   if (!request) throw new OperationError(`lease ${action}: no lease given`);
   // the mutex needs its directory: host.state is tmpfs, gone after a reboot
   await mkdir(state, { recursive: true, mode: 0o755 });
-  let unlock: () => Promise<void>;
-  try {
-    unlock = await lockfile.lock(file, MUTEX);
-  } catch (error) {
-    throw new BlockedError(`cannot take the lease's mutex ${file}.lock: ${messageOf(error)}`);
-  }
-  try {
+  return withLeaseMutex(file, clock, async (mutex) => {
     const now = clock.now();
     const held = await readLease(file);
-    if (action === 'take') return await take(file, held, request, now);
-    if (action === 'renew') return await renew(file, held, request, now);
+    if (action === 'take') return await take(mutex, file, held, request, now);
+    if (action === 'renew') return await renew(mutex, file, held, request, now);
     if (held?.id !== request.id) return { ...answerOf(held, now), ok: true };
+    mutex.check();
     await removeFile(file);
     return { ok: true };
-  } finally {
-    await unlock().catch(() => undefined);
-  }
+  });
 }
 
 async function take(
+  mutex: LeaseMutex,
   file: string,
   held: LeaseRecord | undefined,
   request: LeaseRequest,
@@ -74,14 +62,15 @@ async function take(
     const ageMs = ageOf(file, held, now);
     if (ageMs <= held.ttlMs && !request.replaces?.includes(held.id))
       return { ok: false, lease: held, ageMs };
-    const record = await write(file, request, now, now);
+    const record = await write(mutex, file, request, now, now);
     return { ok: true, lease: record, tookOver: { ...held, ageMs } };
   }
   const started = held ? Date.parse(held.started) : now;
-  return { ok: true, lease: await write(file, request, started, now) };
+  return { ok: true, lease: await write(mutex, file, request, started, now) };
 }
 
 async function renew(
+  mutex: LeaseMutex,
   file: string,
   held: LeaseRecord | undefined,
   request: LeaseRequest,
@@ -89,10 +78,11 @@ async function renew(
 ): Promise<LeaseAnswer> {
   // lost: taken over after it expired, or removed by hand; never silently taken back
   if (held?.id !== request.id) return { ...answerOf(held, now), ok: false };
-  return { ok: true, lease: await write(file, request, Date.parse(held.started), now) };
+  return { ok: true, lease: await write(mutex, file, request, Date.parse(held.started), now) };
 }
 
 async function write(
+  mutex: LeaseMutex,
   file: string,
   request: LeaseRequest,
   started: number,
@@ -108,6 +98,7 @@ async function write(
     heartbeat: new Date(now).toISOString(),
     ttlMs: LEASE_TTL_MS,
   };
+  mutex.check();
   await writeFileAtomic(file, `${JSON.stringify(record)}\n`);
   return record;
 }

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { constants } from 'node:os';
-import { execa } from 'execa';
 import type { Clock } from '../clock.js';
 import { OperationError, UsageError } from '../errors.js';
+import { runProcess } from '../process/run.js';
 import { acquireHostLock, type LockRetries } from './lock.js';
 
 export interface LockExecOptions {
@@ -27,7 +26,7 @@ export async function execUnderLock(
   argv: readonly string[],
   options: LockExecOptions = {},
 ): Promise<number> {
-  const [file, ...args] = argv;
+  const [file] = argv;
   if (file === undefined)
     throw new UsageError(
       "nothing to run: write the command after '--', as in 'deploy lock exec -- ./setup.sh'",
@@ -38,36 +37,31 @@ export async function execUnderLock(
     retries: options.retries ?? 0,
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  // losing the lock means someone else may act on this host now: stop the command
+  const stop = new AbortController();
+  const forward = (): void => stop.abort(options.signal?.reason);
+  const onLost = (): void => stop.abort('SIGTERM');
+  options.signal?.addEventListener('abort', forward, { once: true });
+  lock.signal.addEventListener('abort', onLost, { once: true });
   try {
-    const child = execa(file, args, { stdio: 'inherit', reject: false });
-    const forward = (): void => {
-      const reason: unknown = options.signal?.reason;
-      child.kill(
-        typeof reason === 'string' && reason in constants.signals
-          ? (reason as NodeJS.Signals)
-          : 'SIGTERM',
-      );
-    };
-    // losing the lock means someone else may act on this host now: stop the command
-    const onLost = (): void => void child.kill('SIGTERM');
-    options.signal?.addEventListener('abort', forward, { once: true });
-    lock.signal.addEventListener('abort', onLost, { once: true });
-    const result = await child;
-    options.signal?.removeEventListener('abort', forward);
-    lock.signal.removeEventListener('abort', onLost);
+    // on the terminal, in its process group: a background group could not read it
+    const result = await runProcess(argv, {
+      env: process.env,
+      output: 'inherit',
+      group: false,
+      signal: stop.signal,
+    });
     if (lock.signal.aborted) {
       throw new OperationError(
         `${(lock.signal.reason as Error).message}; stopped ${path.basename(file)}`,
       );
     }
-    if (result.exitCode !== undefined) return result.exitCode;
-    if (result.signal) return 128 + (constants.signals[result.signal] ?? 0);
-    const why =
-      result.code === 'ENOENT'
-        ? 'not found (is it on PATH?)'
-        : (result.originalMessage ?? result.shortMessage);
+    if (result.started) return result.code;
+    const why = result.notFound ? 'not found (is it on PATH?)' : result.why;
     throw new UsageError(`cannot run ${file}: ${why}`);
   } finally {
+    options.signal?.removeEventListener('abort', forward);
+    lock.signal.removeEventListener('abort', onLost);
     await lock.release();
   }
 }

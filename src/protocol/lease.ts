@@ -17,9 +17,52 @@ export interface LeaseHolder {
   /** the CI job: GITHUB_SERVER_URL/GITHUB_REPOSITORY/actions/runs/GITHUB_RUN_ID */
   readonly ci?: string;
   readonly user: string;
-  /** the machine the deployer runs on */
+  /** the machine the deployer runs on, by its name: shared by containers, pods, laptops */
   readonly host: string;
   readonly pid: number;
+  /** which process `pid` is, where it is; absent in a lease of an older handoff */
+  readonly process?: HolderProcess;
+}
+
+/**
+ * A deployer's process, named for good: a host name is shared by two CI
+ * containers on one VM and a pid by two PID namespaces, so only all three
+ * prove that a pid seen by a taker is (or is not) the holder.
+ */
+export interface HolderProcess {
+  /** `/proc/sys/kernel/random/boot_id`: this machine, since its last boot */
+  readonly boot: string;
+  /** `/proc/self/ns/pid`, as its link reads (`pid:[4026531836]`) */
+  readonly pidns: string;
+  /** field 22 of `/proc/<pid>/stat`: when the process started, in ticks since boot */
+  readonly start: string;
+}
+
+/** A holder read from the wire or a file, with only the fields it may have; undefined when it is not one. */
+export function leaseHolderOf(value: unknown): LeaseHolder | undefined {
+  const h = value as Partial<LeaseHolder> | undefined;
+  if (
+    typeof h !== 'object' ||
+    h === null ||
+    typeof h.user !== 'string' ||
+    typeof h.host !== 'string' ||
+    typeof h.pid !== 'number' ||
+    (h.ci !== undefined && typeof h.ci !== 'string')
+  )
+    return undefined;
+  const p = h.process;
+  const process =
+    typeof p?.boot === 'string' && typeof p.pidns === 'string' && typeof p.start === 'string'
+      ? { boot: p.boot, pidns: p.pidns, start: p.start }
+      : undefined;
+  if (p !== undefined && !process) return undefined;
+  return {
+    user: h.user,
+    host: h.host,
+    pid: h.pid,
+    ...(h.ci ? { ci: h.ci } : {}),
+    ...(process ? { process } : {}),
+  };
 }
 
 /** What the deployer asks for: who it is and what it does. */
@@ -32,7 +75,7 @@ export interface LeaseRequest {
   readonly release?: string;
   /**
    * ids of holders this deployer has proven dead (a process of its own machine
-   * that no longer exists): their pieces are taken over though unexpired
+   * and PID namespace that no longer exists): their pieces are taken over though unexpired
    */
   readonly replaces?: readonly string[];
 }
@@ -75,18 +118,13 @@ export function describeLease(lease: LeaseRequest): string {
 
 /** A lease as this version writes it, whatever store it was read from. */
 export function isLeaseRecord(v: Partial<LeaseRecord> | undefined): v is LeaseRecord {
-  const h = v?.holder;
   return (
     v?.version === LEASE_VERSION &&
     typeof v.id === 'string' &&
     v.id.length > 0 &&
     typeof v.command === 'string' &&
     (v.release === undefined || typeof v.release === 'string') &&
-    typeof h === 'object' &&
-    typeof h.user === 'string' &&
-    typeof h.host === 'string' &&
-    typeof h.pid === 'number' &&
-    (h.ci === undefined || typeof h.ci === 'string') &&
+    leaseHolderOf(v.holder) !== undefined &&
     !Number.isNaN(Date.parse(v.started ?? '')) &&
     !Number.isNaN(Date.parse(v.heartbeat ?? '')) &&
     typeof v.ttlMs === 'number' &&

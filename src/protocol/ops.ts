@@ -11,6 +11,7 @@
 import type {
   ArtifactState,
   AuditRead,
+  CommandExit,
   HelloData,
   HostStatus,
   ReleaseInventory,
@@ -190,6 +191,27 @@ export const OPS = {
     timeoutMs: 5 * 60_000,
     result: returns<{ removed: string[]; kept: string[] }>(),
   },
+  // the service's logs as the runtime knows them, each line an `output` event while it runs:
+  // follow until the orchestrator closes stdin (Ctrl-C); since: compose's --since; tail: lines
+  logs: {
+    channel: 'process',
+    readOnly: true,
+    args: { follow: on, since: text, tail: { kind: 'count' } },
+    result: returns<CommandExit>(),
+  },
+  // argv: the command as a JSON array of words, run without a shell in the live release's
+  // directory with its environment; audited; refused while another holds the host lock
+  // unless force gives the reason
+  exec: {
+    channel: 'process',
+    readOnly: false,
+    args: {
+      argv: { kind: 'text', required: true },
+      who: { kind: 'text', required: true },
+      force: text,
+    },
+    result: returns<CommandExit>(),
+  },
 } as const satisfies Readonly<Record<string, OpSpec>>;
 
 export type AgentOp = keyof typeof OPS;
@@ -212,8 +234,4 @@ export type ResultOf<K extends AgentOp> =
 
 export function isAgentOp(op: string): op is AgentOp {
   return Object.hasOwn(OPS, op);
-}
-
-export function specOf(op: AgentOp): OpSpec {
-  return OPS[op];
 }

@@ -166,3 +166,10 @@ export interface ReleaseInventory {
   /** newest first */
   readonly releases: readonly ReleaseEntry[];
 }
+
+/** `logs` and `exec`: how the command on the host ended (its output came as `output` events) */
+export interface CommandExit {
+  readonly release: string;
+  /** the exit code, or 128 + the signal's number */
+  readonly code: number;
+}

@@ -36,25 +36,30 @@ export function connectFailed(at: Endpoint, error: Error): HostUnreachableError 
   const level = (error as { level?: string }).level;
   const where = `${at.address}:${at.port}`;
   let detail: string;
+  let network = true;
   if (code === 'ECONNREFUSED')
     detail = `connection refused at ${where}; check that sshd runs there and that the SSH port is right`;
-  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    // a name that does not resolve is a typo far more often than a dead host
+    network = false;
     detail = `cannot resolve ${at.address}; check the host's address in deploy.yml`;
-  else if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+  } else if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
     detail = `no route to ${where}; check the address and the network path`;
   else if (level === 'client-timeout' || code === 'ETIMEDOUT')
     detail = `no SSH handshake with ${where} within ${at.connectTimeout / 1000}s; check the address, firewalls and ssh.connect_timeout`;
-  else if (level === 'client-authentication')
+  else if (level === 'client-authentication') {
+    network = false;
     detail = `authentication as '${at.user}' at ${where} failed with ${at.authDescription}; check ssh.user and that the public key is in the host's authorized_keys`;
-  else if (code === 'ECONNRESET' || /before handshake/i.test(error.message))
+  } else if (code === 'ECONNRESET' || /before handshake/i.test(error.message))
     detail = `${where} closed the connection before the SSH handshake; check that it is an SSH server and that sshd accepts us (MaxStartups, AllowUsers)`;
   else detail = `cannot connect to ${where}: ${error.message}`;
-  return new HostUnreachableError(at.host, `${at.hop}${detail}`);
+  return new HostUnreachableError(at.host, `${at.hop}${detail}`, { network });
 }
 
 export function connectionLost(host: string, what: string): HostUnreachableError {
   return new HostUnreachableError(
     host,
     `the SSH connection dropped ${what}; check that the host is up and retry`,
+    { network: true },
   );
 }

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
 import type { Clock } from '../clock.js';
 import { HostUnreachableError, OperationError } from '../errors.js';
@@ -70,6 +71,30 @@ export class SshTransport implements Transport {
         cause: error,
       });
     }
+  }
+
+  /**
+   * A stream to a unix socket on the host (OpenSSH's streamlocal forwarding,
+   * `direct-streamlocal@openssh.com`): HAProxy's admin socket spoken to where it
+   * is, never put on the network. sshd allows it unless `AllowStreamLocalForwarding
+   * no` (or `DisableForwarding yes`) says otherwise.
+   */
+  openStreamLocal(socketPath: string): Promise<Duplex> {
+    if (this.dropped)
+      return Promise.reject(connectionLost(this.host, `before opening ${socketPath}`));
+    return new Promise((resolve, reject) => {
+      this.client.openssh_forwardOutStreamLocal(socketPath, (error, channel) => {
+        if (!error) return resolve(channel);
+        reject(
+          this.dropped
+            ? connectionLost(this.host, `while opening ${socketPath}`)
+            : new HostUnreachableError(
+                this.host,
+                `sshd would not open unix socket ${socketPath} (${error.message}): the socket must exist there, and sshd_config must allow AllowStreamLocalForwarding (yes by default; not with DisableForwarding yes)`,
+              ),
+        );
+      });
+    });
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { toTargetDescription } from '../balancer/alb-map.js';
+import { parseTarget } from '../balancer/alb-targets.js';
 import type { TargetState } from '../balancer/balancer.js';
 import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import { stateAt } from '../balancer/set-states.js';
@@ -22,6 +22,13 @@ import type { Plan } from './plan.js';
 import { boundsOfBalancers, type Bounds } from './rotation.js';
 import type { RolloutDeps } from './types.js';
 import { preflightLines, type HostProblem } from './preflight-lines.js';
+import {
+  judgeReach,
+  skippedLine,
+  withoutHosts,
+  type HostFailure,
+  type SkippedHost,
+} from './preflight-reach.js';
 
 export interface Preflight {
   /** each the slowest of any balancer's: for what takes one set (the slow start) */
@@ -35,6 +42,9 @@ export interface Preflight {
   readonly states: ReadonlyMap<string, TargetState>;
   /** ALB: each group's unhealthy-state routing minimum by balancer name, which the guard keeps */
   readonly failOpen: ReadonlyMap<string, FailOpenMinimum>;
+  /** hosts of the plan left out, unreachable (rollout.unreachable: skip); the plan without them */
+  readonly skipped: readonly SkippedHost[];
+  readonly plan: Plan;
 }
 
 /**
@@ -44,27 +54,26 @@ export interface Preflight {
  * running, and capacity for every wave.
  */
 export async function preflight(
-  deps: RolloutDeps,
-  plan: Plan,
+  fleetDeps: RolloutDeps,
+  asked: Plan,
   { dryRun = false }: { dryRun?: boolean } = {},
 ): Promise<Preflight> {
-  const { config, balancer } = deps;
+  const { config, balancer } = fleetDeps;
   const each = await settingsOfEach(balancer);
-  const failOpen = await failOpenOfEach(deps);
+  const failOpen = await failOpenOfEach(fleetDeps);
   const settings = envelope(each.map((b) => b.settings));
   const models = modelsPerBalancer(timingBaseFromConfig(config), each);
-  checkInvariants(deps, models);
+  checkInvariants(fleetDeps, models);
   const model = slowestModel(models).model;
   const bounds = boundsOfBalancers(each, config.drain);
 
-  const hosts = plan.waves.flat();
   const agents = new Map<string, HostAgent>();
   const statuses = new Map<string, HostStatus>();
-  const problems: HostProblem[] = [];
+  const failures: HostFailure[] = [];
   await Promise.all(
-    hosts.map(async (host) => {
+    asked.waves.flat().map(async (host) => {
       try {
-        const agent = await deps.agent(host);
+        const agent = await fleetDeps.agent(host);
         // before the agent runs at all: one built for Node 22.12 may not parse on an older node
         const oldNode = await hostNodeProblem(agent);
         if (oldNode) throw new BlockedError(`${host.name}: ${oldNode}`);
@@ -77,12 +86,29 @@ export async function preflight(
         statuses.set(host.name, status);
         agents.set(host.name, agent);
       } catch (error) {
-        problems.push({ host: host.name, reason: hostError(host.name, error) });
+        failures.push({ host: host.name, error });
       }
     }),
   );
+  const reach = judgeReach(config.rollout, asked.waves.flat().length, failures);
   // one line per host: several unreachable hosts must not run together into one
-  if (problems.length > 0) throw new BlockedError(preflightLines(problems).join('\n'));
+  if (reach.problems.length > 0)
+    throw new BlockedError(
+      [...preflightLines(reach.problems), ...(reach.note ? [reach.note] : [])].join('\n'),
+    );
+  const { skipped } = reach;
+  for (const s of skipped)
+    fleetDeps.log.emit({
+      level: 'warn',
+      event: 'preflight.skip',
+      host: s.host,
+      message: skippedLine(s, asked.release),
+      fields: { reason: s.reason },
+    });
+  const plan = withoutHosts(asked, skipped);
+  // a skipped host is never counted as serving, whatever the balancer says of it
+  const deps = notServing(fleetDeps, skipped);
+  const hosts = plan.waves.flat();
   assertHostConfigs(deps, hosts, statuses);
 
   // a watchdog tick holds the lock for a moment and stands aside for us (lock-intent)
@@ -108,7 +134,13 @@ export async function preflight(
   checkPlanCapacity(deps, plan, states, failOpen);
   // a dry run makes no call that writes, even one that changes nothing
   if (!dryRun) await proveRegister(deps, states);
-  return { settings, model, bounds, agents, statuses, states, failOpen };
+  return { settings, model, bounds, agents, statuses, states, failOpen, skipped, plan };
+}
+
+/** The deps of a rollout that left `skipped` out: the capacity guard counts them as not serving. */
+export function notServing(deps: RolloutDeps, skipped: readonly SkippedHost[]): RolloutDeps {
+  if (skipped.length === 0) return deps;
+  return { ...deps, notServing: new Set(skipped.map((s) => s.host)) };
 }
 
 /** Each balancer's fail-open minimum (ALB), by its name: what the capacity guard keeps. */
@@ -253,7 +285,8 @@ export function waveCapacity(
   states: ReadonlyMap<string, TargetState>,
   failOpen: ReadonlyMap<string, FailOpenMinimum>,
 ): CapacityVerdict {
-  const all = targets(deps.config.hosts);
+  const out = deps.notServing;
+  const all = targets(out ? deps.config.hosts.filter((h) => !out.has(h.name)) : deps.config.hosts);
   const { minHealthy, allowDowntime } = deps.config.rollout;
   const names = membersOf(deps.balancer).map((m) => m.name);
   // rollout.allow_downtime: the operator accepted that nothing serves during a batch
@@ -296,8 +329,8 @@ async function checkTargetPorts(
       const asked = members.flatMap((m) => {
         const target = m.targets.get(host.target) ?? host.target;
         // `10.0.1.11:8080` or `i-0abc:8443`, as the ALB adapter reads it
-        const { Id: id, Port: port } = toTargetDescription(target);
-        if (port === undefined || id === undefined) return [];
+        const { id, port } = parseTarget(target);
+        if (port === undefined) return [];
         const ask = IPV4.test(id) ? `${id}:${port}` : String(port);
         return [{ balancer: m.name, target, port, ask }];
       });

@@ -1,7 +1,7 @@
 import type { Balancer, TargetState } from '../balancer/balancer.js';
 import type { Clock } from '../clock.js';
-import type { DrainConfig, HealthCheckSettings } from '../config/types.js';
-import { awaitInWait, awaitOutWait, slowestBounds, type NamedSettings } from '../timing/index.js';
+import type { DrainConfig } from '../config/types.js';
+import { slowestBounds, type NamedSettings } from '../timing/index.js';
 import { pollUntil } from './poll.js';
 
 /** How long a rollout, `deploy drain` and `deploy undrain` wait for the balancer. */
@@ -9,14 +9,6 @@ export interface Bounds {
   readonly awaitOut: number;
   readonly awaitIn: number;
   readonly interval: number;
-}
-
-export function rotationBounds(settings: HealthCheckSettings, drain: DrainConfig): Bounds {
-  return {
-    awaitOut: awaitOutWait(settings, drain),
-    awaitIn: awaitInWait(settings),
-    interval: settings.interval,
-  };
 }
 
 /** Several balancers: each wait is the largest of theirs (a set of one: its own). */

@@ -7,7 +7,7 @@ import { RELEASE_ID } from '../release-id.js';
 import type { Bounds } from './rotation.js';
 import { drainLease } from './host-actions.js';
 import { planRollout, selectHosts, type Plan } from './plan.js';
-import { preflight, type Preflight } from './preflight.js';
+import { notServing, preflight, type Preflight } from './preflight.js';
 import { StepRecorder } from './recorder.js';
 import { planHandshakes } from './handshake/plan-steps.js';
 import { guardCapacity, runWaves, type WaveRun } from './waves.js';
@@ -31,13 +31,6 @@ import type {
   RolloutOptions,
   RolloutResult,
 } from './types.js';
-
-export interface RolloutRun {
-  readonly plan: Plan;
-  readonly preflight: Preflight;
-  /** resolves when the rollout ends; never rejects for a host failure (see `result.ok`) */
-  readonly done: Promise<RolloutResult>;
-}
 
 export function makePlan(deps: RolloutDeps, options: RolloutOptions): Plan {
   if (!RELEASE_ID.test(options.release)) {
@@ -86,12 +79,16 @@ interface Shipment {
 }
 
 async function walk(
-  deps: RolloutDeps,
+  fleetDeps: RolloutDeps,
   options: RolloutOptions,
-  plan: Plan,
+  asked: Plan,
   shipment: Shipment,
 ): Promise<RolloutResult> {
-  const pre = await preflight(deps, plan, { dryRun: options.dryRun });
+  const pre = await preflight(fleetDeps, asked, { dryRun: options.dryRun });
+  // rollout.unreachable: skip: the hosts preflight could not reach are out of the plan,
+  // and the capacity guard counts them as not serving
+  const { plan, skipped } = pre;
+  const deps = notServing(fleetDeps, skipped);
   const missing = shipment.publish ? [] : missingRelease(pre.statuses, plan.release);
   if (missing.length > 0)
     throw new BlockedError(
@@ -101,7 +98,7 @@ async function walk(
   if (shipment.artifact && !options.dryRun)
     await checkArtifactRoom(plan.waves.flat(), pre.agents, plan.release, shipment.artifact);
   const bounds = pre.bounds;
-  if (options.dryRun) return dryRunResult(deps, plan, pre, bounds);
+  if (options.dryRun) return { ...dryRunResult(deps, plan, pre, bounds), ...skippedOf(pre) };
   const startedAt = deps.clock.now();
   const liveBefore = await repairLeftovers(deps, plan, pre, bounds);
   const evidence = deps.evidence?.receipt;
@@ -148,6 +145,7 @@ async function walk(
       .flat()
       .map((h) => h.name),
     elapsed_ms: deps.clock.now() - startedAt,
+    ...skippedOf(pre),
     ...(waves.blocked ? { blocked: waves.blocked } : {}),
     ...(waves.prepareFailed ? { prepareFailed: waves.prepareFailed } : {}),
     ...(fleetRollback ? { fleetRollback } : {}),
@@ -158,15 +156,23 @@ async function walk(
   };
 }
 
+const skippedOf = (pre: Preflight) => (pre.skipped.length > 0 ? { skipped: pre.skipped } : {});
+
 /** An ALB's receipt: CloudWatch's figures for the rollout's whole minutes, provisional at first. */
 async function cloudWatchAtEnd(deps: RolloutDeps, from: number): Promise<Receipt | undefined> {
   const r = await deps.evidence?.cloudWatch?.receipt(from, deps.clock.now());
   if (r)
     deps.log.emit({
-      level: r.total.unread === undefined ? 'info' : 'warn',
+      // a share no one counted is said as loudly as one that could not be read
+      level: r.total.unread === undefined && r.uncounted === undefined ? 'info' : 'warn',
       event: 'receipt',
       message: receiptLine(r),
-      fields: { ...r.total, final: r.final, window: r.window },
+      fields: {
+        ...r.total,
+        final: r.final,
+        window: r.window,
+        ...(r.uncounted && { uncounted: r.uncounted }),
+      },
     });
   return r;
 }

@@ -1,3 +1,4 @@
+import type { SkippedHost } from './preflight-reach.js';
 import type { Balancer } from '../balancer/balancer.js';
 import type { Clock } from '../clock.js';
 import type { Batch, Config, HostConfig } from '../config/types.js';
@@ -31,6 +32,8 @@ export interface RolloutDeps {
   readonly hooks?: Hooks;
   /** where the receipt and the canary's counts come from; none: neither is taken */
   readonly evidence?: EvidenceDeps;
+  /** hosts left out unreachable (rollout.unreachable: skip): the capacity guard counts them as not serving */
+  readonly notServing?: ReadonlySet<string>;
 }
 
 export interface RolloutOptions {
@@ -106,6 +109,8 @@ export interface RolloutResult {
   readonly hosts: readonly HostOutcome[];
   /** hosts of the plan that were never touched */
   readonly notReached: readonly string[];
+  /** hosts of the plan left out because the network did not reach them (rollout.unreachable: skip) */
+  readonly skipped?: readonly SkippedHost[];
   readonly elapsed_ms: number;
   /** the rollout was refused before a wave for this reason (capacity guard): exit 3 */
   readonly blocked?: string;

@@ -1,16 +1,7 @@
 export { timingBaseFromConfig, timingModel, timingInputFromConfig } from './model.js';
-export { awaitInBound, awaitOutBound, batchSize } from './bounds.js';
 export { formatDuration } from './duration.js';
 export { renderInvariants, renderTimeline } from './render.js';
-export type {
-  Invariant,
-  InvariantId,
-  Phase,
-  PhaseId,
-  Timeline,
-  TimingInput,
-  TimingModel,
-} from './types.js';
+export type { TimingModel } from './types.js';
 export {
   awaitInWait,
   awaitOutWait,
@@ -18,7 +9,5 @@ export {
   slowestBounds,
   slowestModel,
   type BalancerModel,
-  type NamedBound,
   type NamedSettings,
-  type SlowestBounds,
 } from './per-balancer.js';

@@ -41,68 +41,87 @@ export function decide(
     events.push({ level, event, service, message: `${service}: ${message}` });
   };
 
-  for (const v of verdicts) {
-    const thresholds: Thresholds = {
-      failures: v.thresholds?.failuresBeforeRestart ?? config.failuresBeforeRestart,
-      successes: v.thresholds?.successesBeforeHealthy ?? config.successesBeforeHealthy,
-    };
-    const strategy = strategyFor(thresholds);
-    const before = previous.services[v.service] ?? {
-      trigger: strategy.initial(),
-      // Stryker disable next-line ArrayDeclaration: a non-number in here is dropped by the filter below
-      restarts: [],
-      gaveUp: false,
-    };
-    // a restart from the future (the clock stepped back) happened now at the latest: kept
-    // ahead it would read as "just restarted" on every tick, and nothing would ever count
-    const restarts = before.restarts
-      .map((t) => Math.min(t, now))
-      .filter((t) => now - t < config.restartWindow);
-    const sinceRestart = restarts.length > 0 ? now - (restarts.at(-1) ?? 0) : Infinity;
-    if (!v.ok && sinceRestart < config.startPeriod) {
-      services[v.service] = { ...before, restarts };
-      continue;
-    }
-    const { state: trigger, transition } = strategy.observe(before.trigger, v.ok);
-    let memory: ServiceMemory = { trigger, restarts, gaveUp: before.gaveUp };
-    if (transition === 'became-unhealthy')
-      say('warn', 'watchdog.unhealthy', v.service, `became unhealthy (${v.code})`);
-    if (transition === 'became-healthy') {
-      say(
-        'info',
-        'watchdog.recovered',
-        v.service,
-        before.trigger.health === 'unknown' ? 'healthy' : 'recovered',
-      );
-      memory = { ...memory, gaveUp: false };
-    }
-    const due = trigger.health === 'unhealthy' && trigger.failures >= thresholds.failures;
-    if (due && !memory.gaveUp) {
-      if (restarts.length >= config.maxRestarts) {
-        say(
-          'error',
-          'watchdog.gave-up',
-          v.service,
-          `still failing (${v.code}) after ${restarts.length} restarts within ${Math.round(config.restartWindow / 60_000)}m: not restarting it again until it is healthy; look at it`,
-        );
-        memory = { ...memory, gaveUp: true };
-      } else {
-        restart.push(v.service);
-        say(
-          'warn',
-          'watchdog.restart',
-          v.service,
-          `restarting after ${trigger.failures} consecutive failures (${v.code})`,
-        );
-        // count the next streak from zero: another full streak earns another restart
-        memory = {
-          trigger: { ...trigger, failures: 0 },
-          restarts: [...restarts, now],
-          gaveUp: false,
-        };
-      }
-    }
-    services[v.service] = memory;
-  }
+  for (const v of verdicts)
+    services[v.service] = decideOne(previous.services[v.service], v, {
+      strategyFor,
+      config,
+      now,
+      say,
+      restart: (service) => restart.push(service),
+    });
   return { state: { ...previous, services }, restart, events };
+}
+
+interface OneService {
+  readonly strategyFor: (thresholds: Thresholds) => HealthStrategy;
+  readonly config: WatchdogConfig;
+  readonly now: number;
+  readonly say: (level: Level, event: string, service: string, message: string) => void;
+  readonly restart: (service: string) => void;
+}
+
+/** One service's verdict → its next memory; a restart it calls for goes to `restart`. */
+function decideOne(
+  remembered: ServiceMemory | undefined,
+  v: Verdict,
+  ctx: OneService,
+): ServiceMemory {
+  const { strategyFor, config, now, say } = ctx;
+  const thresholds: Thresholds = {
+    failures: v.thresholds?.failuresBeforeRestart ?? config.failuresBeforeRestart,
+    successes: v.thresholds?.successesBeforeHealthy ?? config.successesBeforeHealthy,
+  };
+  const strategy = strategyFor(thresholds);
+  const before = remembered ?? {
+    trigger: strategy.initial(),
+    // Stryker disable next-line ArrayDeclaration: a non-number in here is dropped by the filter below
+    restarts: [],
+    gaveUp: false,
+  };
+  // a restart from the future (the clock stepped back) happened now at the latest: kept
+  // ahead it would read as "just restarted" on every tick, and nothing would ever count
+  const restarts = before.restarts
+    .map((t) => Math.min(t, now))
+    .filter((t) => now - t < config.restartWindow);
+  const sinceRestart = restarts.length > 0 ? now - (restarts.at(-1) ?? 0) : Infinity;
+  if (!v.ok && sinceRestart < config.startPeriod) return { ...before, restarts };
+  const { state: trigger, transition } = strategy.observe(before.trigger, v.ok);
+  let memory: ServiceMemory = { trigger, restarts, gaveUp: before.gaveUp };
+  if (transition === 'became-unhealthy')
+    say('warn', 'watchdog.unhealthy', v.service, `became unhealthy (${v.code})`);
+  if (transition === 'became-healthy') {
+    say(
+      'info',
+      'watchdog.recovered',
+      v.service,
+      before.trigger.health === 'unknown' ? 'healthy' : 'recovered',
+    );
+    memory = { ...memory, gaveUp: false };
+  }
+  const due = trigger.health === 'unhealthy' && trigger.failures >= thresholds.failures;
+  return due && !memory.gaveUp ? restartOrGiveUp(memory, v, ctx) : memory;
+}
+
+/** A failure streak that is due: a restart, or past `max_restarts`, giving up (said once). */
+function restartOrGiveUp(memory: ServiceMemory, v: Verdict, ctx: OneService): ServiceMemory {
+  const { config, now, say } = ctx;
+  const { trigger, restarts } = memory;
+  if (restarts.length >= config.maxRestarts) {
+    say(
+      'error',
+      'watchdog.gave-up',
+      v.service,
+      `still failing (${v.code}) after ${restarts.length} restarts within ${Math.round(config.restartWindow / 60_000)}m: not restarting it again until it is healthy; look at it`,
+    );
+    return { ...memory, gaveUp: true };
+  }
+  ctx.restart(v.service);
+  say(
+    'warn',
+    'watchdog.restart',
+    v.service,
+    `restarting after ${trigger.failures} consecutive failures (${v.code})`,
+  );
+  // count the next streak from zero: another full streak earns another restart
+  return { trigger: { ...trigger, failures: 0 }, restarts: [...restarts, now], gaveUp: false };
 }

@@ -39,27 +39,9 @@ export type HealOutcome = 'undrained' | 'started' | 'not-healthy' | 'no-release'
  * Loaded only on that path: a quiet tick never reads this file.
  */
 export async function heal(h: Heal): Promise<{ outcome: HealOutcome; state: WatchdogState }> {
-  const { config, clock, log, marker } = h;
+  const { config, marker } = h;
   const host = hostname();
-  const what = `the drain marker of a dead rollout (${marker.by}, release ${marker.release ?? '?'}) expired at ${marker.until} and nobody holds the lock`;
-  const say = async (step: string, result: 'ok' | 'failed', detail: string, release: string) => {
-    log.emit({ level: 'error', event: 'watchdog.heal', message: `${what}: ${detail}` });
-    await appendAudit(config.host.root, {
-      release,
-      step: `watchdog.heal ${step}`,
-      start: new Date(clock.now()).toISOString(),
-      duration_ms: 0,
-      result,
-      who: `watchdog@${host}`,
-      detail,
-    }).catch((error: unknown) =>
-      log.emit({
-        level: 'warn',
-        event: 'watchdog.heal',
-        message: `could not append an audit line: ${messageOf(error)}`,
-      }),
-    );
-  };
+  const say = sayer(h, host);
   const release = await readCurrentRelease(config.host.root);
   if (!release) {
     if (h.state.healStarted !== marker.since)
@@ -107,6 +89,37 @@ export async function heal(h: Heal): Promise<{ outcome: HealOutcome; state: Watc
     release,
   );
   return { outcome: 'started', state: { ...h.state, healStarted: marker.since } };
+}
+
+type Say = (
+  step: string,
+  result: 'ok' | 'failed',
+  detail: string,
+  release: string,
+) => Promise<void>;
+
+/** Each heal step: one ERROR line and one audit line (an audit that cannot be written is a warning). */
+function sayer(h: Heal, host: string): Say {
+  const { config, clock, log, marker } = h;
+  const what = `the drain marker of a dead rollout (${marker.by}, release ${marker.release ?? '?'}) expired at ${marker.until} and nobody holds the lock`;
+  return async (step, result, detail, release) => {
+    log.emit({ level: 'error', event: 'watchdog.heal', message: `${what}: ${detail}` });
+    await appendAudit(config.host.root, {
+      release,
+      step: `watchdog.heal ${step}`,
+      start: new Date(clock.now()).toISOString(),
+      duration_ms: 0,
+      result,
+      who: `watchdog@${host}`,
+      detail,
+    }).catch((error: unknown) =>
+      log.emit({
+        level: 'warn',
+        event: 'watchdog.heal',
+        message: `could not append an audit line: ${messageOf(error)}`,
+      }),
+    );
+  };
 }
 
 /** The services that did not pass `successes_before_healthy` checks in a row (none: healthy). */

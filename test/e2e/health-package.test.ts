@@ -8,7 +8,7 @@ import { root } from '../../scripts/build.js';
 /**
  * The package as a user gets it: `npm pack`, installed into a throwaway
  * project (offline: it must need no dependency at all), imported as
- * `handoff/health` from JavaScript and TypeScript, its probe run as a file.
+ * `handoff-deploy/health` from JavaScript and TypeScript, its probe run as a file.
  */
 let project: string;
 const inProject = (...p: string[]) => path.join(project, ...p);
@@ -24,12 +24,12 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rm(project, { recursive: true, force: true }));
 
-describe('handoff/health from a project that installs the packed tarball', () => {
+describe('handoff-deploy/health from a project that installs the packed tarball', () => {
   it('installs with no dependency beside it, and its entry imports only node built-ins', async () => {
     const installed = (await readdir(inProject('node_modules'))).filter((n) => !n.startsWith('.'));
-    expect(installed).toEqual(['handoff']);
+    expect(installed).toEqual(['handoff-deploy']);
     const entry = await readFile(
-      inProject('node_modules', 'handoff', 'dist', 'health.mjs'),
+      inProject('node_modules', 'handoff-deploy', 'dist', 'health.mjs'),
       'utf8',
     );
     const imports = [
@@ -39,11 +39,11 @@ describe('handoff/health from a project that installs the packed tarball', () =>
     expect(imports.filter((i) => !i?.startsWith('node:'))).toEqual([]);
   });
 
-  it('serves the handshake from `import { createHealth } from "handoff/health"`', async () => {
+  it('serves the handshake from `import { createHealth } from "handoff-deploy/health"`', async () => {
     await writeFile(
       inProject('service.mjs'),
       `import http from 'node:http';
-import { createHealth } from 'handoff/health';
+import { createHealth } from 'handoff-deploy/health';
 const health = createHealth({ release: 'r9', checks: [{ name: 'db', run: () => true }] });
 await health.round();
 health.markStarted();
@@ -64,7 +64,7 @@ server.listen(0, '127.0.0.1', async () => {
   it('type-checks a TypeScript service against the shipped declarations', async () => {
     await writeFile(
       inProject('service.ts'),
-      `import { createHealth, gracefulShutdown, startWorkerMarks, type Health } from 'handoff/health';
+      `import { createHealth, gracefulShutdown, startWorkerMarks, type Health } from 'handoff-deploy/health';
 const health: Health = createHealth({ checks: [{ name: 'db', critical: true, timeoutMs: 500, run: (signal: AbortSignal) => !signal.aborted }], watchdogs: { jobs: 30_000 } });
 createHealth({ autoStart: true, statusOnly: true });
 health.start({ intervalMs: 1000 });
@@ -99,7 +99,7 @@ createHealth({ checks: [{ name: 'db' }] });
     await mkdir(marks);
     await writeFile(path.join(marks, 'expected'), '2\n');
     await writeFile(path.join(marks, 'worker-1'), '');
-    const probe = inProject('node_modules', 'handoff', 'dist', 'probe.cjs');
+    const probe = inProject('node_modules', 'handoff-deploy', 'dist', 'probe.cjs');
     const failing = await execa(process.execPath, [probe, '--dir', marks, '--max-age', '30s'], {
       reject: false,
     });

@@ -36,6 +36,8 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
       maxTimeBack: 60_000,
       onFailure: 'stop',
       superseded: 'deploy',
+      unreachable: 'fail',
+      maxUnreachable: { kind: 'count', count: 1 },
       allowDowntime: false,
     },
     host: {

@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../../src/config/parse.js';
 import type { Config } from '../../src/config/types.js';
+import { scratchDir } from './scratch.js';
 
 export const httpService = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -46,7 +46,7 @@ export async function hostFixture(
     readonly expectRelease?: boolean;
   } = {},
 ): Promise<HostFixture> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'handoff-host-'));
+  const dir = await scratchDir('handoff-host-');
   await mkdir(path.join(dir, 'state'), { recursive: true });
   const port = await freePort();
   const pidFile = '"$HANDOFF_STATE/$HANDOFF_SERVICE.pid"';

@@ -148,6 +148,9 @@ const ANSWERS: Answers = {
       })),
     }),
   prune: (_a, h) => Promise.resolve({ removed: [], kept: [...h.releases] }),
+  // operator commands: a simulated rollout never asks for them
+  logs: (_a, h) => Promise.resolve({ release: h.release ?? '', code: 0 }),
+  exec: (_a, h) => Promise.resolve({ release: h.release ?? '', code: 0 }),
 };
 
 export type Outcome = { ok: true; data: unknown } | { ok: false; error: AgentErrorInfo };

@@ -21,6 +21,8 @@ export interface SimFleetOptions {
   readonly minHealthy?: number;
   /** rollout.allow_downtime: what lets a fleet of one roll out */
   readonly allowDowntime?: boolean;
+  /** rollout.unreachable: skip with this max_unreachable ("1%"): hosts that refuse are left out */
+  readonly skipUnreachable?: string;
 }
 
 export interface SimFleet {
@@ -140,6 +142,9 @@ function simConfig(
       batch: 1,
       min_healthy: options.minHealthy ?? 1,
       ...(options.allowDowntime ? { allow_downtime: true } : {}),
+      ...(options.skipUnreachable
+        ? { unreachable: 'skip', max_unreachable: options.skipUnreachable }
+        : {}),
       verify_successes: 1,
       verify_timeout: '5s',
     },

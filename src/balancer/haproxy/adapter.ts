@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { BalancerHost } from '../balancer-host.js';
 import type { HaproxyBalancerConfig, HealthCheckSettings } from '../../config/types.js';
 import { ConfigError, OperationError } from '../../errors.js';
 import { FreshRead } from '../../fresh-read.js';
@@ -28,13 +29,16 @@ export class HaproxyBalancer implements Balancer {
   private readonly held = new Map<string, cmd.AdminState>();
   private readonly reload: ReloadWatch;
   private readonly reloadListeners = new Set<(reload: BalancerReload) => void>();
+  /** `ssh:` set: the host the socket and config file are on */
+  private readonly remote: BalancerHost | undefined;
 
   constructor(
     private readonly config: HaproxyBalancerConfig,
     private readonly options: RuntimeApiOptions = {},
     private readonly deps?: BalancerDeps,
   ) {
-    this.address = parseSocketAddress(config.socket);
+    this.remote = config.ssh && new BalancerHost(config.ssh, deps?.ssh, config.socket);
+    this.address = this.remote ? this.overSsh(this.remote) : parseSocketAddress(config.socket);
     cmd.checkName(config.backend, 'balancer.backend');
     this.reload = new ReloadWatch(
       {
@@ -107,9 +111,48 @@ export class HaproxyBalancer implements Balancer {
     return () => this.reloadListeners.delete(listener);
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.reload.release();
-    return Promise.resolve();
+    await this.remote?.close();
+  }
+
+  private overSsh(remote: BalancerHost): SocketAddress {
+    const path = this.config.socket;
+    if (path.startsWith('tcp://'))
+      throw new ConfigError([
+        {
+          path: 'balancer.socket',
+          message: `with ssh, the socket is the unix socket's path on ${remote.where} (its 'stats socket' line), not ${path}`,
+        },
+      ]);
+    return {
+      kind: 'ssh',
+      host: remote.where,
+      path,
+      open: async () => (await remote.connect()).openStreamLocal(path),
+    };
+  }
+
+  /** the config file's text, read here or on the balancer's host */
+  private async readConfig(file: string): Promise<string> {
+    if (this.remote) {
+      const r = await this.remote.read(file);
+      if (r.ok) return r.text;
+      throw new ConfigError([
+        {
+          path: 'balancer.config',
+          message: `cannot read haproxy config ${file} on ${this.remote.where}: ${r.reason}`,
+        },
+      ]);
+    }
+    try {
+      return await readFile(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError([
+        { path: 'balancer.config', message: `cannot read haproxy config ${file}: ${code}` },
+      ]);
+    }
   }
 
   private async reassert(before: ProcessInfo, now: ProcessInfo): Promise<void> {
@@ -154,15 +197,7 @@ export class HaproxyBalancer implements Balancer {
         },
       ]);
     }
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw new ConfigError([
-        { path: 'balancer.config', message: `cannot read haproxy config ${file}: ${code}` },
-      ]);
-    }
+    const text = await this.readConfig(file);
     const parsed = readBackendChecks(text, backend);
     if (!parsed.ok) {
       throw new ConfigError([{ path: 'balancer.config', message: `${file}: ${parsed.reason}` }]);

@@ -1,9 +1,20 @@
+import type { Duplex } from 'node:stream';
 import { ConfigError } from '../../errors.js';
 
-/** Where the runtime API listens: a unix socket path or `tcp://host:port`. */
+/**
+ * Where the runtime API listens: a unix socket path or `tcp://host:port` on
+ * the network, or a unix socket on the balancer's own host, reached through
+ * an SSH connection (`open` gives a fresh stream to it per command).
+ */
 export type SocketAddress =
   | { readonly kind: 'unix'; readonly path: string }
-  | { readonly kind: 'tcp'; readonly host: string; readonly port: number };
+  | { readonly kind: 'tcp'; readonly host: string; readonly port: number }
+  | {
+      readonly kind: 'ssh';
+      readonly host: string;
+      readonly path: string;
+      readonly open: () => Promise<Duplex>;
+    };
 
 export function parseSocketAddress(socket: string): SocketAddress {
   if (!socket.startsWith('tcp://')) {
@@ -22,6 +33,7 @@ export function parseSocketAddress(socket: string): SocketAddress {
 }
 
 export function describeAddress(address: SocketAddress): string {
+  if (address.kind === 'ssh') return `${address.path} on ${address.host} (over SSH)`;
   return address.kind === 'unix'
     ? address.path
     : `tcp://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;

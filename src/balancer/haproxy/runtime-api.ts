@@ -1,4 +1,5 @@
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { BlockedError, OperationError } from '../../errors.js';
 import { describeAddress, type SocketAddress } from './address.js';
 
@@ -25,29 +26,53 @@ export function runCommand(
   options: RuntimeApiOptions = {},
 ): Promise<string> {
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+  if (address.kind === 'ssh')
+    return address.open().then((stream) => converse(address, stream, command, timeoutMs));
+  const socket =
+    address.kind === 'unix'
+      ? net.createConnection({ path: address.path })
+      : net.createConnection({ host: address.host, port: address.port });
+  return converse(address, socket, command, timeoutMs);
+}
+
+/** The command written once the stream is open, and everything read until haproxy closes it. */
+function converse(
+  address: SocketAddress,
+  socket: Duplex,
+  command: string,
+  timeoutMs: number,
+): Promise<string> {
   return new Promise<string>((resolve, reject) => {
-    const socket =
-      address.kind === 'unix'
-        ? net.createConnection({ path: address.path })
-        : net.createConnection({ host: address.host, port: address.port });
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
     const fail = (error: Error): void => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       socket.destroy();
       reject(error);
     };
-    socket.setTimeout(timeoutMs, () =>
-      fail(
-        new BlockedError(
-          `haproxy socket ${describeAddress(address)} did not answer '${command}' within ${timeoutMs} ms: check that haproxy is running and not overloaded`,
-        ),
-      ),
-    );
-    socket.on('connect', () => socket.end(`${command}\n`));
+    // quiet for timeoutMs (as net's setTimeout): an SSH channel has no timeout of its own
+    let timer: NodeJS.Timeout | undefined;
+    const quiet = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () =>
+          fail(
+            new BlockedError(
+              `haproxy socket ${describeAddress(address)} did not answer '${command}' within ${timeoutMs} ms: check that haproxy is running and not overloaded`,
+            ),
+          ),
+        timeoutMs,
+      );
+    };
+    quiet();
+    if (socket instanceof net.Socket && socket.connecting)
+      socket.on('connect', () => socket.end(`${command}\n`));
+    else socket.end(`${command}\n`);
     socket.on('data', (chunk: Buffer) => {
+      quiet();
       size += chunk.length;
       if (size > maxResponseBytes) {
         fail(garbage(address, command, 'more than 16 MB'));
@@ -59,6 +84,7 @@ export function runCommand(
     socket.on('close', () => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       resolve(Buffer.concat(chunks).toString('utf8'));
     });
   });
@@ -66,6 +92,10 @@ export function runCommand(
 
 /** One line naming the socket and what to check, for each way a connection fails. */
 export function connectError(address: SocketAddress, error: NodeJS.ErrnoException): Error {
+  if (address.kind === 'ssh' && error.code === undefined)
+    return new BlockedError(
+      `haproxy socket ${describeAddress(address)}: ${error.message}: check the SSH connection to ${address.host}`,
+    );
   const where = `haproxy socket ${describeAddress(address)}`;
   switch (error.code) {
     case 'ENOENT':
@@ -74,7 +104,7 @@ export function connectError(address: SocketAddress, error: NodeJS.ErrnoExceptio
       );
     case 'ECONNREFUSED':
       return new BlockedError(
-        address.kind === 'unix'
+        address.kind !== 'tcp'
           ? `${where} refused the connection (a stale socket file: haproxy is not running?): check haproxy and its 'stats socket' line`
           : `${where} refused the connection: check that haproxy is running with 'stats socket ipv4@${address.host}:${address.port} level admin'`,
       );

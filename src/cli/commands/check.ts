@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
+import { addConfigFlags, destinationOf, type ConfigFlags } from './config-flag.js';
 import type { RegisterCommand } from './register.js';
 
-interface CheckFlags {
-  readonly config: string;
+interface CheckFlags extends ConfigFlags {
   readonly live?: boolean;
   readonly strict?: boolean;
   readonly json?: boolean;
@@ -10,10 +10,11 @@ interface CheckFlags {
 
 /** `deploy check`: the drain timeline and the invariants between the numbers. */
 export const registerCheck: RegisterCommand = (program: Command) => {
-  program
-    .command('check')
-    .description('print the drain timeline and check the invariants between the timing numbers')
-    .option('-c, --config <file>', 'deploy.yml', 'deploy.yml')
+  addConfigFlags(
+    program
+      .command('check')
+      .description('print the drain timeline and check the invariants between the timing numbers'),
+  )
     .option(
       '--live',
       "read the balancer's real health-check settings instead of deploy.yml's, and each host's last stop (a service that needed SIGKILL)",
@@ -27,7 +28,7 @@ export const registerCheck: RegisterCommand = (program: Command) => {
         import('../output.js'),
       ]);
       const out = createOutput({ json: flags.json ?? false });
-      const config = await loadConfig(flags.config, { log: out });
+      const config = await loadConfig(flags.config, { log: out, ...destinationOf(flags) });
       const strict = flags.strict ?? false;
       if (!flags.live) return runCheck(config, out, { live: false, strict });
       // live: the balancer's settings, and what each host saw at its last stop

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
+import { addConfigFlags } from './config-flag.js';
 
 /** The flags `deploy rollout` and `deploy rollback` share: one engine, one set of switches. */
 export function addDeployFlags(command: Command): Command {
-  return command
-    .option('-c, --config <file>', 'deploy.yml', 'deploy.yml')
+  return addConfigFlags(command)
     .option('--hosts <names>', 'only these hosts (comma separated)')
     .option('--batch <n|p%>', 'hosts drained at once (default rollout.batch)')
     .option('--dry-run', 'print the plan and the timeline; change nothing')

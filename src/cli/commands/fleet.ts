@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
+import { addConfigFlags, type ConfigFlags } from './config-flag.js';
 import type { RegisterCommand } from './register.js';
 
-interface Flags {
-  readonly config: string;
+interface Flags extends ConfigFlags {
   readonly hosts?: string;
   readonly json?: boolean;
   readonly local?: boolean;
@@ -15,9 +15,7 @@ interface Flags {
 }
 
 const common = (c: Command): Command =>
-  c
-    .option('-c, --config <file>', 'deploy.yml', 'deploy.yml')
-    .option('--json', 'machine-readable output ending with a result line');
+  addConfigFlags(c).option('--json', 'machine-readable output ending with a result line');
 
 /** `deploy setup`, `verify`, `status`, `drain`, `undrain`: the fleet over SSH. */
 export const registerFleet: RegisterCommand = (program: Command) => {
@@ -154,4 +152,41 @@ export const registerFleet: RegisterCommand = (program: Command) => {
       );
     });
   }
+
+  common(
+    program
+      .command('logs')
+      .description(
+        "the service's logs from each host named, prefixed with the host (compose logs; the command runtime's start output)",
+      )
+      .argument('<hosts...>', 'host names from deploy.yml'),
+  )
+    .option('-f, --follow', 'keep printing what comes, until Ctrl-C')
+    .option('--since <when>', 'compose: only what was logged since (10m, 2026-11-30T12:00:00Z)')
+    .option('--tail <lines>', 'start with this many of the last lines (default 100)')
+    .action(
+      async (names: string[], flags: Flags & { follow?: boolean; since?: string; tail?: string }) =>
+        (await import('../fleet-cmd/logs.js')).runLogs(names, flags),
+    );
+
+  common(
+    program
+      .command('exec')
+      .description(
+        "run a command on each host named, as ssh.user in the live release's directory with its environment (audited)",
+      )
+      .argument('<hosts...>', "host names from deploy.yml, then '--' and the command"),
+  )
+    .option(
+      '--force <reason>',
+      'run even where another holds the host lock; the reason goes to the audit',
+    )
+    .action(async (words: string[], flags: Flags & { force?: string }) => {
+      const [{ splitCommand }, { runExec }] = await Promise.all([
+        import('../fleet-cmd/exec-argv.js'),
+        import('../fleet-cmd/exec.js'),
+      ]);
+      const { hosts, command } = splitCommand(words, process.argv);
+      await runExec(hosts, command, flags);
+    });
 };

@@ -6,6 +6,7 @@ import { registerInfra } from './infra.js';
 import { registerInit } from './init.js';
 import { registerLease } from './lease.js';
 import { registerLock } from './lock.js';
+import { registerReport } from './report.js';
 import { registerRollback } from './rollback.js';
 import { registerRollout } from './rollout.js';
 import { registerSchema } from './schema.js';
@@ -22,6 +23,7 @@ export const commands: readonly RegisterCommand[] = [
   registerInfra,
   registerInit,
   registerSchema,
+  registerReport,
   registerLock,
   registerLease,
   registerHost,

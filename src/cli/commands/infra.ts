@@ -1,18 +1,21 @@
 import type { Command } from 'commander';
 import type { SettingChange } from '../../balancer/infra-diff.js';
 import type { InfraResult } from '../../balancer/infra.js';
+import { addConfigFlags, destinationOf, type ConfigFlags } from './config-flag.js';
 import type { RegisterCommand } from './register.js';
 
 /** `deploy infra apply [--dry-run]`: the balancer's health-check settings ← deploy.yml. */
 export const registerInfra: RegisterCommand = (program: Command) => {
   const infra = program.command('infra').description("the balancer's own settings");
-  infra
-    .command('apply')
-    .description("make the balancer's health-check settings match deploy.yml")
-    .option('-c, --config <file>', 'deploy.yml to read', 'deploy.yml')
+  addConfigFlags(
+    infra
+      .command('apply')
+      .description("make the balancer's health-check settings match deploy.yml"),
+    'deploy.yml to read',
+  )
     .option('--dry-run', 'print what would change and change nothing')
     .option('--json', 'machine-readable output')
-    .action(async (options: { config: string; dryRun?: boolean; json?: boolean }) => {
+    .action(async (options: ConfigFlags & { dryRun?: boolean; json?: boolean }) => {
       const [{ loadConfig }, { infraApply }, { formatValue }, { createOutput }, { snakeKey }] =
         await Promise.all([
           import('../../config/load.js'),
@@ -22,10 +25,14 @@ export const registerInfra: RegisterCommand = (program: Command) => {
           import('../json-keys.js'),
         ]);
       const output = createOutput({ json: options.json ?? false });
-      const config = await loadConfig(options.config, { log: output });
+      const config = await loadConfig(options.config, { log: output, ...destinationOf(options) });
       const dryRun = options.dryRun ?? false;
       const { systemClock } = await import('../../clock.js');
-      const results = await infraApply(config, { dryRun }, { clock: systemClock, log: output });
+      const results = await infraApply(
+        config,
+        { dryRun },
+        { clock: systemClock, log: output, ssh: config.ssh },
+      );
       const line = (c: SettingChange): string =>
         `  ${c.setting}: ${formatValue(c.setting, c.current)} -> ${formatValue(c.setting, c.desired)}${c.action === 'manual' ? '  (not changed by handoff)' : ''}`;
       // one balancer is named by its kind, as before; several by their names

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { ExitStatus } from '../../errors.js';
+import { addConfigFlags, destinationOf, type ConfigFlags } from './config-flag.js';
 import type { RegisterCommand } from './register.js';
 
-interface ExecFlags {
-  readonly config: string;
+interface ExecFlags extends ConfigFlags {
   readonly message?: string;
   readonly wait?: string;
 }
@@ -21,24 +21,22 @@ export const registerLock: RegisterCommand = (program: Command) => {
         action === 'status'
           ? 'who holds the host lock on each host'
           : 'free a stuck host lock (a live holder only with --force)',
-      )
-      .option('-c, --config <file>', 'deploy.yml', 'deploy.yml')
+      );
+    addConfigFlags(cmd)
       .option('--hosts <names>', 'only these hosts (comma separated)')
       .option('--json', 'machine-readable output ending with a result line');
     // only release can force: `lock status --force` is refused, not silently ignored
     if (action === 'release') cmd.option('--force', 'stop a live holder (SIGTERM)');
-    cmd.action(
-      async (flags: { config: string; hosts?: string; force?: boolean; json?: boolean }) => {
-        const { runLockFleet } = await import('../fleet-cmd/lock.js');
-        await runLockFleet(flags, action);
-      },
-    );
+    cmd.action(async (flags: ConfigFlags & { hosts?: string; force?: boolean; json?: boolean }) => {
+      const { runLockFleet } = await import('../fleet-cmd/lock.js');
+      await runLockFleet(flags, action);
+    });
   }
-  lock
+  const exec = lock
     .command('exec')
     .description("on a host: run CMD under the host lock (for the host's own setup scripts)")
-    .argument('<cmd...>', "the command and its arguments, after '--'")
-    .option('-c, --config <file>', 'deploy.yml or the host config setup published', 'deploy.yml')
+    .argument('<cmd...>', "the command and its arguments, after '--'");
+  addConfigFlags(exec, 'deploy.yml or the host config setup published')
     .option('-m, --message <text>', 'shown to whoever is refused (default: the program name)')
     .option(
       '--wait <duration>',
@@ -60,7 +58,10 @@ export const registerLock: RegisterCommand = (program: Command) => {
       ]);
       const retries =
         flags.wait === undefined ? 0 : retriesFor(parseDuration(flags.wait, '--wait'));
-      const config = await loadConfig(flags.config, { log: createOutput({ json: false }) });
+      const config = await loadConfig(flags.config, {
+        log: createOutput({ json: false }),
+        ...destinationOf(flags),
+      });
       const code = await withForwardedSignals((signal) =>
         execUnderLock(config.host.lock, cmd, {
           retries,

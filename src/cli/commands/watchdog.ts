@@ -3,10 +3,10 @@ import { MAX_DURATION_MS } from '../../config/duration.js';
 import { UsageError } from '../../errors.js';
 import { addFlags, readFlags, type FlagSpec } from '../flag-table.js';
 import type { TickResult } from '../../watchdog/tick.js';
+import { destinationOf, type ConfigFlags } from './config-flag.js';
 import type { RegisterCommand } from './register.js';
 
-interface WatchdogFlags {
-  readonly config: string;
+interface WatchdogFlags extends ConfigFlags {
   readonly loop?: string;
   readonly ticks?: string;
   readonly json?: boolean;
@@ -20,6 +20,12 @@ const FLAGS: readonly FlagSpec[] = [
     value: '<file>',
     help: 'deploy.yml or the host config setup published',
     default: 'deploy.yml',
+  },
+  {
+    name: 'destination',
+    short: 'd',
+    value: '<name>',
+    help: 'merge deploy.NAME.yml over deploy.yml (not for the host config setup published)',
   },
   {
     name: 'ticks',
@@ -87,7 +93,8 @@ export async function runWatchdog(flags: WatchdogFlags): Promise<void> {
   // read again at every tick: a `deploy setup` between two ticks of one process (--ticks
   // from cron, --loop) republishes it, and a tick must heal and check by what it says now
   // (a drain.method changed to deregister must not be healed as a health drain)
-  const load = () => loadConfig(flags.config, { log: out, trustSeal: true });
+  const load = () =>
+    loadConfig(flags.config, { log: out, trustSeal: true, ...destinationOf(flags) });
   let config = await load();
   if (loop === undefined) {
     const done: TickResult[] = [];

@@ -1,12 +1,12 @@
 import { loadConfig } from '../../config/load.js';
+import { destinationOf, type ConfigFlags } from '../commands/config-flag.js';
 import type { Config, HostConfig } from '../../config/types.js';
 import { selectHosts } from '../../rollout/plan.js';
 import { readAgent } from '../agent-bundle.js';
 import { parseHostsFlag } from '../fleet-flags.js';
 import { Connections } from '../connections.js';
 import { createOutput, type Output } from '../output.js';
-export interface FleetFlags {
-  readonly config: string;
+export interface FleetFlags extends ConfigFlags {
   readonly hosts?: string;
   readonly json?: boolean;
 }
@@ -16,7 +16,7 @@ export async function open(
   options: { checkAgent: boolean } = { checkAgent: true },
 ): Promise<{ out: Output; config: Config; hosts: HostConfig[]; connections: Connections }> {
   const out = createOutput({ json: flags.json ?? false });
-  const config = await loadConfig(flags.config, { log: out });
+  const config = await loadConfig(flags.config, { log: out, ...destinationOf(flags) });
   const hosts = selectHosts(config.hosts, parseHostsFlag(flags.hosts));
   // every command but setup refuses a host whose agent is not this deploy's
   const expected = options.checkAgent ? (await readAgent()).sha256 : undefined;

@@ -14,13 +14,13 @@ import { open, hostError, type FleetFlags } from './open.js';
  * Built from deploy.yml alone: no host is contacted.
  */
 export async function printRootFiles(
-  flags: Pick<FleetFlags, 'config'> & {
+  flags: Pick<FleetFlags, 'config' | 'destination'> & {
     printSudoers?: boolean;
     printCron?: boolean;
     node?: string;
   },
 ): Promise<void> {
-  const plain = await plainConfig(flags.config);
+  const plain = await plainConfig(flags);
   if (flags.printSudoers && flags.printCron)
     throw new UsageError('--print-sudoers and --print-cron: give one of them');
   if (flags.printSudoers && !plain.ssh.sudo)
@@ -42,7 +42,7 @@ export async function runSetup(flags: FleetFlags): Promise<void> {
   try {
     const bundle = await readAgentBundle();
     // the host config and the cron line, both from deploy.yml without the operator's overrides
-    const plain = await plainConfig(flags.config);
+    const plain = await plainConfig(flags);
     const input = {
       config: plain,
       hostConfigPath: hostConfigPath(plain),

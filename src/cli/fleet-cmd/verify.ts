@@ -1,5 +1,6 @@
 import { systemClock } from '../../clock.js';
 import { loadConfig } from '../../config/load.js';
+import { destinationOf } from '../commands/config-flag.js';
 import { BlockedError, OperationError } from '../../errors.js';
 import { verifyServices } from '../../host/verify.js';
 import { verifyFleet } from '../../verify/fleet.js';
@@ -54,7 +55,7 @@ export async function runVerify(
 /** On a host, no SSH: every check `verify_successes` times in a row. */
 async function runVerifyLocal(flags: FleetFlags): Promise<void> {
   const out = createOutput({ json: flags.json ?? false });
-  const config = await loadConfig(flags.config, { log: out });
+  const config = await loadConfig(flags.config, { log: out, ...destinationOf(flags) });
   const { readLiveRelease } = await import('../../host/releases.js');
   const { createRuntime } = await import('../../host/runtime/create.js');
   const { runtimeSettings } = await import('../../host/runtime/runtime.js');

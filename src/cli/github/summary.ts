@@ -2,6 +2,8 @@ import { maskUrlPasswords } from '../../safe-text.js';
 import { formatMs } from '../../timing/duration.js';
 import type { HostOutcome, RolloutResult } from '../../rollout/types.js';
 import { hostReceiptLine, receiptLine } from '../../evidence/receipt.js';
+import { reportFromResult } from '../../report/from-result.js';
+import { rolloutGantt } from '../../report/gantt.js';
 
 /** A table cell: one line, and a `|` that does not end the cell. */
 const cell = (text: string): string => text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
@@ -58,17 +60,27 @@ function evidence(r: RolloutResult): string[] {
   return lines.length > 0 ? ['', ...lines] : [];
 }
 
+/** the timeline GitHub draws, when a host ran a step of its handshake */
+function gantt(r: RolloutResult): string[] {
+  const chart = rolloutGantt(reportFromResult(r));
+  return chart === undefined ? [] : ['', chart];
+}
+
 /**
  * The Markdown appended to $GITHUB_STEP_SUMMARY: one row per host of the
  * plan with its result, its steps' durations and its release before and after;
  * through several balancers, a column per balancer with its own view (how long
- * it took to have the host out, and back in).
+ * it took to have the host out, and back in); then the timeline as a Mermaid
+ * gantt, which GitHub draws (report/gantt.ts: bounded for large fleets).
  */
 export function stepSummary(
   r: RolloutResult,
   releaseBefore: ReadonlyMap<string, string | null>,
 ): string {
-  const verdict = r.ok ? '✓ deployed' : '✗ rollout failed';
+  const skipped = r.skipped ?? [];
+  const verdict = r.ok
+    ? `✓ deployed${skipped.length > 0 ? `, ${skipped.length} host${skipped.length === 1 ? '' : 's'} skipped` : ''}`
+    : '✗ rollout failed';
   const names = balancerNames(r);
   const header = ['Host', 'Result', 'Release before', 'Release after', ...names, 'Steps'];
   const rows = r.hosts.map((o) => {
@@ -80,6 +92,16 @@ export function stepSummary(
   });
   for (const host of r.notReached)
     rows.push([host, 'not reached', '–', 'unchanged', ...names.map(() => '–'), '']);
+  // the release before is unknown: the host did not answer
+  for (const s of skipped)
+    rows.push([
+      s.host,
+      `unreachable: skipped, not on ${r.release}`,
+      '?',
+      'unchanged',
+      ...names.map(() => '–'),
+      '',
+    ]);
   const reasons = [r.blocked, r.prepareFailed, ...r.hosts.map((h) => h.error)].filter(
     (x): x is string => x !== undefined,
   );
@@ -91,6 +113,7 @@ export function stepSummary(
     ...rows.map((cells) => `| ${cells.map(cell).join(' | ')} |`),
     ...(reasons.length > 0 ? ['', ...reasons.map((x) => `- ${cell(x)}`)] : []),
     ...evidence(r),
+    ...gantt(r),
     '',
   ].join('\n');
   return maskUrlPasswords(markdown);

@@ -12,6 +12,8 @@ import { lockHold, type CallHandler } from './ops/lock-hold.js';
 import { lockRelease } from './ops/lock-release.js';
 import { artifact, prune, releases } from './ops/releases.js';
 import { stop } from './ops/stop.js';
+import { exec } from './ops/exec.js';
+import { logs } from './ops/logs.js';
 
 export interface AgentEnv {
   readonly config: Config;
@@ -89,6 +91,13 @@ export const HANDLERS: { readonly [K in AgentOp]: Handler<K> } = {
   'service-counts': (_, { config }) => readServiceCounts(config.host.state),
   listening: (a) => listening(a.targets.split(',').filter((t) => t !== '')),
   prune: (a, { config, clock }) => prune(config, clock, a.keep ?? config.rollout.keepReleases),
+  logs: (a, { config, io }) =>
+    logs(config, io, {
+      follow: a.follow ?? false,
+      tail: a.tail ?? 100,
+      ...(a.since === undefined ? {} : { since: a.since }),
+    }),
+  exec: (a, { config, clock, io }) => exec(config, clock, io, a),
 };
 
 function sinceMs(since: string | undefined): number | undefined {

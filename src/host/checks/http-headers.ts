@@ -10,7 +10,6 @@ import { RELEASE_HEADER } from '../../health/headers.js';
  */
 export {
   DRAINING_HEADER,
-  RELEASE_HEADER,
   VERIFIED_HEADER,
   VERIFY_HEADER,
   VERIFY_TOKEN_HEADER,

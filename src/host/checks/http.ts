@@ -102,6 +102,29 @@ function judge(
   };
 }
 
+/** The check's GET: no pooled socket, handoff's verify headers, `signal` to abort it. */
+function checkRequest(
+  url: URL,
+  signal: AbortSignal | undefined,
+  token: string | undefined,
+): http.ClientRequest {
+  // node:https (and tls with it) only for an https URL: loading it costs a watchdog tick
+  // about a third of a bare node's CPU (docs/benchmarks.md), and most checks are http
+  const request =
+    url.protocol === 'https:' ? process.getBuiltinModule('node:https').request : http.request;
+  return request(url, {
+    method: 'GET',
+    agent: false,
+    headers: {
+      connection: 'close',
+      'user-agent': 'handoff-check',
+      [VERIFY_HEADER]: '1',
+      ...(token !== undefined && { [VERIFY_TOKEN_HEADER]: token }),
+    },
+    ...(signal ? { signal } : {}),
+  });
+}
+
 function probe(
   url: URL,
   timeoutMs: number,
@@ -120,23 +143,9 @@ function probe(
     };
     // a socket deadline bounds I/O in real time, even under a test's fake clock
     const timer = setTimeout(() => finish(answered ?? { kind: 'timeout' }), timeoutMs);
-    // node:https (and tls with it) only for an https URL: loading it costs a watchdog tick
-    // about a third of a bare node's CPU (docs/benchmarks.md), and most checks are http
-    const request =
-      url.protocol === 'https:' ? process.getBuiltinModule('node:https').request : http.request;
     let req: http.ClientRequest;
     try {
-      req = request(url, {
-        method: 'GET',
-        agent: false,
-        headers: {
-          connection: 'close',
-          'user-agent': 'handoff-check',
-          [VERIFY_HEADER]: '1',
-          ...(token !== undefined && { [VERIFY_TOKEN_HEADER]: token }),
-        },
-        ...(signal ? { signal } : {}),
-      });
+      req = checkRequest(url, signal, token);
     } catch (error) {
       // an unsupported protocol throws before any I/O
       clearTimeout(timer);

@@ -1,9 +1,16 @@
 import type { ServiceConfig } from '../../config/types.js';
-import { OperationError } from '../../errors.js';
+import { OperationError, UsageError } from '../../errors.js';
+import { commandLogPath } from '../layout.js';
 import type { HostExec } from '../exec.js';
 import { assertPublished, readReleaseVars } from './common.js';
 import { commandInvocation, findService, type CommandStep } from './command-invocation.js';
-import type { Runtime, RuntimeCallOptions, RuntimeSettings, ServiceStatus } from './runtime.js';
+import type {
+  LogsOptions,
+  Runtime,
+  RuntimeCallOptions,
+  RuntimeSettings,
+  ServiceStatus,
+} from './runtime.js';
 
 /** a status command that hangs must not hang the watchdog with it */
 const defaultStatusTimeout = 30_000;
@@ -25,6 +32,28 @@ export class CommandRuntime implements Runtime {
   private releaseVars(): Promise<Record<string, string>> {
     this.vars ??= readReleaseVars(this.settings, this.release);
     return this.vars;
+  }
+
+  /**
+   * The services' start commands' output files (commandLogPath), where a
+   * backgrounded service keeps writing: `tail`, followed by name (-F) so a
+   * restart's new file is picked up.
+   */
+  logsArgv(options: LogsOptions): Promise<string[]> {
+    if (options.since !== undefined)
+      throw new UsageError(
+        "--since needs the compose runtime: the command runtime's logs are its start commands' output files; use --tail",
+      );
+    const files = this.settings.services.map((s) =>
+      commandLogPath(this.settings.root, s.name, 'start'),
+    );
+    return Promise.resolve([
+      'tail',
+      '-n',
+      String(options.tail),
+      ...(options.follow ? ['-F'] : []),
+      ...files,
+    ]);
   }
 
   async prepare(release: string): Promise<void> {

@@ -29,6 +29,22 @@ export function composeBase(t: ComposeTarget): string[] {
   ];
 }
 
+/** every service's logs, without colour codes: they are relayed as lines (deploy logs) */
+export function composeLogs(
+  t: ComposeTarget,
+  o: { follow: boolean; since?: string; tail: number },
+): string[] {
+  return [
+    ...composeBase(t),
+    'logs',
+    '--no-color',
+    '--tail',
+    String(o.tail),
+    ...(o.follow ? ['--follow'] : []),
+    ...(o.since === undefined ? [] : ['--since', o.since]),
+  ];
+}
+
 export function composeVersion(command: readonly string[]): string[] {
   return [...command, 'version'];
 }

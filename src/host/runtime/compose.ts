@@ -3,6 +3,7 @@ import type { HostExec } from '../exec.js';
 import { assertPublished, lastLine } from './common.js';
 import {
   composeConfig,
+  composeLogs,
   composePs,
   composePull,
   composeRestart,
@@ -14,7 +15,13 @@ import {
 import { discoverComposeCommand } from './compose-command.js';
 import { composeImages } from './compose-images.js';
 import { composeServiceStatus, parseComposePs } from './compose-ps.js';
-import type { Runtime, RuntimeCallOptions, RuntimeSettings, ServiceStatus } from './runtime.js';
+import type {
+  LogsOptions,
+  Runtime,
+  RuntimeCallOptions,
+  RuntimeSettings,
+  ServiceStatus,
+} from './runtime.js';
 
 /** The compose runtime: the argv builders of compose-argv.ts, run through the host executor. */
 export class ComposeRuntime implements Runtime {
@@ -84,6 +91,10 @@ export class ComposeRuntime implements Runtime {
     const containers = parseComposePs(r.stdout, this.settings.project);
     if (!containers) return { state: 'unknown', detail: 'ps-unreadable' };
     return composeServiceStatus(containers, service);
+  }
+
+  async logsArgv(options: LogsOptions): Promise<string[]> {
+    return composeLogs(await this.target(), options);
   }
 
   private async target(release = this.release): Promise<ComposeTarget> {

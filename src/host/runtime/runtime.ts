@@ -31,6 +31,17 @@ export interface Runtime {
   restart(service: string, options?: RuntimeCallOptions): Promise<void>;
   /** never throws for a service that is down or a status command that fails: that is a state */
   status(service: string, options?: RuntimeCallOptions): Promise<ServiceStatus>;
+  /** the command that prints the services' logs as this runtime keeps them (`deploy logs`) */
+  logsArgv(options: LogsOptions): Promise<string[]>;
+}
+
+export interface LogsOptions {
+  /** keep printing what comes until stopped */
+  readonly follow: boolean;
+  /** only what was logged since (compose's --since: `10m`, an RFC 3339 time) */
+  readonly since?: string;
+  /** the last lines to start with */
+  readonly tail: number;
 }
 
 /** What the runtimes need from the config, and nothing more. */

@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import { BlockedError, messageOf } from '../../errors.js';
+import { BlockedError, CancelledError, messageOf } from '../../errors.js';
 import type { Log } from '../../log.js';
 import { formatMs } from '../../timing/duration.js';
 import {
@@ -9,6 +9,7 @@ import {
   type LeaseRecord,
   type LeaseRequest,
 } from '../../protocol/lease.js';
+import type { HolderVerdict } from './holder.js';
 import type { HeldPiece, LeaseStore } from './store.js';
 
 /** how often a waiting deployer asks again */
@@ -22,8 +23,8 @@ export interface LeaseDeps {
   readonly log: Log;
   /** an interrupt: a waiting deployer stops waiting */
   readonly signal: AbortSignal;
-  /** true when a holder is proven gone: a process of this machine that no longer exists */
-  readonly holderGone?: (holder: LeaseRecord['holder']) => boolean;
+  /** whether a holder is proven gone: a process of this machine and PID namespace that no longer exists */
+  readonly holderGone?: (holder: LeaseRecord['holder']) => HolderVerdict;
 }
 
 /** The fleet lease, held: renewed in the background until released. */
@@ -59,13 +60,26 @@ export async function takeLease(
   for (;;) {
     const take = await store.take(request);
     if (take.ok) {
-      for (const old of take.tookOver)
+      for (const old of take.tookOver) {
+        const expired = old.ageMs > old.lease.ttlMs;
+        const why = expired
+          ? `its heartbeat was ${formatMs(old.ageMs)} old (expired after ${formatMs(old.lease.ttlMs)})`
+          : `that process was proven gone (heartbeat ${formatMs(old.ageMs)} old, not expired)`;
         log.emit({
           level: 'warn',
           event: 'lease.takeover',
           host: old.where,
-          message: `took over an expired fleet lease of ${describeLease(old.lease)}: its heartbeat was ${formatMs(old.ageMs)} old (expired after ${formatMs(old.lease.ttlMs)})`,
-          fields: { holder: old.lease, heartbeat_age_ms: old.ageMs },
+          message: `took over ${expired ? 'an expired' : 'the'} fleet lease of ${describeLease(old.lease)}: ${why}`,
+          fields: { holder: old.lease, heartbeat_age_ms: old.ageMs, expired },
+        });
+      }
+      for (const s of take.skipped ?? [])
+        log.emit({
+          level: 'warn',
+          event: 'lease.skipped',
+          host: s.where,
+          message: `${s.where} unreachable: the fleet lease is held without its piece, taken when it answers again (${s.reason})`,
+          fields: { reason: s.reason },
         });
       // a line of its own only after a wait: a routine take (and release) is debug, so a
       // command that stops at bad input after it still says one line
@@ -79,14 +93,18 @@ export async function takeLease(
       return hold(deps, request, behind);
     }
     const holder = take.holder;
-    // a deployer of this machine that died without giving its pieces back (SIGKILL, a
-    // connection cut before its release): its pid is gone, so its lease is taken over now
-    if (!request.replaces?.includes(holder.lease.id) && deps.holderGone?.(holder.lease.holder)) {
+    // a deployer of this machine and PID namespace that died without giving its pieces back
+    // (SIGKILL, a connection cut before its release): proven gone, its lease is taken over now;
+    // any other holder's lease is left to expire (30 s after its last heartbeat)
+    const verdict = request.replaces?.includes(holder.lease.id)
+      ? undefined
+      : deps.holderGone?.(holder.lease.holder);
+    if (verdict?.gone) {
       log.emit({
         level: 'warn',
         event: 'lease.takeover',
         host: holder.where,
-        message: `taking over the fleet lease of ${describeLease(holder.lease)}: that process is gone from this machine (heartbeat ${formatMs(holder.ageMs)} ago)`,
+        message: `taking over the fleet lease of ${describeLease(holder.lease)}: ${verdict.why} (heartbeat ${formatMs(holder.ageMs)} ago, not expired)`,
         fields: { holder: holder.lease, heartbeat_age_ms: holder.ageMs },
       });
       request = { ...request, replaces: [...(request.replaces ?? []), holder.lease.id] };
@@ -94,7 +112,9 @@ export async function takeLease(
     }
     const waited = clock.now() - started;
     if (waitMs === undefined || waited >= waitMs)
-      throw new BlockedError(refusal(holder, waitMs === undefined ? undefined : waited));
+      throw new BlockedError(
+        refusal(holder, waitMs === undefined ? undefined : waited, verdict?.why),
+      );
     const changed = behind.at(-1)?.lease.id !== holder.lease.id;
     if (changed) behind.push(holder);
     if (changed || clock.now() - reported >= WAIT_REPORT_MS) {
@@ -103,21 +123,39 @@ export async function takeLease(
         level: 'info',
         event: 'lease.wait',
         host: holder.where,
-        message: `waiting for the fleet lease, held by ${describeLease(holder.lease)}, heartbeat ${formatMs(holder.ageMs)} ago (waited ${formatMs(waited)} of ${formatMs(waitMs)})`,
+        message: `waiting for the fleet lease, held by ${describeLease(holder.lease)}, heartbeat ${formatMs(holder.ageMs)} ago${notTaken(verdict?.why)} (waited ${formatMs(waited)} of ${formatMs(waitMs)})`,
         fields: { holder: holder.lease, heartbeat_age_ms: holder.ageMs, waited_ms: waited },
       });
     }
-    await clock.sleep(Math.min(LEASE_POLL_MS, Math.max(1, waitMs - waited)), deps.signal);
+    await clock
+      .sleep(Math.min(LEASE_POLL_MS, Math.max(1, waitMs - waited)), deps.signal)
+      .catch((error: unknown) => {
+        throw deps.signal.aborted ? cancelled(holder, deps.signal) : error;
+      });
   }
 }
 
+/** Why a holder of this host name is not taken over, when it shares the name. */
+const notTaken = (why: string | undefined): string =>
+  why ? ` (${why}, so it is left to expire)` : '';
+
+/** A queued job cancelled (GitHub's cancel-in-progress): routine, one line, nothing changed. */
+function cancelled(holder: HeldPiece, signal: AbortSignal): CancelledError {
+  const reason: unknown = signal.reason;
+  const why =
+    reason instanceof Error && /^SIG[A-Z]+$/.test(reason.message) ? ` (${reason.message})` : '';
+  return new CancelledError(
+    `cancelled${why} while waiting for the fleet lease held (on ${holder.where}) by ${describeLease(holder.lease)}; nothing was changed`,
+  );
+}
+
 /** The one line a refused deployer prints. */
-export function refusal(holder: HeldPiece, waitedMs?: number): string {
+export function refusal(holder: HeldPiece, waitedMs?: number, why?: string): string {
   const where = holder.where;
   const age = formatMs(holder.ageMs);
   const waited = waitedMs === undefined ? '' : ` after waiting ${formatMs(waitedMs)}`;
   const hint = waitedMs === undefined ? '; wait for it, or queue with --wait-lease DURATION' : '';
-  return `the fleet lease is held (on ${where}) by ${describeLease(holder.lease)}, heartbeat ${age} ago${waited}${hint}`;
+  return `the fleet lease is held (on ${where}) by ${describeLease(holder.lease)}, heartbeat ${age} ago${notTaken(why)}${waited}${hint}`;
 }
 
 function hold(deps: LeaseDeps, request: LeaseRequest, behind: readonly HeldPiece[]): HeldLease {
@@ -152,6 +190,13 @@ function hold(deps: LeaseDeps, request: LeaseRequest, behind: readonly HeldPiece
         lost.abort(new BlockedError(`lost the fleet lease on ${renewed.where}${by}`));
         return;
       }
+      for (const where of renewed?.ok ? (renewed.rejoined ?? []) : [])
+        log.emit({
+          level: 'info',
+          event: 'lease.rejoined',
+          host: where,
+          message: `${where} answers again: took its piece of the fleet lease`,
+        });
       if (renewed && renewed.unreachable.length > 0)
         log.emit({
           level: 'warn',

@@ -1,6 +1,12 @@
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { HostConfig } from '../../config/types.js';
-import { BlockedError, HandoffError, HostUnreachableError, hostError } from '../../errors.js';
+import {
+  BlockedError,
+  HandoffError,
+  HostUnreachableError,
+  hostError,
+  isNetworkUnreachable,
+} from '../../errors.js';
 import type { LeaseAction, LeaseAnswer, LeaseRequest } from '../../protocol/lease.js';
 import type { HeldPiece, LeaseRenew, LeaseStore, LeaseTake, LeaseView } from './store.js';
 import { preflightLines } from '../preflight-lines.js';
@@ -19,31 +25,99 @@ import { preflightLines } from '../preflight-lines.js';
 export class HostLeaseStore implements LeaseStore {
   private readonly hosts: readonly HostConfig[];
   private readonly agents = new Map<string, Promise<HostAgent>>();
+  /** hosts the network did not reach at the take (skipUnreachable), with why: no piece held there */
+  private readonly skipped = new Map<string, string>();
+  /** hosts whose session did not open for a network reason: under skipUnreachable, not asked again */
+  private readonly down = new Map<string, UnreachableHost>();
 
   constructor(
     hosts: readonly HostConfig[],
     private readonly agentOf: (host: HostConfig) => Promise<HostAgent>,
+    /**
+     * rollout.unreachable's store: a host the network does not reach is left
+     * out of the lease (the first reachable host takes the first piece alone)
+     * and its piece is taken at a renewal once it answers. Safe because every
+     * taker still needs every piece it can reach: two deployers' sets differ
+     * by the dead hosts only, so they meet on every other piece. Whether the
+     * command may go on without a host is the caller's (preflight-reach.ts).
+     */
+    private readonly options: { readonly skipUnreachable?: boolean } = {},
   ) {
     this.hosts = [...hosts].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** The first piece, alone; under skipUnreachable the first host the network reaches takes it. */
+  private async takeFirst(
+    request: LeaseRequest,
+  ): Promise<{ first: HostConfig; answer: LeaseAnswer; rest: HostConfig[] } | undefined> {
+    for (const [i, first] of this.hosts.entries()) {
+      try {
+        const answer = await this.call(first, 'take', request);
+        return { first, answer, rest: this.hosts.slice(i + 1) };
+      } catch (error) {
+        if (!(error instanceof UnreachableHost)) throw error;
+        if (!this.skips(error)) throw await this.allUnreachable(error);
+        this.skipped.set(first.name, error.reason);
+        if (i === this.hosts.length - 1) {
+          const down = [...this.skipped].map(([where, reason]) => ({ where, reason }));
+          this.skipped.clear();
+          throw unreachableHosts(down, 'no host of deploy.yml answers: nothing was held');
+        }
+      }
+    }
+    return undefined;
+  }
+
+  private skips(error: unknown): error is UnreachableHost {
+    return (
+      this.options.skipUnreachable === true && error instanceof UnreachableHost && error.network
+    );
+  }
+
+  private leftOut(): { skipped?: { where: string; reason: string }[] } {
+    if (this.skipped.size === 0) return {};
+    return { skipped: [...this.skipped].map(([where, reason]) => ({ where, reason })) };
+  }
+
+  /** the hosts whose piece this store holds (every host, less those skipped) */
+  private held(): HostConfig[] {
+    return this.hosts.filter((h) => !this.skipped.has(h.name));
+  }
+
+  /**
+   * A skipped host that answers again: its piece is taken now, before
+   * anything touches it (a stale piece of a gone deployer is taken over as
+   * at any take). A live piece of another deployer is left: that deployer
+   * cannot hold the pieces this store holds, and gives it back.
+   */
+  private async rejoin(request: LeaseRequest): Promise<string[]> {
+    const back = this.hosts.filter((h) => this.skipped.has(h.name));
+    const rejoined: string[] = [];
+    await Promise.all(
+      back.map(async (host) => {
+        this.down.delete(host.name);
+        const answer = await this.call(host, 'take', request).catch(() => undefined);
+        if (answer?.ok) {
+          this.skipped.delete(host.name);
+          rejoined.push(host.name);
+        }
+      }),
+    );
+    return rejoined;
   }
 
   async take(request: LeaseRequest): Promise<LeaseTake> {
     // opened by connect(); again only where one has ended since (a wait between takes)
     await this.openSessions();
-    const [first, ...rest] = this.hosts;
-    if (!first) return { ok: true, tookOver: [] };
+    this.skipped.clear();
     const tookOver: HeldPiece[] = [];
     const took = (host: HostConfig, answer: LeaseAnswer): void => {
       if (answer.tookOver)
         tookOver.push({ where: host.name, lease: answer.tookOver, ageMs: answer.tookOver.ageMs });
     };
-    let answer: LeaseAnswer;
-    try {
-      answer = await this.call(first, 'take', request);
-    } catch (error) {
-      if (error instanceof UnreachableHost) throw await this.allUnreachable(error);
-      throw error;
-    }
+    const firstTake = await this.takeFirst(request);
+    if (!firstTake) return { ok: true, tookOver: [] };
+    const { first, answer, rest } = firstTake;
     if (!answer.ok && answer.lease) return { ok: false, holder: piece(first, answer) };
     took(first, answer);
     const taken: HostConfig[] = [first];
@@ -52,14 +126,18 @@ export class HostLeaseStore implements LeaseStore {
     const failures: unknown[] = [];
     answers.forEach((r, i) => {
       const host = rest[i] as HostConfig;
-      if (r.status === 'rejected') failures.push(r.reason);
-      else if (!r.value.ok && r.value.lease) refusedBy ??= piece(host, r.value);
+      if (r.status === 'rejected') {
+        if (this.skips(r.reason)) this.skipped.set(host.name, r.reason.reason);
+        else failures.push(r.reason);
+      } else if (!r.value.ok && r.value.lease) refusedBy ??= piece(host, r.value);
       else {
         taken.push(host);
         took(host, r.value);
       }
     });
-    if (refusedBy === undefined && failures.length === 0) return { ok: true, tookOver };
+    if (refusedBy === undefined && failures.length === 0)
+      return { ok: true, tookOver, ...this.leftOut() };
+    this.skipped.clear();
     await this.giveBack(taken, request);
     const down = failures.filter((f): f is UnreachableHost => f instanceof UnreachableHost);
     if (failures.length > down.length) throw failures.find((f) => !(f instanceof UnreachableHost));
@@ -71,8 +149,10 @@ export class HostLeaseStore implements LeaseStore {
   async renew(request: LeaseRequest): Promise<LeaseRenew> {
     const unreachable: string[] = [];
     let lost: LeaseRenew | undefined;
+    const held = this.held();
+    const rejoined = await this.rejoin(request);
     await Promise.all(
-      this.hosts.map(async (host) => {
+      held.map(async (host) => {
         try {
           const answer = await this.call(host, 'renew', request);
           if (!answer.ok)
@@ -87,12 +167,12 @@ export class HostLeaseStore implements LeaseStore {
         }
       }),
     );
-    return lost ?? { ok: true, unreachable };
+    return lost ?? { ok: true, unreachable, ...(rejoined.length > 0 && { rejoined }) };
   }
 
   async release(request: LeaseRequest): Promise<void> {
     // the sessions stay: whoever opened the connections (the command) ends them
-    await this.giveBack(this.hosts, request);
+    await this.giveBack(this.held(), request);
   }
 
   read(): Promise<readonly LeaseView[]> {
@@ -158,7 +238,12 @@ export class HostLeaseStore implements LeaseStore {
   private async openSessions(): Promise<void> {
     await Promise.all(
       this.hosts.map(async (host) => {
-        await (await this.agent(host)).openSession?.().catch(() => undefined);
+        await (await this.agent(host)).openSession?.().catch((error: unknown) => {
+          // the parallel reach of every host, bounded by ssh.connect_timeout: a host it did
+          // not reach is not waited for again, one after another, at the take
+          if (isNetworkUnreachable(error))
+            this.down.set(host.name, new UnreachableHost(host.name, error));
+        });
       }),
     );
   }
@@ -182,6 +267,8 @@ export class HostLeaseStore implements LeaseStore {
     action: LeaseAction,
     request?: LeaseRequest,
   ): Promise<LeaseAnswer> {
+    const down = this.down.get(host.name);
+    if (down && this.options.skipUnreachable && action === 'take') throw down;
     let agent: HostAgent;
     try {
       agent = await this.agent(host);
@@ -206,6 +293,8 @@ export class HostLeaseStore implements LeaseStore {
  */
 class UnreachableHost extends BlockedError {
   readonly reason: string;
+  /** the network did not carry us there (isNetworkUnreachable): what skipUnreachable leaves out */
+  readonly network: boolean;
 
   constructor(
     readonly host: string,
@@ -214,16 +303,17 @@ class UnreachableHost extends BlockedError {
     const reason = hostError(host, error);
     super(`${host}: ${reason}`);
     this.reason = reason;
+    this.network = isNetworkUnreachable(error);
   }
 }
 
 /** One line per host that is down, as preflight would say it, then what the lease needs. */
-function unreachableHosts(down: readonly { where: string; reason: string }[]): BlockedError {
+function unreachableHosts(
+  down: readonly { where: string; reason: string }[],
+  why = 'the fleet lease covers every host of deploy.yml and is never partial: fix those hosts or remove them from deploy.yml',
+): BlockedError {
   return new BlockedError(
-    [
-      ...preflightLines(down.map((d) => ({ host: d.where, reason: d.reason }))),
-      'the fleet lease covers every host of deploy.yml and is never partial: fix those hosts or remove them from deploy.yml',
-    ].join('\n'),
+    [...preflightLines(down.map((d) => ({ host: d.where, reason: d.reason }))), why].join('\n'),
   );
 }
 

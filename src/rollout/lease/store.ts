@@ -8,13 +8,29 @@ export interface HeldPiece {
   readonly ageMs: number;
 }
 
+/** A place of the lease left out unreachable (rollout.unreachable's store): its piece is not held. */
+export interface SkippedPiece {
+  readonly where: string;
+  readonly reason: string;
+}
+
 export type LeaseTake =
-  | { readonly ok: true; readonly tookOver: readonly HeldPiece[] }
+  | {
+      readonly ok: true;
+      readonly tookOver: readonly HeldPiece[];
+      /** left out, unreachable; taken at a renewal once they answer */
+      readonly skipped?: readonly SkippedPiece[];
+    }
   /** refused: a live lease of another deployer; nothing of the fleet is held */
   | { readonly ok: false; readonly holder: HeldPiece };
 
 export type LeaseRenew =
-  | { readonly ok: true; readonly unreachable: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly unreachable: readonly string[];
+      /** places skipped at the take whose piece this renewal took, now they answer */
+      readonly rejoined?: readonly string[];
+    }
   /** a piece is no longer ours: taken over after it expired, or removed */
   | { readonly ok: false; readonly where: string; readonly holder?: HeldPiece };
 

@@ -22,9 +22,14 @@ export async function leaseStoreOf(
   deps: {
     readonly agentOf: (host: HostConfig) => Promise<HostAgent>;
     readonly env: Env;
+    /** the hosts store leaves a host the network does not reach out of the lease */
+    readonly skipUnreachable?: boolean;
   },
 ): Promise<LeaseStore> {
-  if (config.lease.store === 'hosts') return new HostLeaseStore(config.hosts, deps.agentOf);
+  if (config.lease.store === 'hosts')
+    return new HostLeaseStore(config.hosts, deps.agentOf, {
+      skipUnreachable: deps.skipUnreachable ?? false,
+    });
   return new EtcdLeaseStore(await etcdOptions(config, deps.env));
 }
 

@@ -92,3 +92,28 @@ describe('deploy host lease', () => {
     });
   });
 });
+
+describe('which process holds the piece', () => {
+  const holder = {
+    user: 'alice',
+    host: 'laptop',
+    pid: 42,
+    process: { boot: 'b00t', pidns: 'pid:[4026531836]', start: '123' },
+  };
+  const take = (h: unknown) =>
+    JSON.stringify({ id: 'job-1', holder: h, command: 'rollout', release: 'r2' });
+
+  it('is kept in the piece as the deployer said it (boot id, PID namespace, start time), so a taker can prove it gone', async () => {
+    host = await hostFixture();
+    await lease(host, { action: 'take', lease: take(holder) });
+    expect(await lease(host, { action: 'read' })).toMatchObject({
+      result: { data: { ok: true, lease: { holder } } },
+    });
+  });
+
+  it('a process that is not one is refused, exit 2', async () => {
+    host = await hostFixture();
+    const bad = { ...holder, process: { boot: 'b00t', pidns: 7 } };
+    expect(await lease(host, { action: 'take', lease: take(bad) })).toMatchObject({ code: 2 });
+  });
+});

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readFile, readlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -9,10 +8,11 @@ import {
   readPreviousRelease,
   switchRelease,
 } from '../../../src/host/releases.js';
+import { scratchDir } from '../../support/scratch.js';
 
 let root: string;
 beforeEach(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'handoff-releases-'));
+  root = await scratchDir('handoff-releases-');
 });
 
 describe('releases on a host', () => {

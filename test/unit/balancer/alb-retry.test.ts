@@ -1,10 +1,11 @@
 import {
+  DescribeTargetGroupsCommand,
   DescribeTargetHealthCommand,
   ElasticLoadBalancingV2Client,
   ElasticLoadBalancingV2ServiceException,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAlbBalancer } from '../../../src/balancer/alb.js';
 import { withRetry } from '../../../src/balancer/alb-retry.js';
 import type { AlbBalancerConfig } from '../../../src/config/types.js';
@@ -20,6 +21,13 @@ afterEach(() => {
   elb.reset();
 });
 
+/** the group's port, which states() reads once beside the target health */
+beforeEach(() => {
+  elb
+    .on(DescribeTargetGroupsCommand)
+    .resolves({ TargetGroups: [{ TargetGroupArn: arn, Port: 80 }] });
+});
+
 function awsError(name: string, fault: 'client' | 'server', status: number, attempts = 3): Error {
   return new ElasticLoadBalancingV2ServiceException({
     name,
@@ -32,7 +40,7 @@ const throttled = () => awsError('Throttling', 'client', 400);
 const unavailable = () => awsError('ServiceUnavailable', 'server', 503);
 const healthy = {
   TargetHealthDescriptions: [
-    { Target: { Id: 'i-1' }, TargetHealth: { State: 'healthy' as const } },
+    { Target: { Id: 'i-1', Port: 80 }, TargetHealth: { State: 'healthy' as const } },
   ],
 };
 

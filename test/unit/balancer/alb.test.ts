@@ -10,7 +10,7 @@ import {
   TargetGroupNotFoundException,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAlbBalancer } from '../../../src/balancer/alb.js';
 import type { AlbBalancerConfig } from '../../../src/config/types.js';
 import { BlockedError, ConfigError } from '../../../src/errors.js';
@@ -36,6 +36,13 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 
 afterEach(() => {
   elb.reset();
+});
+
+/** Every group here listens on port 80 unless a test says otherwise. */
+beforeEach(() => {
+  elb
+    .on(DescribeTargetGroupsCommand)
+    .resolves({ TargetGroups: [{ TargetGroupArn: arn, Port: 80 }] });
 });
 
 function health(
@@ -137,6 +144,30 @@ describe('the ALB balancer, target states', () => {
     ]);
   });
 
+  it('reports an instance written without a port and registered on another port as other-port, naming the fix', async () => {
+    const [state] = await statesOf([health('i-1', 'healthy', { Port: 9000 })], ['i-1']);
+    expect(state).toEqual({
+      target: 'i-1',
+      state: 'unused',
+      inRotation: false,
+      unregistered: 'other-port',
+      reason:
+        "registered on port 9000 (the group's port is 80): write the port in hosts[].target, e.g. i-1:9000",
+    });
+  });
+
+  it("flags a target without a port also registered beside the group's port, keeping its state", async () => {
+    const [state] = await statesOf(
+      [health('i-1', 'healthy', { Port: 80 }), health('i-1', 'healthy', { Port: 9000 })],
+      ['i-1'],
+    );
+    expect([state?.state, state?.inRotation, state?.unregistered]).toEqual([
+      'healthy',
+      true,
+      'other-port',
+    ]);
+  });
+
   it('matches a target written with a port only on that port', async () => {
     const states = await statesOf(
       [health('i-1', 'healthy', { Port: 80 }), health('i-1', 'draining', { Port: 8080 })],
@@ -197,28 +228,52 @@ describe('the ALB balancer, settings', () => {
   });
 });
 
-describe('the ALB balancer, registration', () => {
-  it('deregisters an instance by id, leaving the port to the group', async () => {
+describe('the ALB balancer, registration keyed by (Id, Port)', () => {
+  it("deregisters an instance written without a port on the group's port", async () => {
     elb.on(DeregisterTargetsCommand).resolves({});
     await (await createAlbBalancer(config, deps)).deregister('i-0abc123');
     expect(elb.commandCalls(DeregisterTargetsCommand)[0]?.args[0].input).toEqual({
       TargetGroupArn: arn,
-      Targets: [{ Id: 'i-0abc123' }],
+      Targets: [{ Id: 'i-0abc123', Port: 80 }],
     });
   });
 
-  it('registers an IP target on the port written after it', async () => {
+  it('deregisters and registers a target on its port override, never the group port', async () => {
+    elb.on(DeregisterTargetsCommand).resolves({});
     elb.on(RegisterTargetsCommand).resolves({});
-    await (await createAlbBalancer(config, deps)).register('10.0.1.11:8080');
-    expect(elb.commandCalls(RegisterTargetsCommand)[0]?.args[0].input).toEqual({
-      TargetGroupArn: arn,
-      Targets: [{ Id: '10.0.1.11', Port: 8080 }],
-    });
+    const alb = await createAlbBalancer(config, deps);
+    await alb.deregister('10.0.1.11:9000');
+    await alb.register('10.0.1.11:9000');
+    const sent = [
+      ...elb.commandCalls(DeregisterTargetsCommand),
+      ...elb.commandCalls(RegisterTargetsCommand),
+    ].map((c) => c.args[0].input.Targets);
+    expect(sent).toEqual([[{ Id: '10.0.1.11', Port: 9000 }], [{ Id: '10.0.1.11', Port: 9000 }]]);
+  });
+
+  it('reads the group port once for the whole run', async () => {
+    elb.on(RegisterTargetsCommand).resolves({});
+    const alb = await createAlbBalancer(config, deps);
+    await alb.register('i-1');
+    await alb.register('i-2');
+    expect(elb.commandCalls(DescribeTargetGroupsCommand)).toHaveLength(1);
+  });
+
+  it('leaves the port out for a group that has none (a Lambda target)', async () => {
+    elb.on(DescribeTargetGroupsCommand).resolves({ TargetGroups: [{ TargetGroupArn: arn }] });
+    elb.on(RegisterTargetsCommand).resolves({});
+    await (await createAlbBalancer(config, deps)).register('fn');
+    expect(elb.commandCalls(RegisterTargetsCommand)[0]?.args[0].input.Targets).toEqual([
+      { Id: 'fn' },
+    ]);
   });
 });
 
 describe('the ALB balancer, proving RegisterTargets', () => {
   it('registers the healthy target again, as it is registered', async () => {
+    elb
+      .on(DescribeTargetHealthCommand)
+      .resolves({ TargetHealthDescriptions: [health('10.0.1.11', 'healthy', { Port: 8080 })] });
     elb.on(RegisterTargetsCommand).resolves({});
     await (await createAlbBalancer(config, deps)).proveRegister('10.0.1.11:8080');
     expect(elb.commandCalls(RegisterTargetsCommand)[0]?.args[0].input).toEqual({
@@ -227,7 +282,19 @@ describe('the ALB balancer, proving RegisterTargets', () => {
     });
   });
 
+  it('adds no registration that was not there', async () => {
+    elb
+      .on(DescribeTargetHealthCommand)
+      .resolves({ TargetHealthDescriptions: [health('i-1', 'healthy', { Port: 9000 })] });
+    elb.on(RegisterTargetsCommand).resolves({});
+    await (await createAlbBalancer(config, deps)).proveRegister('i-1');
+    expect(elb.commandCalls(RegisterTargetsCommand)).toHaveLength(0);
+  });
+
   it('blocks on access denied naming elasticloadbalancing:RegisterTargets and what it tried', async () => {
+    elb
+      .on(DescribeTargetHealthCommand)
+      .resolves({ TargetHealthDescriptions: [health('i-0abc123', 'healthy')] });
     elb.on(RegisterTargetsCommand).rejects(awsError('AccessDenied'));
     const alb = await createAlbBalancer(config, deps);
     const error = await rejection(alb.proveRegister('i-0abc123'));

@@ -1,9 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimFleet, type SimFleet } from '../../../scripts/bench/sim/fleet.js';
 import { deploy } from '../cli/cli-process.js';
+import { scratchDir } from '../../support/scratch.js';
 
 /**
  * The simulated fleet of the scale benchmark (scripts/bench/sim) driven by
@@ -14,7 +13,7 @@ let fleet: SimFleet | undefined;
 // a directory of its own: two checkouts' suites may run on one machine at once
 let workDir = '';
 beforeEach(async () => {
-  workDir = await mkdtemp(path.join(tmpdir(), 'handoff-unit-sim-fleet-'));
+  workDir = await scratchDir('handoff-unit-sim-fleet-');
 });
 afterEach(async () => {
   await fleet?.stop();

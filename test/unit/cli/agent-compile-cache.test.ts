@@ -1,5 +1,4 @@
-import { cp, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { buildAgentBundle } from '../../../scripts/build.js';
 import { toHostJson } from '../../../src/config/serialize.js';
 import { hostFixture } from '../../support/host-fixture.js';
 import { root } from './cli-process.js';
+import { scratchDir } from '../../support/scratch.js';
 
 /**
  * The agent as scripts/build.ts builds it, installed as `deploy setup` installs
@@ -18,7 +18,7 @@ let built: string;
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  built = await mkdtemp(path.join(tmpdir(), 'handoff-agent-build-'));
+  built = await scratchDir('handoff-agent-build-');
   dirs.push(built);
   await buildAgentBundle(path.join(built, 'deploy.cjs'));
 }, 60_000);

@@ -1,14 +1,14 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pairWarnings, type CheckedSettings } from '../../../src/cli/check-balancers.js';
 import type { Config } from '../../../src/config/types.js';
 import { settings } from '../../support/fake-fleet.js';
 import { testConfig } from '../../support/config.js';
+import { scratchDir } from '../../support/scratch.js';
 
 async function haproxyCfg(text: string): Promise<string> {
-  const file = path.join(await mkdtemp(path.join(tmpdir(), 'handoff-pair-')), 'haproxy.cfg');
+  const file = path.join(await scratchDir('handoff-pair-'), 'haproxy.cfg');
   await writeFile(file, text);
   return file;
 }

@@ -16,7 +16,7 @@ describe('the config deploy setup writes to hosts', () => {
     vi.stubEnv('HANDOFF_WATCHDOG_EVERY', '10s');
     const overridden = await loadConfig(example, { env: process.env });
     expect(overridden.watchdog.every).toBe(10_000);
-    const plain = await plainConfig(example);
+    const plain = await plainConfig({ config: example });
     expect(plain.watchdog.every).not.toBe(10_000);
     expect(plain.watchdog.every).toBe((await loadConfig(example, { env: {} })).watchdog.every);
   });
@@ -25,7 +25,7 @@ describe('the config deploy setup writes to hosts', () => {
     vi.stubEnv('HANDOFF_WATCHDOG_EVERY', '10s');
     const { config, plain } = await loadConfigAndPlain(example, { env: process.env }, plainEnv());
     expect(config).toEqual(await loadConfig(example, { env: process.env }));
-    expect(plain).toEqual(await plainConfig(example));
+    expect(plain).toEqual(await plainConfig({ config: example }));
     expect(config.watchdog.every).toBe(10_000);
     expect(plain.watchdog.every).not.toBe(10_000);
     expect(Object.isFrozen(config.watchdog) && Object.isFrozen(plain.watchdog)).toBe(true);

@@ -1,11 +1,11 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Output } from '../../../src/cli/output.js';
 import { rolloutOutput } from '../../../src/cli/rollout-output.js';
 import type { LogEvent } from '../../../src/log.js';
 import { FakeTerm, ManualTicker, start } from './progress/fake-term.js';
+import { scratchDir } from '../../support/scratch.js';
 
 function base(json: boolean): Output & { events: LogEvent[] } {
   const events: LogEvent[] = [];
@@ -41,7 +41,7 @@ describe("deploy rollout's output, chosen from the flags and the environment", (
   });
 
   it('writes workflow commands and the step summary with GITHUB_ACTIONS=true', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'summary-'));
+    const dir = await scratchDir('summary-');
     const summary = path.join(dir, 'summary.md');
     const err = new FakeTerm(true);
     const out = rolloutOutput(

@@ -68,14 +68,16 @@ describe('rough edges a new user hits', () => {
     expect(r.stderr).toContain("unknown option '--force'");
   });
 
-  it('check --live with a static balancer says there is nothing live to read', async () => {
+  it('check --live with a static balancer says there is nothing live to read, and with no host read it does not pass', async () => {
     const file = path.join(await tempDir(), 'deploy.yml');
     await writeFile(file, minimal);
     const r = await deploy(['check', '--live', '-c', file]);
-    expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(
       'WARN --live: balancer.kind static has no API, so there is nothing live to read; checked the settings in',
     );
+    // minimal's hosts are not there: --live read nothing (issue 34)
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/deploy: --live read no host: all 2 could not be reached/);
   });
 });
 

@@ -156,7 +156,7 @@ describe('bad balancers: in deploy.yml', () => {
       withBalancers(`${pair}  - { kind: static, interval: 5s, timeout: 2s, unhealthy_threshold: 2, healthy_threshold: 2 }
 `);
     expect(await problemsOf(text)).toEqual([
-      'balancers[2].kind: static cannot be listed beside balancers with an API (nothing could confirm its drain); list only alb and haproxy entries, or only static ones (FILE:10:13)',
+      'balancers[2].kind: static cannot be listed beside balancers with an API (nothing could confirm its drain); list only alb, haproxy and nginx entries, or only static ones (FILE:10:13)',
     ]);
   });
 

@@ -16,7 +16,7 @@ describe('rollout.canary, bake and watch', () => {
   it('reads every key, percentages as fractions and the command beside deploy.yml', async () => {
     const file = await writeConfig(
       withRollout(
-        '  canary: { hosts: 1, bake: 2m, source: command, command: ./counts.sh, command_timeout: 3s, margin: 0.5%, latency_margin: 50%, min_requests: 200, inconclusive: pass, poll: 2s }\n  bake: 1m\n  watch: 5m\n',
+        '  canary: { hosts: 1, bake: 2m, source: command, command: ./counts.sh, command_timeout: 3s, margin: 0.5%, latency_margin: 50%, latency_floor: 2ms, min_requests: 200, inconclusive: pass, poll: 2s }\n  bake: 1m\n  watch: 5m\n',
       ),
     );
     const { rollout } = await loadConfig(file, { env: {} });
@@ -29,6 +29,7 @@ describe('rollout.canary, bake and watch', () => {
       commandTimeout: 3000,
       margin: 0.005,
       latencyMargin: 0.5,
+      latencyFloor: 2,
       minRequests: 200,
       inconclusive: 'pass',
       poll: 2000,
@@ -44,6 +45,8 @@ describe('rollout.canary, bake and watch', () => {
     );
     expect(rollout.canary).toEqual({ hosts: { kind: 'count', count: 1 }, bake: 300_000 });
     expect(rollout.judgement?.source).toBe('balancer');
+    // issue 34: below 5 ms a relative latency test fails healthy canaries
+    expect(rollout.judgement?.latencyFloor).toBe(5);
   });
 
   it('refuses a margin that is not a percentage, with where it is', async () => {

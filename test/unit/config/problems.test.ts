@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
 import { ConfigError } from '../../../src/errors.js';
-import { minimal, problemsOf, tempDir } from './temp-config.js';
+import { minimal, problemsOf, tempDir, writeConfig } from './temp-config.js';
 
 describe('a bad deploy.yml', () => {
   it('that does not exist is one line naming the file and the way out', async () => {
@@ -116,9 +116,9 @@ describe('a bad deploy.yml', () => {
   });
 
   it('with an unknown balancer kind lists the kinds there are', async () => {
-    const text = minimal.replace('kind: static', 'kind: nginx');
+    const text = minimal.replace('kind: static', 'kind: traefik');
     expect(await problemsOf(text)).toEqual([
-      'balancer.kind: must be one of alb, haproxy, static (FILE:8:9)',
+      'balancer.kind: must be one of alb, haproxy, nginx, static (FILE:8:9)',
     ]);
   });
 
@@ -221,6 +221,33 @@ describe('a bad deploy.yml', () => {
   it('that is empty says so and how to start one', async () => {
     expect(await problemsOf('')).toEqual([
       "the file is empty; 'deploy init' writes a starter to fill in (FILE:1:1)",
+    ]);
+  });
+});
+
+describe('rollout.unreachable', () => {
+  it('max_unreachable without unreachable: skip is refused, saying what to add', async () => {
+    const text = `${minimal}rollout: { max_unreachable: 2 }\n`;
+    expect(await problemsOf(text)).toEqual([
+      'rollout.max_unreachable: applies only with rollout.unreachable: skip; add that, or remove this key (FILE:19:29)',
+    ]);
+  });
+
+  it('a percentage above 100 is refused', async () => {
+    const text = `${minimal}rollout: { unreachable: skip, max_unreachable: "150%" }\n`;
+    expect(await problemsOf(text)).toEqual([
+      'rollout.max_unreachable: a percentage must be between 0% and 100% (FILE:19:48)',
+    ]);
+  });
+
+  it('skip with a percentage is read as written', async () => {
+    const file = await writeConfig(
+      `${minimal}rollout: { unreachable: skip, max_unreachable: "2%" }\n`,
+    );
+    const { rollout } = await loadConfig(file, { env: {} });
+    expect([rollout.unreachable, rollout.maxUnreachable]).toEqual([
+      'skip',
+      { kind: 'percent', percent: 2 },
     ]);
   });
 });

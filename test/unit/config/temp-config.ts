@@ -1,9 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, expect } from 'vitest';
 import { ConfigError } from '../../../src/errors.js';
 import { loadConfig, type LoadOptions } from '../../../src/config/load.js';
+import { scratchDir } from '../../support/scratch.js';
 
 /** Real files in a fresh temp dir per test, removed afterwards. */
 const dirs: string[] = [];
@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 export async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'handoff-config-'));
+  const dir = await scratchDir('handoff-config-');
   dirs.push(dir);
   return dir;
 }

@@ -71,3 +71,36 @@ describe('wilsonUpper', () => {
     expect(wilsonUpper(10, 10, 2.326)).toBeCloseTo(1, 12);
   });
 });
+
+/** the sum term by term from zero, as binomialCdf once did: exact, one step per error */
+function everyTerm(k: number, n: number, p: number): number {
+  const oddsLog = Math.log(p) - Math.log1p(-p);
+  let logTerm = n * Math.log1p(-p);
+  let sum = Math.exp(logTerm);
+  for (let i = 0; i < k; i += 1) {
+    logTerm += Math.log((n - i) / (i + 1)) + oddsLog;
+    sum += Math.exp(logTerm);
+  }
+  return Math.min(1, sum);
+}
+
+describe('binomialCdf with counts a host cannot be trusted to keep small', () => {
+  it('takes well under a second for a billion errors (once 15 s of a blocked event loop)', () => {
+    const started = performance.now();
+    expect(binomialCdf(1_000_000_000, 4_000_000_000, 0.0001)).toBe(1);
+    expect(binomialCdf(39_000_000, 4_000_000_000, 0.01)).toBeLessThan(1e-100);
+    expect(binomialCdf(40_000_000, 4_000_000_000, 0.01)).toBeGreaterThan(0.4);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('agrees with the sum of every term where both can be computed', () => {
+    for (const [k, n, p] of [
+      [10_099, 1_000_000, 0.01],
+      [9_800, 1_000_000, 0.01],
+      [499_500, 1_000_000, 0.5],
+      [120, 100_000, 0.001],
+      [3, 50, 0.02],
+    ] as const)
+      expect(binomialCdf(k, n, p) / everyTerm(k, n, p)).toBeCloseTo(1, 6);
+  });
+});

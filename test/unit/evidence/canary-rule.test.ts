@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   judgeAtEnd,
   judgeDuringBake,
+  latencyFloorFor,
   percent,
   rate,
   settle,
@@ -104,12 +105,35 @@ describe('latency', () => {
     expect(judgeAtEnd(side(0, 1000, 151), side(0, 3000, 100), latency)).toEqual({
       verdict: 'fail',
       reason:
-        'the canary answers in 151 ms on average, the baseline in 100 ms (latency_margin 50.0 %)',
+        'the canary answers in 151 ms on average, the baseline in 100 ms (latency_margin 50.0 %, latency_floor 5 ms)',
     });
   });
 
   it('passes one exactly at the margin', () => {
     expect(judgeAtEnd(side(0, 1000, 150), side(0, 3000, 100), latency).verdict).toBe('pass');
+  });
+
+  it('passes a canary whose latency differs by less than the floor (issue 34: 1 ms against 0 ms, 2 ms against 1 ms)', () => {
+    expect(judgeAtEnd(side(0, 1000, 1), side(0, 3000, 0), latency).verdict).toBe('pass');
+    expect(judgeAtEnd(side(0, 1000, 2), side(0, 3000, 1), latency).verdict).toBe('pass');
+    expect(judgeAtEnd(side(0, 1000, 7), side(0, 3000, 2), latency).verdict).toBe('pass');
+  });
+
+  it('fails one slower by more than both the margin and the floor, naming the floor', () => {
+    expect(judgeAtEnd(side(0, 1000, 8), side(0, 3000, 2), latency)).toEqual({
+      verdict: 'fail',
+      reason:
+        'the canary answers in 8 ms on average, the baseline in 2 ms (latency_margin 50.0 %, latency_floor 5 ms)',
+    });
+    const floor20 = { ...latency, latencyFloorMs: 20 };
+    expect(judgeAtEnd(side(0, 1000, 119), side(0, 3000, 100), floor20).verdict).toBe('pass');
+  });
+
+  it("never takes a floor finer than its source's resolution: HAProxy reports whole milliseconds", () => {
+    expect(latencyFloorFor('balancer', 0)).toBe(1);
+    expect(latencyFloorFor('balancer', 5)).toBe(5);
+    expect(latencyFloorFor('service', 0)).toBe(0);
+    expect(latencyFloorFor('command', 0.5)).toBe(0.5);
   });
 
   it('ignores latency without latency_margin or without a figure on either side', () => {

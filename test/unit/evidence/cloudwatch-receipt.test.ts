@@ -50,8 +50,44 @@ describe("the rollout's receipt from CloudWatch", () => {
       final: false,
     });
     expect(receiptLine(r!)).toMatch(
-      /^CloudWatch public \+ internal saw 6 failed of 2 000 requests in all during the rollout \(CloudWatch, whole minutes 10:02–10:06 UTC; provisional: .*deploy receipt --from 2026-01-01T10:02:00Z --to 2026-01-01T10:06:00Z/,
+      /^CloudWatch public \+ internal saw 6 failed of 2 000 requests during the rollout \(CloudWatch, whole minutes 10:02–10:06 UTC; provisional: .*deploy receipt --from 2026-01-01T10:02:00Z --to 2026-01-01T10:06:00Z.*\); not counted: lb \(haproxy\)$/,
     );
+  });
+
+  it("names a balancer it cannot count and never says 'in all' then (issue 34: an ALB and an HAProxy)", async () => {
+    cw.on(GetMetricDataCommand).resolves({
+      MetricDataResults: [
+        { Id: 'requests', Values: [20_000], StatusCode: 'Complete' },
+        { Id: 'target5xx', Values: [0], StatusCode: 'Complete' },
+      ],
+    });
+    const groups = [
+      { name: 'public', balancer: alb('public') },
+      { name: 'internal', balancer: haproxy },
+    ];
+    const clock = new FakeClock(at('10:06:00'));
+    const r = await cloudWatchReceipt(groups, clock, at('10:02:30'), at('10:05:10'));
+    expect(r?.uncounted).toEqual(['internal (haproxy)']);
+    const line = receiptLine(r!);
+    expect(line).not.toContain('in all');
+    expect(line).toMatch(
+      /^CloudWatch public saw 0 failed of 20 000 requests during the rollout \(.*\); not counted: internal \(haproxy\)$/,
+    );
+  });
+
+  it('says in all when every balancer is an ALB', async () => {
+    cw.on(GetMetricDataCommand).resolves({
+      MetricDataResults: [{ Id: 'requests', Values: [10], StatusCode: 'Complete' }],
+    });
+    const clock = new FakeClock(at('10:06:00'));
+    const r = await cloudWatchReceipt(
+      [{ name: 'public', balancer: alb('public') }],
+      clock,
+      at('10:02:30'),
+      at('10:05:10'),
+    );
+    expect(r?.uncounted).toBeUndefined();
+    expect(receiptLine(r!)).toMatch(/^CloudWatch public saw 0 failed of 10 requests in all/);
   });
 
   it("counts a load balancer's own 5xx once, however many of its target groups front the fleet", async () => {

@@ -1,11 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCounters } from '../../../src/evidence/haproxy-counters.js';
 import { readHaproxyCounters } from '../../../src/evidence/haproxy-read.js';
 import { info, statAfterTraffic } from './fixtures/haproxy-2.6-counters.js';
+import { scratchDir } from '../../support/scratch.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -14,7 +14,7 @@ afterEach(async () => {
 
 /** A runtime API socket that answers `;`-separated commands as haproxy 2.6 does: each answer, then an empty line. */
 async function runtimeApi(answers: Record<string, string>) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'handoff-haproxy-read-'));
+  const dir = await scratchDir('handoff-haproxy-read-');
   dirs.push(dir);
   const socket = path.join(dir, 'admin.sock');
   const received: string[] = [];

@@ -87,3 +87,27 @@ describe('parseCountsFile', () => {
     expect(parseCountsFile(text)).toBeUndefined();
   });
 });
+
+describe('serviceWindow with counts no service could have written', () => {
+  it('more failures than requests: unread, never judged', () => {
+    const bad = { ...file(10, 0), classes: [0, 0, 0, 0, 1_000_000_000] } as ResponseCountsFile;
+    expect(serviceWindow(reading({}), reading({ a: bad }), 'web-1', 60_000)).toEqual({
+      kind: 'unread',
+      reason:
+        "web-1: the services' counts are implausible (1000000000 failed of 10 requests); not judged",
+    });
+  });
+
+  it('more requests than a host serves in the window (a million a second): unread', () => {
+    const start = reading({ a: file(100, 1) });
+    expect(serviceWindow(start, reading({ a: file(60_000_100, 1) }), 'web-1', 60_000)).toEqual({
+      kind: 'counted',
+      counts: expect.objectContaining({ requests: 60_000_000 }) as unknown,
+    });
+    expect(serviceWindow(start, reading({ a: file(60_000_101, 1) }), 'web-1', 60_000)).toEqual({
+      kind: 'unread',
+      reason:
+        "web-1: the services' counts are implausible (60000001 requests in 60s, more than 1000000 a second); not judged",
+    });
+  });
+});

@@ -1,5 +1,4 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OperationError, UsageError } from '../../../src/errors.js';
@@ -9,6 +8,7 @@ import { BACKEND_OWN, HaproxyCountSource, totalOf } from '../../../src/evidence/
 import { readOrUnread, type CountWindow } from '../../../src/evidence/source.js';
 import { systemClock } from '../../../src/clock.js';
 import { FakeClock } from '../../support/fake-clock.js';
+import { scratchDir } from '../../support/scratch.js';
 
 const snapshot = (
   epoch: string,
@@ -129,7 +129,7 @@ describe('CommandCountSource', () => {
   });
 
   async function script(body: string): Promise<string> {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'handoff-count-cmd-'));
+    dir = await scratchDir('handoff-count-cmd-');
     const file = path.join(dir, 'counts.sh');
     await writeFile(file, `#!/bin/sh\n${body}\n`);
     await chmod(file, 0o755);

@@ -1,11 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import { scratchDir } from '../../support/scratch.js';
 
 export async function tempDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'handoff-health-'));
+  const dir = await scratchDir('handoff-health-');
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startWorkerMarks, type WorkerMarks } from '../../../src/health/index.js';
 import { FakeClock } from '../../support/fake-clock.js';
 import { tempDir, waitFor } from './support.js';
+import { scratchDir } from '../../support/scratch.js';
 
 describe('worker heartbeat marks', () => {
   let dir: string;
@@ -119,7 +120,7 @@ describe('worker heartbeat marks', () => {
   });
 
   it('never lets a reader see expected empty or missing while slots rewrite it', async () => {
-    const shared = await mkdtemp('/tmp/handoff-expected-');
+    const shared = await scratchDir('handoff-expected-');
     try {
       const writer = spawn(
         process.execPath,

@@ -1,5 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../../src/clock.js';
@@ -7,11 +6,12 @@ import { UsageError } from '../../../src/errors.js';
 import { loadHooks, type HookContext } from '../../../src/hooks/hooks.js';
 import { MemoryLog } from '../../../src/log.js';
 import { testConfig } from '../../support/config.js';
+import { scratchDir } from '../../support/scratch.js';
 
 let dir: string;
 let hooks: string;
 beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'handoff-hooks-'));
+  dir = await scratchDir('handoff-hooks-');
   hooks = path.join(dir, '.handoff', 'hooks');
   await mkdir(hooks, { recursive: true });
 });

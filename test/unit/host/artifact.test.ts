@@ -3,7 +3,6 @@ import {
   chmod,
   lstat,
   mkdir,
-  mkdtemp,
   readFile,
   readdir,
   rm,
@@ -14,7 +13,6 @@ import {
   utimes,
   writeFile,
 } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -26,13 +24,14 @@ import {
 } from '../../../src/host/artifact.js';
 import { createHostExec } from '../../../src/host/exec.js';
 import { sha256 } from '../../../src/host/release-files.js';
+import { scratchDir } from '../../support/scratch.js';
 
 let root: string;
 let build: string;
 const exec = createHostExec();
 
 beforeEach(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'handoff-artifact-'));
+  root = await scratchDir('handoff-artifact-');
   build = path.join(root, 'build');
   await mkdir(build);
   await writeFile(path.join(build, 'app.mjs'), 'console.log("r2")\n');

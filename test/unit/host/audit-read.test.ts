@@ -1,9 +1,9 @@
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendAudit } from '../../../src/host/audit.js';
 import { readAudit } from '../../../src/host/audit-read.js';
+import { scratchDir } from '../../support/scratch.js';
 
 const entry = (step: string, start: string) => ({
   release: 'r1',
@@ -17,7 +17,7 @@ const entry = (step: string, start: string) => ({
 describe("reading a host's audit.jsonl", () => {
   let root: string;
   beforeEach(async () => {
-    root = await mkdtemp(path.join(tmpdir(), 'handoff-audit-'));
+    root = await scratchDir('handoff-audit-');
   });
   afterEach(() => rm(root, { recursive: true, force: true }));
 

@@ -146,3 +146,33 @@ describe("a host's piece of the fleet lease", () => {
     expect((await leaseAction(dir, clock, 'read', undefined)).lease?.id).toBe('one');
   });
 });
+
+describe('a piece of an older handoff (no process in its holder)', () => {
+  it('is read, and one with a process is read with it', async () => {
+    await writeFile(
+      leasePath(dir),
+      JSON.stringify({
+        version: 1,
+        id: 'old',
+        holder,
+        command: 'rollout',
+        started: '2026-12-01T10:00:00.000Z',
+        heartbeat: '2026-12-01T10:00:00.000Z',
+        ttlMs: 30_000,
+      }),
+    );
+    expect(await leaseAction(dir, clock, 'read', undefined)).toMatchObject({
+      ok: true,
+      lease: { id: 'old', holder },
+    });
+    const process = { boot: 'b', pidns: 'pid:[1]', start: '9' };
+    await leaseAction(dir, clock, 'take', {
+      ...second,
+      holder: { ...holder, process },
+      replaces: ['old'],
+    });
+    expect(await leaseAction(dir, clock, 'read', undefined)).toMatchObject({
+      lease: { id: 'two', holder: { process } },
+    });
+  });
+});

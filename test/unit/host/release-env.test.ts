@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { envValueProblem, parseEnv, renderEnv } from '../../../src/host/release-env.js';
+import { scratchDir } from '../../support/scratch.js';
 
 const run = promisify(execFile);
 
@@ -28,7 +28,7 @@ describe("the release's .env", () => {
   it('keeps $, backslashes, double quotes and # literal, as sh reads them back', async () => {
     const tricky = 'p$HOME\\n"x" #y `z` ;&|';
     const text = renderEnv({ RELEASE: 'r1' }, { PASS: tricky, EMPTY: '' });
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'handoff-env-'));
+    const dir = await scratchDir('handoff-env-');
     try {
       await writeFile(path.join(dir, '.env'), text);
       const { stdout } = await run(

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,6 +8,7 @@ import {
   selectPrune,
   type ReleaseInventory,
 } from '../../../src/host/release-inventory.js';
+import { scratchDir } from '../../support/scratch.js';
 
 const inv = (ids: string[], current: string | null, previous: string | null): ReleaseInventory => ({
   current,
@@ -44,7 +44,7 @@ describe('selectPrune', () => {
 
 describe('pruneReleases', () => {
   it('removes old release directories by age, never the linked ones', async () => {
-    const root = await mkdtemp(path.join(tmpdir(), 'handoff-prune-'));
+    const root = await scratchDir('handoff-prune-');
     const at = (n: number) => new Date(Date.UTC(2026, 0, n));
     for (const [i, id] of ['a', 'b', 'c', 'd'].entries()) {
       const dir = path.join(root, 'releases', id);

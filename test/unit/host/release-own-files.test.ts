@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { artifactSha256 } from '../../../src/host/artifact.js';
 import { composeSha256, readOwnFile } from '../../../src/host/release-files.js';
 import { publishRelease } from '../../../src/host/releases.js';
+import { scratchDir } from '../../support/scratch.js';
 
 /**
  * An artifact (or anything that can write a release) may put a FIFO or a
@@ -16,7 +16,7 @@ let root: string;
 let dir: string;
 
 beforeEach(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'handoff-own-files-'));
+  root = await scratchDir('handoff-own-files-');
   dir = path.join(root, 'releases', 'r1');
   await mkdir(dir, { recursive: true });
 });

@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LocalArtifact, ShipResult } from '../../../src/agent-client/host-agent.js';
@@ -10,9 +9,10 @@ import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import type { FakeHost } from '../../support/fake-fleet.js';
 import { fleet } from '../../support/rollout-fleet.js';
+import { scratchDir } from '../../support/scratch.js';
 
 async function tarball(): Promise<string> {
-  const file = path.join(await mkdtemp(path.join(tmpdir(), 'handoff-ship-')), 'app-r2.tgz');
+  const file = path.join(await scratchDir('handoff-ship-'), 'app-r2.tgz');
   await writeFile(file, 'the build');
   return file;
 }

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -11,8 +10,9 @@ import { silentLog } from '../../../src/log.js';
 import type { HostAgent } from '../../../src/agent-client/host-agent.js';
 import type { HostConfig } from '../../../src/config/types.js';
 import { testConfig } from '../../support/config.js';
+import { scratchDir } from '../../support/scratch.js';
 
-const tmp = () => mkdtemp(path.join(tmpdir(), 'handoff-read-artifact-'));
+const tmp = () => scratchDir('handoff-read-artifact-');
 
 describe('artifactPath', () => {
   it('puts the release id wherever {release} stands', () => {
@@ -80,8 +80,9 @@ describe('readArtifact', () => {
     expect(one.sha256).toBe(two.sha256);
     expect(one.path).not.toBe(dir);
     await writeFile(path.join(dir, 'app.mjs'), 'changed');
-    expect((await readArtifact(dir)).sha256).not.toBe(one.sha256);
-    await Promise.all([one.cleanup(), two.cleanup()]);
+    const three = await readArtifact(dir);
+    expect(three.sha256).not.toBe(one.sha256);
+    await Promise.all([one.cleanup(), two.cleanup(), three.cleanup()]);
   });
 
   it('refuses a missing path or another extension, naming the flag', async () => {

@@ -1,5 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentError, BlockedError, InvariantError } from '../../../src/errors.js';
@@ -10,6 +9,7 @@ import { fleet } from '../../support/rollout-fleet.js';
 import { FakeBalancer, settings } from '../../support/fake-fleet.js';
 import { ended, handshake } from '../../support/handshake.js';
 import { rolloutFailure } from '../../../src/cli/deploy-hooks.js';
+import { scratchDir } from '../../support/scratch.js';
 
 const HANDSHAKE = handshake('r2');
 
@@ -42,7 +42,7 @@ describe('rollout with the compose runtime', () => {
   });
 
   it('sends the compose file with every publish, and a host that cannot prepare fails the rollout undrained', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'handoff-compose-'));
+    const dir = await scratchDir('handoff-compose-');
     const composeFile = path.join(dir, 'compose.yml');
     await writeFile(composeFile, 'services: {app: {image: "app:${RELEASE}"}}\n');
     const f = fleet(testConfig({ runtime: { kind: 'compose', composeFile } }));

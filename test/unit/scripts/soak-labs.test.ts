@@ -11,6 +11,7 @@ const report = (hosts: Record<string, number>): LoadReport => ({
   releases: { r2: 10 },
   hosts,
   durationMs: 1000,
+  retried: 0,
 });
 
 describe("the soak's load over its two labs", () => {

@@ -31,6 +31,8 @@ export const base: TimingInput = {
     maxTimeBack: s(30),
     onFailure: 'stop',
     superseded: 'deploy',
+    unreachable: 'fail',
+    maxUnreachable: { kind: 'count', count: 1 },
     allowDowntime: false,
   },
   watchdog: {

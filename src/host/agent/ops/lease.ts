@@ -3,6 +3,7 @@ import type { Config } from '../../../config/types.js';
 import { UsageError } from '../../../errors.js';
 import {
   describeLease,
+  leaseHolderOf,
   type LeaseAction,
   type LeaseAnswer,
   type LeaseRequest,
@@ -50,7 +51,7 @@ function parseRequest(text: string | undefined): LeaseRequest | undefined {
   } catch {
     v = undefined;
   }
-  const h = v?.holder;
+  const holder = leaseHolderOf(v?.holder);
   if (
     typeof v?.id !== 'string' ||
     v.id === '' ||
@@ -58,15 +59,12 @@ function parseRequest(text: string | undefined): LeaseRequest | undefined {
     (v.replaces !== undefined &&
       (!Array.isArray(v.replaces) || !v.replaces.every((x) => typeof x === 'string'))) ||
     (v.release !== undefined && typeof v.release !== 'string') ||
-    typeof h?.user !== 'string' ||
-    typeof h.host !== 'string' ||
-    typeof h.pid !== 'number' ||
-    (h.ci !== undefined && typeof h.ci !== 'string')
+    !holder
   )
     throw new UsageError('--lease: not a lease request (id, holder, command, release)');
   return {
     id: v.id,
-    holder: { user: h.user, host: h.host, pid: h.pid, ...(h.ci ? { ci: h.ci } : {}) },
+    holder,
     command: v.command,
     ...(v.release ? { release: v.release } : {}),
     ...(v.replaces ? { replaces: [...v.replaces] } : {}),

@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keyLocator } from '../../../../src/cli/github/key-line.js';
@@ -11,6 +10,7 @@ import type { LogEvent } from '../../../../src/log.js';
 import type { RolloutResult, StepRecord } from '../../../../src/rollout/types.js';
 import { FakeClock } from '../../../support/fake-clock.js';
 import { end, FakeTerm, ManualTicker, start } from '../progress/fake-term.js';
+import { scratchDir } from '../../../support/scratch.js';
 
 const wave = (n: number, of: number, hosts: [string, string | null][]): LogEvent => ({
   level: 'debug',
@@ -179,6 +179,18 @@ describe('GitHub Actions log', () => {
         '',
         '- web-2: release r2 failed verify: web ✗ status-500',
         '',
+        '```mermaid',
+        'gantt',
+        '  title r2 — rollout failed in 12s',
+        '  dateFormat x',
+        '  axisFormat %M:%S',
+        '  section web-1',
+        '    out 4.1s :done, 0, 4100',
+        '  section web-2',
+        '    restart 3.0s :crit, 0, 3000',
+        '    rollback 900ms :done, 0, 900',
+        '```',
+        '',
       ].join('\n'),
     ]);
   });
@@ -245,7 +257,7 @@ describe('the summary table', () => {
 
 describe("deploy.yml's line for a key", () => {
   it('finds the line of a key that is written, and none for a default', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'key-line-'));
+    const dir = await scratchDir('key-line-');
     const file = path.join(dir, 'deploy.yml');
     await writeFile(file, 'hosts: []\ndrain:\n  max_request: 1s\n  overlap: 2s\n');
     const locate = keyLocator(file, dir);
@@ -285,6 +297,8 @@ describe('the summary of a judged rollout', () => {
       },
       new Map([['a', 'r1']]),
     );
+    // a host with no step of its handshake draws no gantt
+    expect(md).not.toContain('mermaid');
     expect(md.split('\n').slice(-5)).toEqual([
       '',
       '- canary ✗ failed: canary 212 errors of 1040 requests (20.4 %), baseline 3 errors of 3100 requests (0.097 %): conclusively worse',

@@ -153,7 +153,7 @@ describe('taking the fleet lease', () => {
     await held.release();
   });
 
-  it('takes over at once a holder proven gone (a process of this machine that no longer exists), saying so', async () => {
+  it('takes over at once a holder proven gone (a process of this machine and PID namespace that no longer exists), saying so', async () => {
     const { store, log, deps } = setup();
     store.holder = other;
     const gone: string[] = [];
@@ -162,7 +162,7 @@ describe('taking the fleet lease', () => {
         ...deps,
         holderGone: (h) => {
           gone.push(`${h.host}:${h.pid}`);
-          return true;
+          return { gone: true, why: 'that process is gone (pid 7 does not exist)' };
         },
       },
       request('me', 'r8'),
@@ -172,7 +172,7 @@ describe('taking the fleet lease', () => {
     expect(store.holder?.id).toBe('me');
     const takeover = log.events.find((e) => e.event === 'lease.takeover');
     expect(takeover?.message).toMatch(
-      /^taking over the fleet lease of deploy rollout r7 by ci@runner pid 7 .*: that process is gone from this machine/,
+      /^taking over the fleet lease of deploy rollout r7 by ci@runner pid 7 .*: that process is gone \(pid 7 does not exist\) \(heartbeat 3.0s ago, not expired\)$/,
     );
     expect(held.waited).toBe(false);
     await held.release();
@@ -182,9 +182,24 @@ describe('taking the fleet lease', () => {
     const { store, deps } = setup();
     store.holder = other;
     await expect(
-      takeLease({ ...deps, holderGone: () => false }, request('me', 'r8')),
+      takeLease({ ...deps, holderGone: () => ({ gone: false }) }, request('me', 'r8')),
     ).rejects.toMatchObject({ exitCode: 3 });
     expect(store.calls).toEqual(['take me']);
+  });
+
+  it('a holder that only shares the host name is left to expire, and the refusal says why', async () => {
+    const { store, deps, log } = setup();
+    store.holder = other;
+    const why = 'it shares this machine, but not this PID namespace';
+    await expect(
+      takeLease({ ...deps, holderGone: () => ({ gone: false, why }) }, request('me', 'r8')),
+    ).rejects.toMatchObject({
+      exitCode: 3,
+      message:
+        'the fleet lease is held (on web-1) by deploy rollout r7 by ci@runner pid 7 (https://github.com/o/r/actions/runs/9), heartbeat 3.0s ago (it shares this machine, but not this PID namespace, so it is left to expire); wait for it, or queue with --wait-lease DURATION',
+    });
+    expect(store.calls).toEqual(['take me']);
+    expect(log.events.some((e) => e.event === 'lease.takeover')).toBe(false);
   });
 
   it('a wait that runs out is refused, saying how long it waited', async () => {
@@ -237,6 +252,20 @@ describe('taking the fleet lease', () => {
     const held = await takeLease(deps, request('me'));
     expect(log.events.find((e) => e.event === 'lease.takeover')?.message).toBe(
       'took over an expired fleet lease of deploy rollout r7 by ci@runner pid 7 (https://github.com/o/r/actions/runs/9): its heartbeat was 45s old (expired after 30s)',
+    );
+    await held.release();
+  });
+
+  it('a piece replaced before it expired (its holder proven gone) is never called expired', async () => {
+    const { store, deps, log } = setup();
+    store.take = () =>
+      Promise.resolve({
+        ok: true,
+        tookOver: [{ where: 'web-1', lease: record(other), ageMs: 4_500 }],
+      });
+    const held = await takeLease(deps, request('me'));
+    expect(log.events.find((e) => e.event === 'lease.takeover')?.message).toBe(
+      'took over the fleet lease of deploy rollout r7 by ci@runner pid 7 (https://github.com/o/r/actions/runs/9): that process was proven gone (heartbeat 4.5s old, not expired)',
     );
     await held.release();
   });

@@ -1,6 +1,13 @@
+import { readFileSync, readlinkSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { processStartTime } from '../../../../src/host/process-start.js';
 import { compareReleaseIds } from '../../../../src/release-id.js';
-import { ciJobUrl, holderGone, leaseRequest } from '../../../../src/rollout/lease/holder.js';
+import {
+  ciJobUrl,
+  holderGone,
+  leaseRequest,
+  thisProcess,
+} from '../../../../src/rollout/lease/holder.js';
 import { supersededBy } from '../../../../src/rollout/lease/superseded.js';
 
 describe('who holds the lease', () => {
@@ -36,16 +43,60 @@ describe('who holds the lease', () => {
 });
 
 describe('a holder proven gone', () => {
-  const holder = { user: 'alice', host: 'laptop', pid: 4242 };
-  it('is one of this machine whose pid no longer exists', () => {
-    expect(holderGone(holder, 'laptop', () => false)).toBe(true);
-    expect(holderGone(holder, 'laptop', () => true)).toBe(false);
+  const machine = { boot: 'b00t', pidns: 'pid:[4026531836]' };
+  const self = { user: 'bob', host: 'laptop', pid: 99, process: { ...machine, start: '500' } };
+  const holder = {
+    user: 'alice',
+    host: 'laptop',
+    pid: 4242,
+    process: { ...machine, start: '123' },
+  };
+  const absent = () => undefined;
+
+  it('is one of this machine and PID namespace whose pid no longer exists', () => {
+    expect(holderGone(holder, self, absent)).toEqual({
+      gone: true,
+      why: 'that process is gone from this machine and PID namespace (pid 4242 does not exist)',
+    });
   });
-  it('is never one of another machine, whatever its pid', () => {
-    expect(holderGone(holder, 'ci-runner', () => false)).toBe(false);
+  it('is one whose pid is another process now (another start time)', () => {
+    expect(holderGone(holder, self, () => '777')).toMatchObject({ gone: true });
+    expect(holderGone(holder, self, () => '123')).toEqual({ gone: false });
+  });
+  it('is never one of another PID namespace of this machine, though it shares the host name and its pid is absent here', () => {
+    const elsewhere = { ...holder, process: { ...holder.process, pidns: 'pid:[4026532999]' } };
+    expect(holderGone(elsewhere, self, absent)).toEqual({
+      gone: false,
+      why: 'it shares this machine, but not this PID namespace',
+    });
+  });
+  it('is never one of another machine of the same name (another boot id)', () => {
+    const other = { ...holder, process: { ...holder.process, boot: 'other' } };
+    expect(holderGone(other, self, absent)).toMatchObject({ gone: false });
+  });
+  it('is never one whose lease does not say which process it is (an older handoff), nor one taken by such a deployer', () => {
+    const { process: _held, ...old } = holder;
+    const { process: _mine, ...blind } = self;
+    expect(holderGone(old, self, absent)).toMatchObject({ gone: false });
+    expect(holderGone(holder, blind, absent)).toMatchObject({ gone: false });
+  });
+  it('is never one of another host name, whatever its pid', () => {
+    expect(holderGone(holder, { ...self, host: 'ci-runner' }, absent)).toEqual({ gone: false });
   });
   it('asks the real process table by default: this process is alive', () => {
-    expect(holderGone({ ...holder, pid: process.pid }, 'laptop')).toBe(false);
+    const me = thisProcess(process.pid);
+    expect(me).toBeDefined();
+    const alive = { ...holder, pid: process.pid, ...(me ? { process: me } : {}) };
+    expect(holderGone(alive, { ...self, ...(me ? { process: me } : {}) })).toEqual({ gone: false });
+  });
+  it('this process is named by the boot id, its PID namespace and its start time', () => {
+    expect(thisProcess(process.pid)).toEqual({
+      boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+      pidns: readlinkSync('/proc/self/ns/pid'),
+      start: processStartTime(process.pid),
+    });
+    // a /proc that is not this PID namespace's says another pid for self: nothing is recorded
+    expect(thisProcess(process.pid + 1)).toBeUndefined();
   });
 });
 

@@ -145,3 +145,78 @@ describe('the lease kept on the hosts', () => {
     expect(views.slice(1).every((v) => v.lease === undefined && !v.problem)).toBe(true);
   });
 });
+
+describe('the lease kept on the hosts, leaving out hosts the network does not reach', () => {
+  const skipping = () => new HostLeaseStore(fleet, hosts.agentOf, { skipUnreachable: true });
+
+  it('takes every piece it can reach, names the host it left out, and does not ask it again', async () => {
+    hosts.down.add('web-2');
+    const take = await skipping().take(request('a'));
+    expect(take).toEqual({
+      ok: true,
+      tookOver: [],
+      skipped: [{ where: 'web-2', reason: 'connection refused' }],
+    });
+    // the session that did not open is the verdict: no second connection attempt at the take
+    expect(hosts.calls).toEqual(['web-1 take a', 'web-3 take a']);
+  });
+
+  it('the first host down: the next one it reaches takes the first piece alone', async () => {
+    hosts.down.add('web-1');
+    await skipping().take(request('a'));
+    const other = await skipping().take(request('b'));
+    expect(other).toMatchObject({ ok: false, holder: { where: 'web-2', lease: { id: 'a' } } });
+  });
+
+  it('a deployer that reaches the dead host is still refused: they meet on every other piece', async () => {
+    hosts.down.add('web-3');
+    await skipping().take(request('a'));
+    hosts.down.clear();
+    const other = await skipping().take(request('b'));
+    expect(other).toMatchObject({ ok: false, holder: { where: 'web-1', lease: { id: 'a' } } });
+  });
+
+  it('a host that comes back is taken at the next renewal, and given back at the release', async () => {
+    hosts.down.add('web-3');
+    const s = skipping();
+    await s.take(request('a'));
+    hosts.down.clear();
+    expect(await s.renew(request('a'))).toEqual({ ok: true, unreachable: [], rejoined: ['web-3'] });
+    expect((await store().read()).map((v) => v.lease?.id)).toEqual(['a', 'a', 'a']);
+    await s.release(request('a'));
+    expect((await store().read()).every((v) => v.lease === undefined)).toBe(true);
+  });
+
+  it('a stale piece of a gone deployer on the returning host is taken over', async () => {
+    await store().take(request('dead'));
+    hosts.down.add('web-3');
+    clock.advance(45_000);
+    const s = skipping();
+    await s.take(request('a'));
+    hosts.down.clear();
+    expect(await s.renew(request('a'))).toMatchObject({ ok: true, rejoined: ['web-3'] });
+    expect((await store().read()).map((v) => v.lease?.id)).toEqual(['a', 'a', 'a']);
+  });
+
+  it('releases only the pieces it holds: a skipped host is not asked', async () => {
+    hosts.down.add('web-2');
+    const s = skipping();
+    await s.take(request('a'));
+    hosts.calls.length = 0;
+    await s.release(request('a'));
+    expect(hosts.calls).toEqual(['web-1 release a', 'web-3 release a']);
+  });
+
+  it('every host down is still refused, naming them', async () => {
+    for (const n of ['web-1', 'web-2', 'web-3']) hosts.down.add(n);
+    const error = (await skipping()
+      .take(request('a'))
+      .catch((e: unknown) => e)) as Error;
+    expect(error.message.split('\n')).toEqual([
+      'preflight: web-1: connection refused',
+      'preflight: web-2: connection refused',
+      'preflight: web-3: connection refused',
+      'no host of deploy.yml answers: nothing was held',
+    ]);
+  });
+});

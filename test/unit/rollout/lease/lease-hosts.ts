@@ -35,14 +35,18 @@ export class LeaseHosts {
         if (this.sessionless) return Promise.resolve();
         this.sessions.push(`open ${host.name}`);
         return this.down.has(host.name)
-          ? Promise.reject(new HostUnreachableError(host.name, 'connection refused'))
+          ? Promise.reject(
+              new HostUnreachableError(host.name, 'connection refused', { network: true }),
+            )
           : Promise.resolve();
       },
       close: () => void this.sessions.push(`close ${host.name}`),
       lease: (action: LeaseAction, request?: LeaseRequest) => {
         this.calls.push(`${host.name} ${action}${request ? ` ${request.id}` : ''}`);
         if (this.down.has(host.name))
-          return Promise.reject(new HostUnreachableError(host.name, 'connection refused'));
+          return Promise.reject(
+            new HostUnreachableError(host.name, 'connection refused', { network: true }),
+          );
         return leaseAction(this.stateOf(host.name), this.clock, action, request);
       },
     } as unknown as HostAgent);

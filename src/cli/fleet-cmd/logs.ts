@@ -1,0 +1,46 @@
+import { OperationError, UsageError } from '../../errors.js';
+import { hostPrinter, namedHosts, onEveryHost, untilInterrupted } from './host-lines.js';
+import { open, type FleetFlags } from './open.js';
+
+export interface LogsFlags extends FleetFlags {
+  readonly follow?: boolean;
+  readonly since?: string;
+  readonly tail?: string;
+}
+
+function tailOf(value: string | undefined): number {
+  if (value === undefined) return 100;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 1_000_000)
+    throw new UsageError(`--tail ${value}: give a whole number of lines (0 to 1000000)`);
+  return n;
+}
+
+/**
+ * `deploy logs HOST… [-f] [--since T] [--tail N]`: the service's logs as its
+ * runtime keeps them, from every host named at once, each line prefixed with
+ * its host; `-f` follows until Ctrl-C.
+ */
+export async function runLogs(names: readonly string[], flags: LogsFlags): Promise<void> {
+  const tail = tailOf(flags.tail);
+  const { out, config, connections } = await open(flags);
+  const hosts = namedHosts(config, names);
+  const print = hostPrinter(out, hosts);
+  const interrupt = untilInterrupted();
+  try {
+    const args = {
+      tail,
+      ...(flags.follow ? { follow: true } : {}),
+      ...(flags.since === undefined ? {} : { since: flags.since }),
+    };
+    const runs = await onEveryHost(hosts, connections, (agent, host) =>
+      agent.stream('logs', args, (e) => print(host.name, e.message), interrupt.signal),
+    );
+    const failed = runs.flatMap((r) => ('error' in r ? [`${r.host}: ${r.error}`] : []));
+    out.result(failed.length === 0, { hosts: runs });
+    if (failed.length) throw new OperationError(failed.join('\n'));
+  } finally {
+    interrupt.dispose();
+    await connections.close();
+  }
+}
