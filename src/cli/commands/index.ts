@@ -4,6 +4,7 @@ import { registerFleet } from './fleet.js';
 import { registerHost } from './host.js';
 import { registerInfra } from './infra.js';
 import { registerInit } from './init.js';
+import { registerLease } from './lease.js';
 import { registerLock } from './lock.js';
 import { registerOnHosts } from './on-hosts.js';
 import { registerReport } from './report.js';
@@ -26,5 +27,6 @@ export const commands: readonly RegisterCommand[] = [
   registerSchema,
   registerReport,
   registerLock,
+  registerLease,
   registerHost,
 ];
