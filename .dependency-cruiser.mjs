@@ -3,7 +3,7 @@
  * a folder says where its code runs, and data flows one way.
  * @type {import('dependency-cruiser').IConfiguration}
  */
-const ORCHESTRATOR = '^src/(agent-client|rollout|cli|balancer|verify|setup|hooks)/';
+const ORCHESTRATOR = '^src/(agent-client|rollout|cli|balancer|verify|setup|hooks|secrets)/';
 const IO =
   '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|dgram|dns|tls|worker_threads|cluster)$';
 
@@ -29,7 +29,7 @@ export default {
       name: 'host-code-imports-no-orchestrator',
       severity: 'error',
       comment:
-        'src/host/ and src/watchdog/ run on hosts (the agent bundle, cron): they must not pull in the orchestrator (agent-client, rollout, cli, balancer, verify, setup, hooks).',
+        'src/host/ and src/watchdog/ run on hosts (the agent bundle, cron): they must not pull in the orchestrator (agent-client, rollout, cli, balancer, verify, setup, hooks, secrets).',
       from: { path: '^src/(host|watchdog)/' },
       to: { path: ORCHESTRATOR },
     },

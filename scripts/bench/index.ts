@@ -31,7 +31,7 @@ const benches: Record<
   rollout: { title: 'rollout: requests lost, and overhead per host', run: benchRollout },
   scale: {
     title:
-      'scale: verify and a 10% rollout over 1, 100 and 500 simulated hosts, then a rollout with 1% of them dead (unreachable: skip)',
+      'scale: verify and a 10% rollout over 1, 100 and 500 simulated hosts, then a rollout with 1% of them dead (unreachable: skip); the rollouts again with the fleet lease in etcd',
     run: benchScale,
   },
   artifact: {

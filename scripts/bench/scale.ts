@@ -5,6 +5,8 @@ import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { benchCli } from './bundles.js';
 import { criticalPath, type HostSteps } from './critical-path.js';
+import { formatLeaseCost, leaseCost } from './lease-cost.js';
+import { benchScaleEtcd } from './scale-etcd.js';
 import { startSimFleet, type SimFleet } from './sim/fleet.js';
 import { mb, ms, type Row } from './table.js';
 
@@ -273,5 +275,17 @@ export async function benchScale(report: (line: string) => void): Promise<Row[]>
     });
   }
   if (dead) rows.push(...deadRows(dead));
+  // the hosts store's lease, beside etcd's (BENCH_SCALE_ETCD=0: no etcd runs)
+  for (const r of runs) {
+    const lease = leaseCost(r.rollout.stdout);
+    rows.push({
+      figure: `hosts-store lease: take + release, ${r.hosts} hosts`,
+      value: ms(lease.takeMs + lease.releaseMs),
+      baseline: formatLeaseCost(lease),
+      goal: 'recorded',
+    });
+  }
+  if (process.env.BENCH_SCALE_ETCD !== '0')
+    rows.push(...(await benchScaleEtcd(SIZES, DEAD_FLEET, timed, report)));
   return rows;
 }

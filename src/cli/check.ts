@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock } from '../clock.js';
+import { checkLease } from './check-lease.js';
 import type { Config } from '../config/types.js';
 import { canaryTrafficWarnings } from './check-canary.js';
 import { InvariantError } from '../errors.js';
@@ -89,8 +90,11 @@ export async function runCheck(
     readLastStop?: ReadLastStop;
     /** the canary's traffic estimate watches the counters this long (tests: no wait) */
     wait?: (ms: number) => Promise<void>;
+    env?: Readonly<Record<string, string | undefined>>;
   },
 ): Promise<void> {
+  // the lease block first: a store that cannot be used is bad input, before any output
+  const lease = await checkLease(config, options.live, options.env ?? process.env);
   const each = await settingsOfBalancers(config, options.live, out);
   const models = modelsPerBalancer(timingBaseFromConfig(config), each);
   const slowest = slowestModel(models);
@@ -126,6 +130,8 @@ export async function runCheck(
       ? await readLastStops(config, options.readLastStop)
       : undefined;
   if (lastStops) renderLastStops(lastStops, out);
+  out.text('');
+  for (const line of lease.lines) out.text(line);
   const killed = lastStops && options.strict ? killedAtLastStop(lastStops) : [];
   const unread = lastStops && unreadLive(lastStops, options.strict);
   out.result(failing.length === 0 && killed.length === 0 && !unread, {
@@ -142,6 +148,7 @@ export async function runCheck(
     bounds: { await_out: bounds.awaitOut, await_in: bounds.awaitIn },
     ...(warnings.length > 0 ? { warnings } : {}),
     stop_proof: proofs,
+    lease: lease.json,
     ...(lastStops ? { last_stops: lastStops } : {}),
   });
   if (failing.length > 0 || killed.length > 0) {

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { messageOf, UsageError } from '../errors.js';
 import { renderReport } from '../report/page.js';
 import { readReport } from '../report/read.js';
-import { secretMask } from '../safe-text.js';
+import { maskUrlPasswords, secretMask } from '../safe-text.js';
 import { toStderr, toStdout } from './stdio.js';
 
 export interface ReportFlags {
@@ -47,8 +47,9 @@ export async function runReport(
     ...(flags.release === undefined ? {} : { release: flags.release }),
     ...(flags.host === undefined ? {} : { host: flags.host }),
   });
-  // a failed step's detail may quote output that carried a secret this process knows
-  const html = secretMask.mask(renderReport(report));
+  // a failed step's detail may quote output that carried a secret this process knows, or a
+  // URL with its password (a stream written before masking, a host's own audit.jsonl)
+  const html = maskUrlPasswords(secretMask.mask(renderReport(report)));
   if (flags.output === undefined) {
     toStdout(html);
     return;

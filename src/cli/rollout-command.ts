@@ -26,6 +26,7 @@ import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Connections, interruptSignal, plainEnv, whoAmI } from './connections.js';
 import { createOutput } from './output.js';
+import { resolveSecrets } from '../secrets/resolve.js';
 import { destinationOf, type ConfigFlags } from './config-flag.js';
 import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { targetStates } from './target-json.js';
@@ -95,6 +96,9 @@ async function run(
   const hosts = parseHostsFlag(flags.hosts);
   const selected = selectHosts(loaded.hosts, hosts);
   const config = withCanaryFlags(loaded, flags, selected.length);
+  // fetched once, masked as they arrive, before anything (a hook, the lease) happens
+  const environment =
+    mode.kind === 'rollout' ? await resolveSecrets(config, process.env) : undefined;
   const batch = parseBatchOption(flags.batch, selected.length);
   const waitMs = parseWaitLease(flags.waitLease);
   const who = whoAmI();
@@ -115,6 +119,7 @@ async function run(
       config,
       clock: systemClock,
       log: out,
+      ...(environment ? { environment } : {}),
       signal: interrupt.signal,
       urgent: interrupt.urgent,
       balancer: await connections.balancer(),

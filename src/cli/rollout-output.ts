@@ -4,7 +4,8 @@ import type { RolloutResult } from '../rollout/types.js';
 import { printable, secretMask } from '../safe-text.js';
 import { annotation } from './github/commands.js';
 import { keyLocator } from './github/key-line.js';
-import { GithubScreen } from './github/screen.js';
+import { GithubScreen, waveHosts } from './github/screen.js';
+import { stepSummary } from './github/summary.js';
 import type { Output } from './output.js';
 import { ProgressReporter, realTicker, type Ticker } from './progress/reporter.js';
 import { termScreen } from './progress/screen.js';
@@ -34,19 +35,9 @@ export interface RolloutOutputOptions {
  * progress reporter on a terminal, a plain log, or GitHub Actions' log.
  */
 export function rolloutOutput(base: Output, o: RolloutOutputOptions): RolloutOutput {
-  if (base.json) {
-    return {
-      json: true,
-      emit: (e) => base.emit(e),
-      text: (t) => base.text(t),
-      result: (ok, data) => base.result(ok, data),
-      raw: (t) => base.raw(t),
-      finish: () => undefined,
-      close: () => undefined,
-    };
-  }
   const env = o.env ?? process.env;
   const err = o.err ?? terminal(process.stderr, toStderr);
+  if (base.json) return jsonOutput(base, summaryWriter(env.GITHUB_STEP_SUMMARY, err));
   const out = o.out ?? terminal(process.stdout, toStdout);
   const style = detectStyle(env, err);
   const github = style.github
@@ -74,6 +65,31 @@ export function rolloutOutput(base: Output, o: RolloutOutputOptions): RolloutOut
     raw: (t) => base.raw(t),
     finish: (r) => github?.finish(r),
     close: () => reporter.close(),
+  };
+}
+
+/**
+ * `--json`: the NDJSON stream as every command's; with $GITHUB_STEP_SUMMARY
+ * set (a CI job, the GitHub Action) the same step summary as without it,
+ * each host's release before read from the wave events.
+ */
+function jsonOutput(
+  base: Output,
+  appendSummary: ((markdown: string) => void) | undefined,
+): RolloutOutput {
+  const releaseBefore = new Map<string, string | null>();
+  return {
+    json: true,
+    emit: (e) => {
+      if (e.event === 'wave')
+        for (const h of waveHosts(e)) releaseBefore.set(h.host, h.releaseBefore);
+      base.emit(e);
+    },
+    text: (t) => base.text(t),
+    result: (ok, data) => base.result(ok, data),
+    raw: (t) => base.raw(t),
+    finish: (r) => appendSummary?.(stepSummary(r, releaseBefore)),
+    close: () => undefined,
   };
 }
 

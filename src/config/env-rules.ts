@@ -18,7 +18,9 @@ export function envRules(doc: Readonly<Record<string, unknown>>): RuleProblem[] 
     if (bad) problems.push({ path: ['env', 'clear', name], message: bad });
   }
   const seen = new Set<string>();
-  secret.forEach((name, i) => {
+  secret.forEach((entry, i) => {
+    problems.push(...sourceProblems(entry, i));
+    const name = typeof entry === 'string' ? entry : record(entry).name;
     if (typeof name !== 'string') return;
     const reserved = reservedProblem(name);
     if (reserved) problems.push({ path: ['env', 'secret', i], message: reserved });
@@ -37,6 +39,38 @@ export function envRules(doc: Readonly<Record<string, unknown>>): RuleProblem[] 
       path: ['ssh', 'sudo'],
       message: 'ssh.user is root, which needs no sudo; remove ssh.sudo or use a non-root user',
     });
+  return problems;
+}
+
+const SOURCES = ['aws_secret', 'ssm', 'command'] as const;
+/** the keys that belong to one source */
+const ONLY_WITH: Readonly<Record<string, readonly string[]>> = {
+  key: ['aws_secret'],
+  region: ['aws_secret', 'ssm'],
+  timeout: ['command'],
+};
+
+/** A mapping entry of env.secret names at most one source, and only that source's keys. */
+function sourceProblems(entry: unknown, i: number): RuleProblem[] {
+  if (typeof entry !== 'object' || entry === null) return [];
+  const given = record(entry);
+  const sources = SOURCES.filter((s) => s in given);
+  const path = ['env', 'secret', i];
+  if (sources.length > 1)
+    return [
+      {
+        path,
+        message: `names ${sources.join(' and ')}: a secret comes from one place; keep one`,
+      },
+    ];
+  const problems: RuleProblem[] = [];
+  for (const [key, owners] of Object.entries(ONLY_WITH)) {
+    if (key in given && !owners.some((o) => sources.includes(o as (typeof SOURCES)[number])))
+      problems.push({
+        path: [...path, key],
+        message: `goes with ${owners.join(' or ')}, which this entry does not name`,
+      });
+  }
   return problems;
 }
 

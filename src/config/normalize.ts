@@ -2,6 +2,7 @@ import { canaryConfig } from './normalize-canary.js';
 import os from 'node:os';
 import path from 'node:path';
 import { cleanHostPath, hostDefaults } from './host-paths.js';
+import { envConfig } from './secret-sources.js';
 import { balancerEntries } from './normalize-balancer.js';
 import type { RawConfig } from './schema.js';
 import type { RawCheck, RawService } from './service-schema.js';
@@ -79,7 +80,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
             ...(raw.runtime.compose_command ? { composeCommand: raw.runtime.compose_command } : {}),
           }
         : { kind: 'command' },
-    env: { clear: { ...raw.env.clear }, secret: [...raw.env.secret] },
+    env: envConfig(raw.env),
     services: raw.services.map(serviceConfig),
     watchdog: {
       every: watchdog.every,
@@ -134,6 +135,7 @@ function serviceConfig(raw: RawService): ServiceConfig {
     ...(raw.start !== undefined && { start: raw.start }),
     ...(raw.stop !== undefined && { stop: raw.stop }),
     ...(raw.status !== undefined && { status: raw.status }),
+    ...(raw.logs !== undefined && { logs: raw.logs }),
     stopProof: raw.stop_proof ?? true,
   };
 }

@@ -74,6 +74,11 @@ function commandsMatchRuntime(doc: Readonly<Record<string, unknown>>): RuleProbl
           message: 'not used with runtime.kind compose (compose runs the services); remove it',
         });
     }
+    if (kind === 'compose' && service.logs !== undefined)
+      problems.push({
+        path: ['services', i, 'logs'],
+        message: 'not used with runtime.kind compose (deploy logs reads compose logs); remove it',
+      });
   });
   return problems;
 }

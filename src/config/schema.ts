@@ -14,6 +14,7 @@ import {
   text,
   userName,
 } from './fields.js';
+import { secretEntry } from './secret-schema.js';
 import { serviceSchema } from './service-schema.js';
 
 /**
@@ -51,13 +52,10 @@ const env = z
       .record(envName('a variable name'), z.string({ error: 'must be text (quote numbers)' }))
       .default({})
       .meta({ description: "variables written into each release's .env as they are" }),
-    secret: z
-      .array(envName("the name of a variable read from the orchestrator's environment"))
-      .default([])
-      .meta({
-        description:
-          "names read from the orchestrator's environment at rollout time, written into .env; the values never reach output, the audit log or the host config",
-      }),
+    secret: z.array(secretEntry).default([]).meta({
+      description:
+        "names read at rollout time — from the orchestrator's environment, AWS Secrets Manager, SSM Parameter Store or a command — written into .env; the values never reach output, the audit log or the host config",
+    }),
   })
   .meta({ description: "the release's .env (mode 0600)" });
 

@@ -57,7 +57,9 @@ export function checksum(text: string): string {
 
 /** The host config file: `document` (deploy.yml keys) plus the seal over it and `config`. */
 export function sealHostConfig(document: object, config: Config): string {
-  const { source: _source, ...normalized } = config;
+  const { source: _source, env, ...rest } = config;
+  // where secrets come from stays on the orchestrator: the host reads names only
+  const normalized = { ...rest, env: { clear: env.clear, secret: env.secret } };
   const seal: Seal = {
     format: FORMAT,
     version: VERSION,

@@ -168,6 +168,7 @@ function service(s: ServiceConfig): RawConfigInput['services'][number] {
     ...(s.start !== undefined && { start: s.start }),
     ...(s.stop !== undefined && { stop: s.stop }),
     ...(s.status !== undefined && { status: s.status }),
+    ...(s.logs !== undefined && { logs: s.logs }),
     ...(!s.stopProof && { stop_proof: false }),
   };
 }

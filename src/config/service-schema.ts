@@ -133,6 +133,9 @@ export const serviceSchema = z.strictObject({
   start: shell('runtime.kind command: starts the service (sh -c, RELEASE set)'),
   stop: shell('runtime.kind command: stops the service within drain.stop_timeout'),
   status: shell('runtime.kind command: exits 0 while the service runs'),
+  logs: shell(
+    'runtime.kind command, optional: prints the service\'s logs for deploy logs (journalctl -u app -n "$HANDOFF_TAIL"); HANDOFF_FOLLOW=1 to follow, HANDOFF_SINCE when asked. Default: its start command\'s output file',
+  ),
   stop_proof: z.boolean({ error: 'must be true or false' }).optional().meta({
     description:
       "prove a stop (its check's address refuses connections, its status says stopped); false only when the check goes through something that outlives the service",

@@ -247,6 +247,8 @@ export interface ServiceConfig {
   readonly start?: ShellCommand;
   readonly stop?: ShellCommand;
   readonly status?: ShellCommand;
+  /** `deploy logs` (command runtime): without it, the start command's output file */
+  readonly logs?: ShellCommand;
   /**
    * after stop, prove it: the check's address refuses connections and the
    * runtime says stopped; false for a check through something that outlives it
@@ -267,7 +269,24 @@ export interface WatchdogConfig {
 export interface EnvConfig {
   readonly clear: Readonly<Record<string, string>>;
   readonly secret: readonly string[];
+  /**
+   * where a secret's value comes from, by name, when not the orchestrator's
+   * environment (secrets/); never in the host config, which names secrets only
+   */
+  readonly sources?: Readonly<Record<string, SecretSource>>;
 }
+
+/** An `env.secret` entry's source (config/secret-schema.ts), fetched once per rollout. */
+export type SecretSource =
+  | {
+      readonly kind: 'aws_secret';
+      readonly secretId: string;
+      /** a field of the secret's JSON */
+      readonly key?: string;
+      readonly region?: string;
+    }
+  | { readonly kind: 'ssm'; readonly parameter: string; readonly region?: string }
+  | { readonly kind: 'command'; readonly argv: readonly string[]; readonly timeout: Duration };
 
 export interface Config {
   /** the file it was read from */

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEtcd, type EtcdCluster } from '../../scripts/lab/etcd.js';
 import { until } from '../../scripts/lab/procs.js';
+import { checkLease } from '../../src/cli/check-lease.js';
+import { testConfig } from '../support/config.js';
 import { LEASE_VERSION, type LeaseRequest } from '../../src/protocol/lease.js';
 import { EtcdLeaseStore } from '../../src/rollout/lease/etcd/etcd-store.js';
 import { EtcdGateway, b64 } from '../../src/rollout/lease/etcd/gateway.js';
@@ -136,5 +138,41 @@ describe('the etcd store when etcd itself fails', () => {
     await store.release(leaseAsk('a'));
     expect(await other.take(leaseAsk('b'))).toMatchObject({ ok: true });
     await other.release(leaseAsk('b'));
+  });
+});
+
+describe('deploy check --live and deploy lease break on etcd', () => {
+  it('check reaches etcd and names the holder; a break frees it and is kept under breaks/', async () => {
+    const lease = {
+      store: 'etcd' as const,
+      endpoints: single.endpoints,
+      prefix: '/checked',
+      passwordEnv: 'HANDOFF_ETCD_PASSWORD',
+    };
+    const options = { endpoints: single.endpoints, prefix: '/checked', service: 'api' };
+    const holder = new EtcdLeaseStore(options);
+    expect(await holder.take(leaseAsk('a'))).toMatchObject({ ok: true });
+    const checked = await checkLease(testConfig({ lease }), true, {});
+    expect(checked.json).toMatchObject({ store: 'etcd', key: '/checked/api/lease', held: true });
+    expect(checked.lines[1]).toMatch(
+      /^fleet lease: held by deploy rollout r7 by alice@laptop pid 43 since .*\(etcd \/checked\/api\/lease\)$/,
+    );
+    const operator = new EtcdLeaseStore(options);
+    await operator.break({ ...leaseAsk('op'), command: 'lease break' });
+    expect(await holder.renew(leaseAsk('a'))).toMatchObject({ ok: false });
+    const etcd = new EtcdGateway(options);
+    const kept = await etcd.call<{ kvs?: { value: string }[] }>('kv/range', {
+      key: b64('/checked/api/breaks/'),
+      range_end: b64('/checked/api/breaks0'),
+    });
+    expect(
+      kept.kvs?.map((kv) => JSON.parse(Buffer.from(kv.value, 'base64').toString()) as unknown),
+    ).toEqual([
+      expect.objectContaining({
+        command: 'lease break',
+        broke: [expect.objectContaining({ id: 'a' })],
+      }),
+    ]);
+    for (const c of [holder, operator, etcd]) c.close();
   });
 });

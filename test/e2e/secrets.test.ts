@@ -155,6 +155,54 @@ describe('a planted secret', () => {
     }
   });
 
+  it('read through a command adapter lands in .env only; a failing one stops the rollout before any host, exit 3', async () => {
+    // the value exists only in this file: deploy.yml names the command, never the value
+    const value = `cmd-${randomBytes(9).toString('hex')}`;
+    const file = '/tmp/handoff-e2e-50/command-secret';
+    await writeFile(file, `${value}\n`, { mode: 0o600 });
+    const original = await readFile(fleet.configPath, 'utf8');
+    const withSource = async (command: string[]) => {
+      const doc = parse(original) as { env: { secret: unknown[] } };
+      // the same name, so the host config (names only) is still the one setup published
+      doc.env.secret = [{ name: NAME, command }];
+      await writeFile(fleet.configPath, stringify(doc, { lineWidth: 0 }));
+    };
+    delete process.env[NAME];
+    try {
+      await withSource(['cat', file]);
+      await fleet.stageEverywhere('r5');
+      const r = await deploy(['rollout', '--release', 'r5', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      for (const host of ['web-1', 'web-2']) {
+        const env = await fleet.lab.inHost(host, ['cat', '/srv/handoff/lab/releases/r5/.env']);
+        expect(env.stdout).toContain(`${NAME}='${value}'`);
+        const found = await fleet.lab.inHost(host, ['grep', '-rlF', '--', value, ...DIRS]);
+        expect(found.stdout.trim()).toBe('/srv/handoff/lab/releases/r5/.env');
+      }
+      await withSource(['cat', '/tmp/handoff-e2e-50/no-such-secret']);
+      await fleet.stageEverywhere('r6');
+      const missing = await deploy(['rollout', '--release', 'r6']);
+      expect([missing.code, missing.stderr.trim()]).toEqual([
+        3,
+        `deploy: env.secret[0]: ${NAME}: command cat exited 1: cat: /tmp/handoff-e2e-50/no-such-secret: No such file or directory`,
+      ]);
+      for (const host of ['web-1', 'web-2']) {
+        const env = await fleet.lab.inHost(host, [
+          'test',
+          '-e',
+          '/srv/handoff/lab/releases/r6/.env',
+        ]);
+        expect(env.exitCode).not.toBe(0);
+      }
+      expect(await liveReleases((a) => fleet.deploy(a))).toEqual(['r5', 'r5']);
+      for (const { what, run } of outputs)
+        expect(`${run.stdout}${run.stderr}`, what).not.toContain(value);
+    } finally {
+      await writeFile(fleet.configPath, original);
+      process.env[NAME] = SECRET;
+    }
+  });
+
   it('appears in no output, no audit line and no file but the release .env', async () => {
     expect(outputs.length).toBeGreaterThan(8);
     for (const { what, run } of outputs) {

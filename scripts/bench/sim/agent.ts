@@ -124,7 +124,10 @@ const ANSWERS: Answers = {
   },
   heartbeat: () => Promise.resolve({}),
   // the host's piece of the fleet lease, by the agent's own code on a directory of its own
-  lease: async (a, h) => leaseCall(await h.state(), systemClock, a.action, a.lease),
+  lease: async (a, h) => {
+    const dir = await h.state();
+    return leaseCall({ state: dir, root: dir }, systemClock, a.action, a.lease);
+  },
   // no service counts its answers here: a canary with source service reads nothing
   'service-counts': () => Promise.resolve({ processes: {} }),
   // a simulated host listens wherever its balancer sends traffic

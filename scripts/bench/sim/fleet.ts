@@ -23,6 +23,8 @@ export interface SimFleetOptions {
   readonly allowDowntime?: boolean;
   /** rollout.unreachable: skip with this max_unreachable ("1%"): hosts that refuse are left out */
   readonly skipUnreachable?: string;
+  /** deploy.yml's `lease:` block (default: none, the hosts store) */
+  readonly lease?: Readonly<Record<string, unknown>>;
 }
 
 export interface SimFleet {
@@ -148,6 +150,7 @@ function simConfig(
       verify_successes: 1,
       verify_timeout: '5s',
     },
+    ...(options.lease ? { lease: options.lease } : {}),
     runtime: { kind: 'command' },
     services: [
       {

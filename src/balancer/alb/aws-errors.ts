@@ -12,6 +12,8 @@ export interface AwsCall {
   readonly region: string | undefined;
   /** what to check when the endpoint cannot be reached */
   readonly networkHint: string;
+  /** the page listing the permissions; default docs/balancers.md */
+  readonly docs?: string;
 }
 
 const NETWORK_CODES = /^(ENOTFOUND|ECONNREFUSED|ETIMEDOUT|ECONNRESET|EAI_AGAIN)$/;
@@ -33,7 +35,7 @@ export function awsAccessError(error: unknown, call: AwsCall): HandoffError | un
     case 'AccessDeniedException':
     case 'UnauthorizedOperation':
       return new BlockedError(
-        `${call.where}: access denied: the credentials lack the IAM permission ${call.permission} (docs/balancers.md lists all of them)`,
+        `${call.where}: access denied: the credentials lack the IAM permission ${call.permission} (${call.docs ?? 'docs/balancers.md'} lists all of them)`,
       );
     case 'ExpiredToken':
     case 'ExpiredTokenException':

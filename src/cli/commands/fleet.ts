@@ -14,7 +14,8 @@ interface Flags extends ConfigFlags {
   readonly force?: boolean;
 }
 
-const common = (c: Command): Command =>
+/** A fleet command's config flags and --json. */
+export const common = (c: Command): Command =>
   addConfigFlags(c).option('--json', 'machine-readable output ending with a result line');
 
 /** `deploy setup`, `verify`, `status`, `drain`, `undrain`: the fleet over SSH. */
@@ -152,41 +153,4 @@ export const registerFleet: RegisterCommand = (program: Command) => {
       );
     });
   }
-
-  common(
-    program
-      .command('logs')
-      .description(
-        "the service's logs from each host named, prefixed with the host (compose logs; the command runtime's start output)",
-      )
-      .argument('<hosts...>', 'host names from deploy.yml'),
-  )
-    .option('-f, --follow', 'keep printing what comes, until Ctrl-C')
-    .option('--since <when>', 'compose: only what was logged since (10m, 2026-11-30T12:00:00Z)')
-    .option('--tail <lines>', 'start with this many of the last lines (default 100)')
-    .action(
-      async (names: string[], flags: Flags & { follow?: boolean; since?: string; tail?: string }) =>
-        (await import('../fleet-cmd/logs.js')).runLogs(names, flags),
-    );
-
-  common(
-    program
-      .command('exec')
-      .description(
-        "run a command on each host named, as ssh.user in the live release's directory with its environment (audited)",
-      )
-      .argument('<hosts...>', "host names from deploy.yml, then '--' and the command"),
-  )
-    .option(
-      '--force <reason>',
-      'run even where another holds the host lock; the reason goes to the audit',
-    )
-    .action(async (words: string[], flags: Flags & { force?: string }) => {
-      const [{ splitCommand }, { runExec }] = await Promise.all([
-        import('../fleet-cmd/exec-argv.js'),
-        import('../fleet-cmd/exec.js'),
-      ]);
-      const { hosts, command } = splitCommand(words, process.argv);
-      await runExec(hosts, command, flags);
-    });
 };

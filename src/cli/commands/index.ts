@@ -4,7 +4,9 @@ import { registerFleet } from './fleet.js';
 import { registerHost } from './host.js';
 import { registerInfra } from './infra.js';
 import { registerInit } from './init.js';
+import { registerLease } from './lease.js';
 import { registerLock } from './lock.js';
+import { registerOnHosts } from './on-hosts.js';
 import { registerReport } from './report.js';
 import { registerRollback } from './rollback.js';
 import { registerRollout } from './rollout.js';
@@ -18,11 +20,13 @@ export const commands: readonly RegisterCommand[] = [
   registerRollout,
   registerRollback,
   registerFleet,
+  registerOnHosts,
   registerWatchdog,
   registerInfra,
   registerInit,
   registerSchema,
   registerReport,
   registerLock,
+  registerLease,
   registerHost,
 ];

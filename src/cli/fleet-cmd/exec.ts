@@ -1,4 +1,4 @@
-import { OperationError, UsageError } from '../../errors.js';
+import { HandoffError, UsageError } from '../../errors.js';
 import { whoAmI } from '../connections.js';
 import {
   hostPrinter,
@@ -45,14 +45,14 @@ export async function runExec(
       who: whoAmI(),
       ...(flags.force === undefined ? {} : { force: flags.force }),
     };
-    const runs = await onEveryHost(hosts, connections, (agent, host) =>
+    const { runs, exitCode } = await onEveryHost(hosts, connections, (agent, host) =>
       agent.stream('exec', args, (e) => print(host.name, e.message), interrupt.signal),
     );
     const failed = runs.filter((r) => 'error' in r || r.code !== 0);
     if (!out.json) out.text(runs.map(summary).join('\n'));
     out.result(failed.length === 0, { hosts: runs });
     if (failed.length)
-      throw new OperationError(`exec failed on ${failed.map((r) => r.host).join(', ')}`);
+      throw new HandoffError(`exec failed on ${failed.map((r) => r.host).join(', ')}`, exitCode);
   } finally {
     interrupt.dispose();
     await connections.close();

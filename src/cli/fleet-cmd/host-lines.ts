@@ -1,6 +1,6 @@
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { AgentClient } from '../../agent-client/client.js';
-import { hostError } from '../../errors.js';
+import { ExitCode, HandoffError, hostError } from '../../errors.js';
 import { findHost } from '../../rollout/plan.js';
 import type { CommandExit } from '../../protocol/results.js';
 import type { Config, HostConfig } from '../../config/types.js';
@@ -27,22 +27,40 @@ export function hostPrinter(out: Output, hosts: readonly HostConfig[]) {
 export type HostRun =
   { host: string; release: string; code: number } | { host: string; error: string };
 
+export interface HostRuns {
+  readonly runs: HostRun[];
+  /**
+   * How the command fails when every host refused it alike before it ran:
+   * 2 (bad input, e.g. --since to the command runtime) or 3 (a held lock); else 1.
+   */
+  readonly exitCode: ExitCode;
+}
+
+const exitOf = (error: unknown): ExitCode =>
+  error instanceof HandoffError ? error.exitCode : ExitCode.failed;
+
 /** Runs `op` on every host at once through its agent; a host that fails is named, the others go on. */
 export async function onEveryHost(
   hosts: readonly HostConfig[],
   connections: Connections,
   run: (agent: HostAgent & AgentClient, host: HostConfig) => Promise<CommandExit>,
-): Promise<HostRun[]> {
-  return Promise.all(
+): Promise<HostRuns> {
+  const exits: ExitCode[] = [];
+  const runs = await Promise.all(
     hosts.map(async (host): Promise<HostRun> => {
       try {
         const r = await run(await connections.agent(host), host);
+        exits.push(ExitCode.failed);
         return { host: host.name, release: r.release, code: r.code };
       } catch (error) {
+        exits.push(exitOf(error));
         return { host: host.name, error: hostError(host.name, error) };
       }
     }),
   );
+  const alike = exits.every((e) => e === exits[0]) ? exits[0] : undefined;
+  const refused = alike === ExitCode.usage || alike === ExitCode.blocked;
+  return { runs, exitCode: refused ? alike : ExitCode.failed };
 }
 
 /** Ctrl-C (or SIGTERM) aborts: each host's command is stopped there, and its result still read. */

@@ -1,4 +1,4 @@
-import { OperationError, UsageError } from '../../errors.js';
+import { ExitCode, HandoffError, UsageError } from '../../errors.js';
 import { hostPrinter, namedHosts, onEveryHost, untilInterrupted } from './host-lines.js';
 import { open, type FleetFlags } from './open.js';
 
@@ -33,12 +33,16 @@ export async function runLogs(names: readonly string[], flags: LogsFlags): Promi
       ...(flags.follow ? { follow: true } : {}),
       ...(flags.since === undefined ? {} : { since: flags.since }),
     };
-    const runs = await onEveryHost(hosts, connections, (agent, host) =>
+    const { runs, exitCode } = await onEveryHost(hosts, connections, (agent, host) =>
       agent.stream('logs', args, (e) => print(host.name, e.message), interrupt.signal),
     );
-    const failed = runs.flatMap((r) => ('error' in r ? [`${r.host}: ${r.error}`] : []));
-    out.result(failed.length === 0, { hosts: runs });
-    if (failed.length) throw new OperationError(failed.join('\n'));
+    const errors = runs.flatMap((r) => ('error' in r ? [r.error] : []));
+    out.result(errors.length === 0, { hosts: runs });
+    if (errors.length === 0) return;
+    // bad input every host refused alike (--since to the command runtime): said once
+    const once = exitCode === ExitCode.usage && new Set(errors).size === 1;
+    const lines = runs.flatMap((r) => ('error' in r ? [`${r.host}: ${r.error}`] : []));
+    throw new HandoffError(once ? (errors[0] ?? '') : lines.join('\n'), exitCode);
   } finally {
     interrupt.dispose();
     await connections.close();

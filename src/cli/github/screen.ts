@@ -23,7 +23,7 @@ interface WaveHost {
   readonly releaseBefore: string | null;
 }
 
-function waveHosts(e: LogEvent): WaveHost[] {
+export function waveHosts(e: LogEvent): WaveHost[] {
   const hosts = e.fields?.hosts;
   return Array.isArray(hosts) ? (hosts as WaveHost[]) : [];
 }

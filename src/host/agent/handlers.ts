@@ -58,7 +58,7 @@ export const HANDLERS: { readonly [K in AgentOp]: Handler<K> } = {
       ...(a.silenceMs === undefined ? {} : { silenceMs: a.silenceMs }),
     }),
   heartbeat: () => Promise.resolve({}),
-  lease: (a, { config, clock }) => leaseCall(config.host.state, clock, a.action, a.lease),
+  lease: (a, { config, clock }) => leaseCall(config.host, clock, a.action, a.lease),
   drain: (a, { config, clock }) =>
     ops.drain(config, clock, {
       by: a.by,

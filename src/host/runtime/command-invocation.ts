@@ -4,7 +4,7 @@ import { commandLogPath, releaseDir } from '../layout.js';
 import { serviceMarksEnv } from './marks-env.js';
 import type { RuntimeSettings } from './runtime.js';
 
-export type CommandStep = 'start' | 'stop' | 'status';
+export type CommandStep = 'start' | 'stop' | 'status' | 'logs';
 
 /** One run of a service's start/stop/status command, as data. */
 export interface CommandInvocation {

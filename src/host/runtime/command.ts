@@ -1,10 +1,11 @@
 import type { ServiceConfig } from '../../config/types.js';
-import { OperationError, UsageError } from '../../errors.js';
-import { commandLogPath } from '../layout.js';
+import { OperationError } from '../../errors.js';
 import type { HostExec } from '../exec.js';
 import { assertPublished, readReleaseVars } from './common.js';
 import { commandInvocation, findService, type CommandStep } from './command-invocation.js';
+import { commandLogs } from './command-logs.js';
 import type {
+  LogsCommand,
   LogsOptions,
   Runtime,
   RuntimeCallOptions,
@@ -34,26 +35,8 @@ export class CommandRuntime implements Runtime {
     return this.vars;
   }
 
-  /**
-   * The services' start commands' output files (commandLogPath), where a
-   * backgrounded service keeps writing: `tail`, followed by name (-F) so a
-   * restart's new file is picked up.
-   */
-  logsArgv(options: LogsOptions): Promise<string[]> {
-    if (options.since !== undefined)
-      throw new UsageError(
-        "--since needs the compose runtime: the command runtime's logs are its start commands' output files; use --tail",
-      );
-    const files = this.settings.services.map((s) =>
-      commandLogPath(this.settings.root, s.name, 'start'),
-    );
-    return Promise.resolve([
-      'tail',
-      '-n',
-      String(options.tail),
-      ...(options.follow ? ['-F'] : []),
-      ...files,
-    ]);
+  async logsCommands(options: LogsOptions): Promise<LogsCommand[]> {
+    return commandLogs(this.settings, this.release, await this.releaseVars(), options);
   }
 
   async prepare(release: string): Promise<void> {

@@ -16,6 +16,7 @@ import { discoverComposeCommand } from './compose-command.js';
 import { composeImages } from './compose-images.js';
 import { composeServiceStatus, parseComposePs } from './compose-ps.js';
 import type {
+  LogsCommand,
   LogsOptions,
   Runtime,
   RuntimeCallOptions,
@@ -93,8 +94,8 @@ export class ComposeRuntime implements Runtime {
     return composeServiceStatus(containers, service);
   }
 
-  async logsArgv(options: LogsOptions): Promise<string[]> {
-    return composeLogs(await this.target(), options);
+  async logsCommands(options: LogsOptions): Promise<LogsCommand[]> {
+    return [{ argv: composeLogs(await this.target(), options) }];
   }
 
   private async target(release = this.release): Promise<ComposeTarget> {

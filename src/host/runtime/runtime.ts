@@ -31,8 +31,14 @@ export interface Runtime {
   restart(service: string, options?: RuntimeCallOptions): Promise<void>;
   /** never throws for a service that is down or a status command that fails: that is a state */
   status(service: string, options?: RuntimeCallOptions): Promise<ServiceStatus>;
-  /** the command that prints the services' logs as this runtime keeps them (`deploy logs`) */
-  logsArgv(options: LogsOptions): Promise<string[]>;
+  /** the commands that print the services' logs as this runtime keeps them (`deploy logs`), run at once */
+  logsCommands(options: LogsOptions): Promise<LogsCommand[]>;
+}
+
+export interface LogsCommand {
+  readonly argv: readonly string[];
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface LogsOptions {

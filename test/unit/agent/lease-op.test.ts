@@ -1,5 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
+import { auditLogPath } from '../../../src/host/layout.js';
 import type { AgentIO } from '../../../src/host/agent/io.js';
 import { serveFlags } from '../../../src/host/agent/server.js';
 import type { FlagArgs } from '../../../src/protocol/args.js';
@@ -50,6 +52,32 @@ describe('deploy host lease', () => {
     expect(await lease(host, { action: 'read' })).toMatchObject({
       result: { data: { ok: false } },
     });
+  });
+
+  it('keeps a takeover in the host’s audit.jsonl: `deploy lease break` names who broke whose piece', async () => {
+    host = await hostFixture();
+    await lease(host, { action: 'take', lease: request });
+    const breaker = JSON.stringify({
+      id: 'op-1',
+      holder: { user: 'bob', host: 'ops', pid: 7 },
+      command: 'lease break',
+      replaces: ['job-1'],
+    });
+    expect(await lease(host, { action: 'take', lease: breaker })).toMatchObject({
+      result: { data: { ok: true, tookOver: { id: 'job-1' } } },
+    });
+    const lines = (await readFile(auditLogPath(host.config.host.root), 'utf8')).trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual([
+      expect.objectContaining({
+        step: 'lease break',
+        release: 'r2',
+        result: 'ok',
+        who: 'bob@ops',
+        detail: expect.stringMatching(
+          /^deploy lease break by bob@ops pid 7 took the fleet lease's piece of deploy rollout r2 by alice@laptop pid 42, heartbeat \d+s old$/,
+        ) as unknown,
+      }),
+    ]);
   });
 
   it('refuses an unknown action or a request that is not one, exit 2', async () => {

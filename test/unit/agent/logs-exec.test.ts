@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
@@ -11,10 +10,11 @@ import type { AgentLine } from '../../../src/protocol/lines.js';
 import { secretMask } from '../../../src/safe-text.js';
 import { testConfig } from '../../support/config.js';
 import { memoryIO } from '../../support/memory-io.js';
+import { scratchDir } from '../../support/scratch.js';
 
 let config: Config;
 beforeEach(async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'handoff-exec-'));
+  const dir = await scratchDir('handoff-exec-');
   config = testConfig({
     host: {
       root: path.join(dir, 'root'),
@@ -150,12 +150,26 @@ describe('the logs operation', () => {
     expect(r.result).toEqual({ type: 'result', ok: true, data: { release: 'r1', code: 0 } });
   });
 
-  it('refuses --since with the command runtime, saying why', async () => {
+  it('refuses --since for a service without a logs command, saying what to give', async () => {
     const r = await serve('logs', { since: '10m' });
     expect(r.code).toBe(2);
     expect(r.result).toMatchObject({
       ok: false,
-      error: { message: expect.stringContaining('--since needs the compose runtime') as string },
+      error: {
+        message:
+          "--since needs a logs command in deploy.yml (services[].logs); without one: app, whose logs are the start command's output; give one, or use --tail",
+      },
     });
+  });
+
+  it("runs a service's own logs command in the release with what was asked in its environment, masked", async () => {
+    const [app] = config.services;
+    if (!app) throw new Error('no service');
+    const script =
+      'printf "%s\\n" "$HANDOFF_TAIL $HANDOFF_FOLLOW $HANDOFF_SINCE" "$RELEASE $(basename "$(pwd)") $TOKEN"';
+    config = { ...config, services: [{ ...app, logs: script }] };
+    const r = await serve('logs', { tail: 7, since: '10m' });
+    expect(r.result).toEqual({ type: 'result', ok: true, data: { release: 'r1', code: 0 } });
+    expect(r.output).toEqual(['7 0 10m', 'r1 r1 ***']);
   });
 });

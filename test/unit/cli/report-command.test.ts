@@ -1,12 +1,12 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { rolloutStream } from '../../support/rollout-stream.js';
+import { scratchDir } from '../../support/scratch.js';
 import { deploy, root } from './cli-process.js';
 
-const tempDir = () => mkdtemp(path.join(tmpdir(), 'handoff-report-'));
+const tempDir = () => scratchDir('handoff-report-');
 
 describe('deploy report', () => {
   it("writes the page of a rollout's --json output and says what it drew", async () => {
@@ -30,6 +30,21 @@ describe('deploy report', () => {
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^<!doctype html>[\s\S]*data-host="web-001"[\s\S]*<\/html>$/);
+  });
+
+  it("masks a URL's password a failed step's detail quoted", async () => {
+    const dir = await tempDir();
+    const stream = rolloutStream({ hosts: 2, batch: 1, failAt: 1 }).replaceAll(
+      'app ✗ status-500',
+      'app ✗ https://ops:hunter2@registry.example/v2/',
+    );
+    await writeFile(path.join(dir, 'r.ndjson'), stream);
+    const out = path.join(dir, 'report.html');
+    const r = await deploy('report', path.join(dir, 'r.ndjson'), '-o', out);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const html = await readFile(out, 'utf8');
+    expect(html).toContain('https://ops:***@registry.example/v2/');
+    expect(html).not.toContain('hunter2');
   });
 
   it('refuses a file that is not a rollout stream: one line, exit 2, no page', async () => {

@@ -60,6 +60,35 @@ describe("deploy rollout's output, chosen from the flags and the environment", (
     expect(await readFile(summary, 'utf8')).toContain('### deploy rollout r2: ✓ deployed');
   });
 
+  it('with --json, still appends the step summary when GITHUB_STEP_SUMMARY is set', async () => {
+    const dir = await scratchDir('summary-');
+    const summary = path.join(dir, 'summary.md');
+    const err = new FakeTerm(false);
+    const json = base(true);
+    const out = rolloutOutput(json, options({ GITHUB_STEP_SUMMARY: summary }, err, new FakeTerm()));
+    const wave: LogEvent = {
+      level: 'debug',
+      event: 'wave',
+      message: 'wave 1 of 1: web-1',
+      fields: { wave: 1, waves: 1, hosts: [{ host: 'web-1', releaseBefore: 'r1' }] },
+    };
+    out.emit(wave);
+    out.finish({
+      ok: true,
+      release: 'r2',
+      hosts: [{ host: 'web-1', result: 'deployed', steps: [], leftDrained: false }],
+      notReached: [],
+      elapsed_ms: 5,
+    });
+    out.close();
+    expect(json.events).toEqual([wave]);
+    expect(err.all).toBe('');
+    const markdown = await readFile(summary, 'utf8');
+    expect(markdown).toContain('### deploy rollout r2: ✓ deployed');
+    // the release before, read from the wave event
+    expect(markdown).toMatch(/\| web-1 \|.*\| r1 \| r2 \|/);
+  });
+
   it('says in one line when the step summary cannot be written, and goes on', () => {
     const err = new FakeTerm(false);
     const out = rolloutOutput(

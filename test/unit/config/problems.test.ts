@@ -199,6 +199,13 @@ describe('a bad deploy.yml', () => {
     ]);
   });
 
+  it('with the compose runtime rejects a logs command (deploy logs reads compose logs)', async () => {
+    const text = `${minimal}    logs: journalctl -u web\n`;
+    expect(await problemsOf(text)).toEqual([
+      'services[0].logs: not used with runtime.kind compose (deploy logs reads compose logs); remove it (FILE:19:11)',
+    ]);
+  });
+
   it('with a service name outside [a-z0-9-] says which characters are allowed', async () => {
     const text = minimal.replace('service: api', 'service: My_API');
     expect(await problemsOf(text)).toEqual([

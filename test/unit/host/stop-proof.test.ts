@@ -26,7 +26,7 @@ function runtimeSaying(state: ServiceStatus['state'], detail: string = state): R
     start: none,
     stop: none,
     restart: none,
-    logsArgv: () => Promise.resolve([]),
+    logsCommands: () => Promise.resolve([]),
     status: () => Promise.resolve({ state, detail }),
   };
 }

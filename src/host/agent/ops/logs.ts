@@ -23,12 +23,24 @@ export async function logs(config: Config, io: AgentIO, args: LogsArgs): Promise
   // its secrets join the mask before a line is relayed
   await readReleaseVars(settings, release);
   const exec = createHostExec();
-  const argv = await createRuntime(settings, release, exec).logsArgv(args);
+  const commands = await createRuntime(settings, release, exec).logsCommands(args);
   const stop = untilStdinEnds(io);
   try {
-    const r = await exec(argv, { onLine: outputRelay(io), capture: false, signal: stop.signal });
+    const onLine = outputRelay(io);
+    const runs = await Promise.all(
+      commands.map((c) =>
+        exec(c.argv, {
+          onLine,
+          capture: false,
+          signal: stop.signal,
+          ...(c.cwd === undefined ? {} : { cwd: c.cwd }),
+          ...(c.env === undefined ? {} : { env: c.env }),
+        }),
+      ),
+    );
     // stopped by the orchestrator: that is how a follow ends, not a failure
-    return { release, code: stop.signal.aborted ? 0 : r.code };
+    const failed = runs.find((r) => r.code !== 0);
+    return { release, code: stop.signal.aborted ? 0 : (failed?.code ?? 0) };
   } finally {
     stop.done();
   }

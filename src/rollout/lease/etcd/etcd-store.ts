@@ -142,12 +142,25 @@ export class EtcdLeaseStore implements LeaseStore {
     }
   }
 
-  /** `deploy lease break`: the key deleted whoever holds it, its etcd lease revoked. */
-  async break(): Promise<readonly LeaseView[]> {
+  /**
+   * `deploy lease break`: the key deleted whoever holds it, its etcd lease
+   * revoked, and the break kept beside it (`<prefix>/<service>/breaks/<time>`:
+   * who broke whose lease), where the lease lives and operators look.
+   */
+  async break(request: LeaseRequest): Promise<readonly LeaseView[]> {
     const views = await this.read();
     const kv = await this.read1();
     await this.etcd.call('kv/deleterange', { key: b64(this.key) });
     await this.revoke(kv?.lease);
+    const at = new Date(this.now()).toISOString();
+    const broke = views.flatMap((v): unknown[] =>
+      v.lease ? [v.lease] : v.problem ? [v.problem] : [],
+    );
+    if (broke.length === 0) return views;
+    await this.etcd.call('kv/put', {
+      key: b64(`${this.key.replace(/lease$/, 'breaks')}/${at}`),
+      value: b64(JSON.stringify({ at, by: request.holder, command: request.command, broke })),
+    });
     return views;
   }
 

@@ -13,7 +13,7 @@ function scripted(answer: ServiceStatus | Error) {
     start: () => Promise.resolve(),
     stop: () => Promise.resolve(),
     restart: () => Promise.resolve(),
-    logsArgv: () => Promise.resolve([]),
+    logsCommands: () => Promise.resolve([]),
     status: (service, options) => {
       asked.push({
         service,
