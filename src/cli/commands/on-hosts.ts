@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ConfigFlags } from './config-flag.js';
+import type { ConfigFlags } from '../config-flag.js';
 import { common } from './fleet.js';
 import type { RegisterCommand } from './register.js';
 
