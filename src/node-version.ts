@@ -1,3 +1,5 @@
+import { excerpt } from './safe-text.js';
+
 /**
  * The oldest Node handoff runs on, on the operator's machine and on every
  * host: the maintained LTS lines (22 from 22.12, 24). package.json's
@@ -44,7 +46,7 @@ export function nodeVersionProblem(
   const text = reported.trim();
   const version = parseNodeVersion(text);
   if (!version) {
-    const shown = text.split('\n')[0]?.slice(0, 60) || 'nothing';
+    const shown = excerpt(text, 60) || 'nothing';
     return `${where} did not answer a version (${JSON.stringify(shown)}): ${fix}`;
   }
   if (versionAtLeast(version, MIN)) return undefined;

@@ -38,6 +38,23 @@ export function printable(text: string): string {
 }
 
 /**
+ * The shortest secret value handoff takes (as GitLab's masked variables).
+ * Masking a shorter one would cut `***` into ordinary words (`host` in
+ * `2 host(s)`) and tell every reader the value by where the stars fall.
+ */
+export const MIN_SECRET_LENGTH = 8;
+
+/**
+ * Why a secret's value cannot be masked, or undefined when it can. An empty
+ * value has nothing to mask or give away (a CI secret a fork's pull request
+ * may not read is empty).
+ */
+export function secretValueProblem(name: string, value: string): string | undefined {
+  if (value === '' || value.length >= MIN_SECRET_LENGTH) return undefined;
+  return `${name} is shorter than ${MIN_SECRET_LENGTH} characters, too short to mask in output (it would hide inside ordinary words and give itself away): use a longer secret, or list ${name} under env.clear if it is no secret`;
+}
+
+/**
  * The secret values (deploy.yml's `env.secret`) this process has read, masked
  * as `***` wherever text leaves it: output lines, JSON, errors, audit entries.
  * Process-wide on purpose, like a CI runner's mask list: an error printed by
@@ -48,8 +65,10 @@ export class SecretMask {
   private values: string[] = [];
 
   add(value: string): void {
-    // an empty value hides nothing; longest first, so a value containing another is masked whole
-    if (value === '' || this.values.includes(value)) return;
+    // too short to mask (secretValueProblem): never refused here, where the
+    // agent reads an old release's .env; longest first, so a value containing
+    // another is masked whole
+    if (value.length < MIN_SECRET_LENGTH || this.values.includes(value)) return;
     this.values = [...this.values, value].sort((a, b) => b.length - a.length);
   }
 
@@ -82,3 +101,15 @@ export class SecretMask {
 }
 
 export const secretMask = new SecretMask();
+
+/**
+ * One line of a command's output, cut to `max` characters only after every
+ * secret and URL password in the whole text is masked: a cut made first
+ * leaves part of a value that the mask, matching whole values, no longer
+ * finds (`invalid token ghp_R3alS3cretT0ke…`). Every cut of output goes here.
+ */
+export function excerpt(text: string, max: number, which: 'first' | 'last' = 'first'): string {
+  const lines = maskUrlPasswords(secretMask.mask(text)).trim().split('\n');
+  const line = (which === 'first' ? lines[0] : lines.at(-1))?.trim() ?? '';
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}

@@ -45,6 +45,8 @@ export interface LabConfigOptions {
   readonly watch?: string;
   /** rollout.superseded: what a job that waited for the fleet lease does with an older release */
   readonly superseded?: 'deploy' | 'skip';
+  /** rollout.unreachable: skip with this max_unreachable */
+  readonly skipUnreachable?: number | string;
   /**
    * the pair's lb-b reached over SSH: its admin socket through streamlocal
    * forwarding and its config read there, by web-1's sshd (the lab's hosts
@@ -193,6 +195,9 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
       ...(options.bake ? { bake: options.bake } : {}),
       ...(options.watch ? { watch: options.watch } : {}),
       ...(options.superseded ? { superseded: options.superseded } : {}),
+      ...(options.skipUnreachable !== undefined
+        ? { unreachable: 'skip', max_unreachable: options.skipUnreachable }
+        : {}),
     },
     ...(options.hooksTimeoutMs ? { hooks: { timeout: s(options.hooksTimeoutMs) } } : {}),
     host: layout.paths,

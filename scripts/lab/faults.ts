@@ -12,9 +12,9 @@ import { execa } from 'execa';
  * loss    each packet dropped with a probability (iptables' statistic match)
  * heal    every fault of the subnet removed
  *
- * Latency needs netem (`tc qdisc … netem`), which this kernel may not have:
- * netemProblem() says why not, and a test that needs it skips with that reason
- * rather than faking a delay.
+ * Latency is not here: netem (`tc qdisc … netem`) is missing from kernels the
+ * lab runs on, so a delay goes through a TCP proxy instead
+ * (scripts/lab/delay-proxy.ts), the same on every machine.
  */
 
 export type FaultKind = 'drop' | 'reject' | 'loss';
@@ -130,22 +130,5 @@ export class LabFaults {
   private async must(argv: readonly string[]): Promise<void> {
     const r = await this.run(argv);
     if (r.exitCode !== 0) throw new Error(`${argv.join(' ')}: exit ${r.exitCode}: ${r.stderr}`);
-  }
-}
-
-/**
- * Why netem cannot delay packets here, or undefined when it can: tried on a
- * dummy interface of its own, never on loopback, which every lab shares.
- */
-export async function netemProblem(run: Run = runArgv): Promise<string | undefined> {
-  const dev = 'handoff-netem0';
-  await run(['ip', 'link', 'del', dev]);
-  const link = await run(['ip', 'link', 'add', dev, 'type', 'dummy']);
-  if (link.exitCode !== 0) return `cannot make a dummy interface: ${link.stderr.trim()}`;
-  try {
-    const q = await run(['tc', 'qdisc', 'add', 'dev', dev, 'root', 'netem', 'delay', '1ms']);
-    return q.exitCode === 0 ? undefined : `tc netem: ${q.stderr.trim() || `exit ${q.exitCode}`}`;
-  } finally {
-    await run(['ip', 'link', 'del', dev]);
   }
 }

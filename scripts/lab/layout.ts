@@ -14,8 +14,12 @@ export interface LabTimings {
 
 // checkTimeout below interval: overlapping checks would break the detection bound (`deploy check`)
 export const defaultTimings: LabTimings = { interval: 1000, fall: 2, rise: 2, checkTimeout: 500 };
-/** an ALB counts whole seconds and wants the check timeout below the interval */
-export const albTimings: LabTimings = { interval: 2000, fall: 2, rise: 2, checkTimeout: 1000 };
+/**
+ * The shortest checks AWS accepts for an ALB target group (ModifyTargetGroup:
+ * HealthCheckIntervalSeconds 5–300, HealthCheckTimeoutSeconds 2–120, the
+ * thresholds 2–10; config/alb-ranges.ts): the lab runs only what AWS would.
+ */
+export const albTimings: LabTimings = { interval: 5000, fall: 2, rise: 2, checkTimeout: 2000 };
 /** the second HAProxy of a pair: slower, as a peer configured apart drifts (inter 3s fall 3) */
 export const pairTimings: LabTimings = { interval: 1500, fall: 3, rise: 2, checkTimeout: 500 };
 
@@ -52,6 +56,12 @@ export interface LabLayout {
     readonly timings: LabTimings;
     readonly frontend: { readonly address: string; readonly port: number };
   };
+  /**
+   * with balancer alb: the target group's `Port`. Other than appPort, the hosts
+   * are registered on a port override (appPort), as one instance serving several
+   * services is; nothing in the lab listens on this port.
+   */
+  readonly albGroupPort?: number;
   /** command: the demo's start/stop/status commands; compose: real containers (compose.ts) */
   readonly runtime: LabRuntime;
   /** the directories each host gets a private tmpfs over */
@@ -82,6 +92,8 @@ export interface LayoutOptions {
   readonly timings?: Partial<LabTimings>;
   /** default haproxy */
   readonly balancer?: LabBalancer;
+  /** with balancer alb: the target group's port, default appPort (LabLayout.albGroupPort) */
+  readonly albGroupPort?: number;
   /** a second HAProxy with these timings (default pairTimings) on <subnet>.101 */
   readonly pair?: boolean | Partial<LabTimings>;
   /**
@@ -122,6 +134,7 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
     backend: `be_${service}`,
     timings: { ...(balancer === 'alb' ? albTimings : defaultTimings), ...options.timings },
     balancer,
+    ...(options.albGroupPort !== undefined && { albGroupPort: options.albGroupPort }),
     ...(options.pair
       ? {
           pair: {

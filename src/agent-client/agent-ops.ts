@@ -1,4 +1,4 @@
-import type { ServiceReading } from '../evidence/service-counts.js';
+import type { ServiceReading } from '../protocol/results.js';
 import type { AuditRead } from '../host/audit-read.js';
 import type { EnvVars } from '../host/release-env.js';
 import { encodePublish, type ReleaseFile } from '../host/release-files.js';

@@ -1,4 +1,4 @@
-import type { ServiceReading } from '../evidence/service-counts.js';
+import type { ServiceReading } from '../protocol/results.js';
 import type { AuditEntry } from '../protocol/results.js';
 import type { LeaseAction, LeaseAnswer, LeaseRequest } from '../protocol/lease.js';
 import type { ReleaseFile } from '../host/release-files.js';

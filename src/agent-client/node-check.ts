@@ -1,6 +1,7 @@
 import { INSTALL_NODE, nodeVersionProblem } from '../node-version.js';
-import { mapLimit } from '../setup/map-limit.js';
+import { mapLimit } from '../map-limit.js';
 import type { HostAgent } from './host-agent.js';
+import { excerpt } from '../safe-text.js';
 
 const FIX = `${INSTALL_NODE} first on the PATH of ssh.user`;
 
@@ -17,7 +18,7 @@ export async function hostNodeProblem(
   const r = await agent.nodeVersion();
   if (r.code === 127) return `no node on the PATH of ssh.user: ${FIX}`;
   if (r.code !== 0) {
-    const said = r.stderr.trim().split('\n')[0]?.slice(0, 120) ?? '';
+    const said = excerpt(r.stderr, 120);
     return `node -p process.versions.node failed (exit ${r.code}${said ? `: ${said}` : ''}): ${FIX}`;
   }
   return nodeVersionProblem(r.stdout, 'node', FIX);

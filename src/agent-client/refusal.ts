@@ -7,6 +7,7 @@ import {
   type LockHolder,
 } from '../errors.js';
 import type { AgentErrorInfo } from '../protocol/lines.js';
+import { excerpt } from '../safe-text.js';
 
 /** An agent's refusal as the typed error the orchestrator acts on. */
 export function refused(host: string, error: AgentErrorInfo): HandoffError {
@@ -47,7 +48,7 @@ export function noProtocol(
       host,
       'the agent is older than this deploy (it does not know --expect-agent)',
     );
-  const hint = stderr.trim().split('\n')[0]?.slice(0, 200) ?? '';
+  const hint = excerpt(stderr, 200);
   return new AgentError(
     host,
     'garbage',

@@ -114,6 +114,19 @@ export class AlbBalancer implements Balancer {
     return groups.TargetGroups?.[0];
   }
 
+  /**
+   * The type of load balancer the group serves, from its protocol
+   * (CreateTargetGroup, Protocol: "For Application Load Balancers, the
+   * supported protocols are HTTP and HTTPS. For Network Load Balancers, the
+   * supported protocols are TCP, TLS, UDP, or TCP_UDP"); undefined for
+   * another (GENEVE: a Gateway Load Balancer's).
+   */
+  async loadBalancerType(): Promise<'application' | 'network' | undefined> {
+    const protocol = (await this.describeGroup())?.Protocol ?? '';
+    if (['HTTP', 'HTTPS'].includes(protocol)) return 'application';
+    return ['TCP', 'TLS', 'UDP', 'TCP_UDP'].includes(protocol) ? 'network' : undefined;
+  }
+
   async settings(): Promise<HealthCheckSettings> {
     const group = await this.describeGroup();
     const attributes = await this.groupAttributes();

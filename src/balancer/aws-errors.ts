@@ -1,4 +1,5 @@
 import { BlockedError, type HandoffError } from '../errors.js';
+import { excerpt } from '../safe-text.js';
 
 /** What one AWS call was, for the line that says why it failed. */
 export interface AwsCall {
@@ -53,7 +54,5 @@ export function awsAccessError(error: unknown, call: AwsCall): HandoffError | un
 
 /** an SDK message's first line, short: they can be long and name internals */
 export function awsMessage(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const line = text.split('\n')[0] ?? '';
-  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+  return excerpt(error instanceof Error ? error.message : String(error), 160);
 }

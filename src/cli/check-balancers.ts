@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { liveRangeWarnings } from '../config/alb-ranges.js';
 import type { BalancerEntry, Config, HealthCheckSettings } from '../config/types.js';
 import { UsageError } from '../errors.js';
 import type { NamedSettings } from '../timing/index.js';
@@ -7,6 +8,8 @@ import type { Output } from './output.js';
 /** One balancer's settings for `deploy check`, and where they were read. */
 export interface CheckedSettings extends NamedSettings {
   readonly source: string;
+  /** with --live, an ALB entry's: the type its group's protocol says (AlbBalancer.loadBalancerType) */
+  readonly loadBalancerType?: 'application' | 'network';
 }
 
 /**
@@ -39,7 +42,13 @@ async function liveOf(entry: BalancerEntry, config: Config, out: Output) {
   ]);
   const balancer = await createOne(entry, { clock: systemClock, log: out, ssh: config.ssh });
   try {
-    return { settings: await balancer.settings(), source: `live from the ${entry.kind} balancer` };
+    const settings = await balancer.settings();
+    const type = await typeOf(balancer);
+    return {
+      settings,
+      source: `live from the ${entry.kind} balancer`,
+      ...(type !== undefined && { loadBalancerType: type }),
+    };
   } finally {
     await balancer.close();
   }
@@ -52,6 +61,36 @@ function fromFile(config: Config, entry: BalancerEntry) {
     );
   }
   return { settings: entry.healthCheck, source: `from ${config.source}` };
+}
+
+/** an ALB's type as its group's protocol says; undefined for the other kinds */
+async function typeOf(balancer: object): Promise<'application' | 'network' | undefined> {
+  if (!('loadBalancerType' in balancer) || typeof balancer.loadBalancerType !== 'function')
+    return undefined;
+  return (await (balancer.loadBalancerType as () => Promise<unknown>).call(balancer)) as
+    'application' | 'network' | undefined;
+}
+
+/**
+ * Each live ALB group's values that deploy.yml could not hold
+ * (config/alb-ranges.ts), by the type its protocol says; and a
+ * `balancer.type` that is not that type, which holds deploy.yml to the
+ * wrong ranges.
+ */
+export function rangeWarnings(config: Config, settings: readonly CheckedSettings[]): string[] {
+  return config.balancers.flatMap((entry) => {
+    const checked = settings.find((s) => s.name === entry.name);
+    if (entry.kind !== 'alb' || !checked) return [];
+    const written = entry.type ?? 'application';
+    const type = checked.loadBalancerType ?? written;
+    const mismatch =
+      type === written
+        ? []
+        : [
+            `${entry.name}: the target group's protocol is a${type === 'network' ? ' Network' : 'n Application'} Load Balancer's, but balancer.type is ${written}: write type: ${type} so deploy.yml is held to its ranges`,
+          ];
+    return [...mismatch, ...liveRangeWarnings(entry.name, checked.settings, type)];
+  });
 }
 
 const compared: readonly (keyof HealthCheckSettings)[] = [

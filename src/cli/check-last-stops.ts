@@ -1,6 +1,6 @@
 import { BlockedError, messageOf } from '../errors.js';
 import type { Config } from '../config/types.js';
-import { mapLimit } from '../setup/map-limit.js';
+import { mapLimit } from '../map-limit.js';
 import type { LastStop } from '../protocol/results.js';
 import type { Output } from './output.js';
 

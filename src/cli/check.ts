@@ -12,7 +12,7 @@ import {
   slowestModel,
   timingBaseFromConfig,
 } from '../timing/index.js';
-import { pairWarnings, settingsOfBalancers } from './check-balancers.js';
+import { pairWarnings, rangeWarnings, settingsOfBalancers } from './check-balancers.js';
 import { stopProofMethods } from '../host/stop-proof.js';
 import {
   killedAtLastStop,
@@ -89,6 +89,7 @@ export async function runCheck(
   }
   const warnings = options.live
     ? [
+        ...rangeWarnings(config, each),
         ...(await pairWarnings(config, each)),
         ...(await canaryTrafficWarnings(config, systemClock, options.wait ?? sleep)),
       ]

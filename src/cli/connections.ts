@@ -8,7 +8,7 @@ import type { Log } from '../log.js';
 import { ConnectionSlots } from '../remote/connection-slots.js';
 import { PooledTransport } from '../remote/pooled-transport.js';
 import type { Transport } from '../remote/transport.js';
-import { destinationOf, type ConfigFlags } from './commands/config-flag.js';
+import { destinationOf, type ConfigFlags } from './config-flag.js';
 
 /** Where `deploy setup` publishes the host config on every host. */
 export function hostConfigPath(config: Config): string {

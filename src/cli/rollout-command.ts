@@ -26,7 +26,7 @@ import { rolloutFailure, withDeployHooks } from './deploy-hooks.js';
 import { parseBatchOption, parseHostsFlag } from './fleet-flags.js';
 import { Connections, interruptSignal, plainEnv, whoAmI } from './connections.js';
 import { createOutput } from './output.js';
-import { destinationOf, type ConfigFlags } from './commands/config-flag.js';
+import { destinationOf, type ConfigFlags } from './config-flag.js';
 import { rolloutOutput, type RolloutOutput } from './rollout-output.js';
 import { targetStates } from './target-json.js';
 import { failureMessage, renderHandshakes, renderPlan, renderResult } from './rollout-report.js';

@@ -1,4 +1,5 @@
 import type { KeyPath, RuleProblem } from './where.js';
+import { awsRangeProblems } from './alb-ranges.js';
 import { healthCheckKeys } from './balancer-schema.js';
 import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
 import { defaultName } from './normalize-balancer.js';
@@ -176,4 +177,5 @@ export const balancerRules: readonly Rule[] = [
   (doc) => entries(doc).flatMap(healthCheckTogether),
   (doc) => entries(doc).flatMap((e) => targetsOfHosts(doc, e)),
   (doc) => entries(doc).flatMap((e) => haproxyNames(doc, e)),
+  (doc) => entries(doc).flatMap((e) => (e.b.kind === 'alb' ? awsRangeProblems(e.path, e.b) : [])),
 ];

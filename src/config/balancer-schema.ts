@@ -97,6 +97,13 @@ const alb = z.strictObject({
   region: text(
     "AWS region of the target group, e.g. eu-west-1; default: the SDK's (AWS_REGION, the profile's region)",
   ).optional(),
+  type: z
+    .enum(['application', 'network'], { error: 'must be application or network' })
+    .optional()
+    .meta({
+      description:
+        "the type of the target group's load balancer, whose value ranges deploy.yml is held to (default: application)",
+    }),
   ...optionalHealthCheck(),
   ...extras(),
   ...entry(),

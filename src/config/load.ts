@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { ConfigError, messageOf, UsageError } from '../errors.js';
-import { secretMask } from '../safe-text.js';
+import { ConfigError, messageOf, UsageError, type ConfigProblem } from '../errors.js';
+import { secretMask, secretValueProblem } from '../safe-text.js';
 import { destinationFile, destinationProblem } from './destination.js';
 import type { DestinationText } from './parse.js';
 import { unsealHostConfig } from './sealed.js';
@@ -19,7 +19,8 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
   const text = await readConfigText(file);
   const sealed =
     options.trustSeal && !options.destination ? unsealHostConfig(text, file) : undefined;
-  if (sealed) return maskSecrets(withEnv(sealed, options));
+  // the host's own config: the mask skips what it cannot mask, never refuses (safe-text.ts)
+  if (sealed) return maskSecrets(withEnv(sealed, options), false);
   const destination = await readDestination(file, options.destination);
   const { parseValid } = await import('./parse.js');
   return maskSecrets(withEnv(parseValid(text, file, options.env?.HOME, destination), options));
@@ -73,13 +74,19 @@ async function readDestination(
  * `deploy rollback` publishes nothing and never reads them at all, yet both
  * print what a hook, a service or a host's stderr said. The process
  * environment, whatever `env` the overrides came from: it is what a hook
- * and the rollout inherit.
+ * and the rollout inherit. A value too short to mask is refused here, in
+ * every command, before a hook or a host could print it.
  */
-function maskSecrets(config: Config): Config {
-  for (const name of config.env.secret) {
+function maskSecrets(config: Config, refuseShort = true): Config {
+  const problems: ConfigProblem[] = [];
+  config.env.secret.forEach((name, i) => {
     const value = process.env[name];
-    if (value !== undefined) secretMask.add(value);
-  }
+    if (value === undefined) return;
+    const problem = refuseShort ? secretValueProblem(name, value) : undefined;
+    if (problem) problems.push({ path: `env.secret[${i}]`, message: problem });
+    else secretMask.add(value);
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
 

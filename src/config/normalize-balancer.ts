@@ -15,6 +15,7 @@ export function balancerConfig(raw: RawBalancer, local: (p: string) => string): 
         kind: 'alb',
         targetGroupArn: raw.target_group_arn,
         ...(raw.region !== undefined && { region: raw.region }),
+        ...(raw.type !== undefined && { type: raw.type }),
         ...(healthCheck && { healthCheck }),
       };
     }

@@ -1,6 +1,8 @@
-import { LATENCY_FLOOR_MS } from '../evidence/canary-rule.js';
 import type { RawConfig } from './schema.js';
 import type { CanaryConfig, JudgementConfig } from './types.js';
+
+/** `rollout.canary.latency_floor`'s default: below it a relative test fails healthy, fast canaries */
+export const LATENCY_FLOOR_MS = 5;
 
 type RawRollout = RawConfig['rollout'];
 

@@ -119,6 +119,7 @@ function kindSettings(b: BalancerConfig): RawEntry {
         kind: 'alb',
         target_group_arn: b.targetGroupArn,
         ...(b.region !== undefined && { region: b.region }),
+        ...(b.type !== undefined && { type: b.type }),
         ...settings,
       };
     case 'haproxy':

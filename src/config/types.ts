@@ -56,6 +56,8 @@ export interface AlbBalancerConfig extends BalancerBase {
   readonly targetGroupArn: string;
   /** absent: the SDK's region chain (AWS_REGION, the profile) */
   readonly region?: string;
+  /** the load balancer's type (config/alb-ranges.ts); absent: application */
+  readonly type?: 'application' | 'network';
 }
 
 /** a balancer's own host, reached over SSH with the fleet's ssh settings (port and user may differ) */

@@ -1,5 +1,6 @@
 import { binomialCdf, binomialUpperTail, wilsonUpper } from './binomial.js';
 import type { SourceKind } from './source.js';
+import { LATENCY_FLOOR_MS } from '../config/normalize-canary.js';
 
 /**
  * The canary judgement (docs/canary.md), pure. Errors are counted as a
@@ -24,9 +25,6 @@ export interface CanaryRule {
   /** a difference in mean response no larger than this is noise, whatever the margin; absent: LATENCY_FLOOR_MS */
   readonly latencyFloorMs?: number;
 }
-
-/** `rollout.canary.latency_floor`'s default: below it a relative test fails healthy, fast canaries */
-export const LATENCY_FLOOR_MS = 5;
 
 /**
  * The finest latency difference each source can show: HAProxy's `rtime` is

@@ -60,9 +60,17 @@ export function minuteWindow(from: number, to: number): { start: Date; end: Date
  * ELB 5xx already; the ELB 5xx it does not explain are the ALB's own (no
  * healthy target, mostly), which RequestCount leaves out: it counts only
  * requests for which a target was chosen.
+ *
+ * HTTPCode_ELB_5XX_Count has no TargetGroup dimension: it is the whole load
+ * balancer's, which other target groups may share. A group that saw no
+ * request of its own in the window is charged none of them: they cannot be
+ * told to be its own, and "60 failed of 60" for a group nobody called is
+ * false. With traffic of its own, they are charged to it, as before.
  */
 export function countsFromSums(sums: Readonly<Record<MetricId, number>>): Counts {
-  const { requests, target5xx, connect, elb5xx } = sums;
+  const { requests, target5xx, connect } = sums;
+  const own = requests + target5xx + connect > 0;
+  const elb5xx = own ? sums.elb5xx : 0;
   const broken = Math.min(connect, elb5xx);
   const noTarget = elb5xx - broken;
   return {

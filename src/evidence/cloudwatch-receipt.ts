@@ -1,7 +1,7 @@
 import type { Balancer } from '../balancer/balancer.js';
 import { membersOf } from '../balancer/set.js';
 import type { Clock } from '../clock.js';
-import { HandoffError } from '../errors.js';
+import { ExitCode, HandoffError } from '../errors.js';
 import { createAlbMetrics, type AlbMetrics, type AlbMetricsTarget } from './cloudwatch.js';
 import { countsFromSums, type MetricId } from './cloudwatch-queries.js';
 import { addCounts, noCounts, type Counts } from './counts.js';
@@ -53,10 +53,21 @@ interface LoadedGroup {
 interface Loaded {
   readonly source: string;
   readonly each: readonly LoadedGroup[];
-  /** the first line of what failed while loading: the receipt is unread with it */
-  readonly unread?: string;
+  /** what failed while loading: the receipt is unread with its first line */
+  readonly unread?: HandoffError;
   /** the balancers beside the ALBs, whose share CloudWatch does not count: `internal (haproxy)` */
   readonly uncounted: readonly string[];
+}
+
+/** what made each unread receipt unread, kept out of its JSON */
+const unreadBy = new WeakMap<CloudWatchReceipt, HandoffError>();
+
+/**
+ * The exit code an unread receipt stands for: its error's (a region missing
+ * from deploy.yml is 2, access denied 3, throttling 1), not one for all.
+ */
+export function unreadExit(receipt: CloudWatchReceipt): ExitCode {
+  return unreadBy.get(receipt)?.exitCode ?? ExitCode.blocked;
 }
 
 export function cloudWatchCounts(
@@ -120,7 +131,7 @@ async function loadGroups(
   } catch (error) {
     for (const { metrics } of each) metrics.close();
     if (!(error instanceof HandoffError)) throw error;
-    return { source, each: [], unread: firstLine(error), uncounted };
+    return { source, each: [], unread: error, uncounted };
   }
   return { source, each, uncounted };
 }
@@ -132,15 +143,20 @@ async function receiptOf(loaded: Loaded, from: number, to: number): Promise<Clou
   let final = true;
   let window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
   let note = '';
-  const unread = (line: string): CloudWatchReceipt => ({
-    source,
-    hosts: [],
-    total: { requests: 0, failed: 0, unread: line },
-    window,
-    final: false,
-    note: line,
-    ...uncounted,
-  });
+  const unread = (error: HandoffError): CloudWatchReceipt => {
+    const line = firstLine(error);
+    const receipt: CloudWatchReceipt = {
+      source,
+      hosts: [],
+      total: { requests: 0, failed: 0, unread: line },
+      window,
+      final: false,
+      note: line,
+      ...uncounted,
+    };
+    unreadBy.set(receipt, error);
+    return receipt;
+  };
   if (loaded.unread !== undefined) return unread(loaded.unread);
   try {
     for (const { target, metrics } of loaded.each) {
@@ -155,7 +171,7 @@ async function receiptOf(loaded: Loaded, from: number, to: number): Promise<Clou
     }
   } catch (error) {
     if (!(error instanceof HandoffError)) throw error;
-    return unread(firstLine(error));
+    return unread(error);
   } finally {
     for (const { metrics } of loaded.each) metrics.close();
   }

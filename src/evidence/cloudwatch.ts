@@ -71,7 +71,8 @@ export class AlbMetrics {
     const { start, end } = minuteWindow(from, to);
     const sums: Record<MetricId, number> = { requests: 0, target5xx: 0, connect: 0, elb5xx: 0 };
     const ids = new Map((Object.keys(METRICS) as MetricId[]).map((id) => [id.toLowerCase(), id]));
-    let partial = false;
+    // per query, the status of its last page: PartialData followed by NextToken means "more to come"
+    const status = new Map<string, string | undefined>();
     let token: string | undefined;
     do {
       let page: GetMetricDataCommandOutput;
@@ -93,10 +94,11 @@ export class AlbMetrics {
       for (const r of page.MetricDataResults ?? []) {
         const id = ids.get(r.Id ?? '');
         if (id !== undefined) sums[id] += (r.Values ?? []).reduce((s, v) => s + v, 0);
-        if (r.StatusCode === 'PartialData') partial = true;
+        status.set(r.Id ?? '', r.StatusCode);
       }
       token = page.NextToken;
     } while (token !== undefined);
+    const partial = [...status.values()].includes('PartialData');
     const final = !partial && this.clock.now() - end.getTime() >= DELAY_MS;
     const span = `${start.toISOString().slice(11, 16)}–${end.toISOString().slice(11, 16)} UTC`;
     return {

@@ -4,6 +4,7 @@ import { runProcess } from '../process/run.js';
 import { formatMs } from '../timing/duration.js';
 import type { Counts, WindowCounts } from './counts.js';
 import type { CountWindow, EvidenceSource } from './source.js';
+import { excerpt } from '../safe-text.js';
 
 export interface CommandSourceOptions {
   /** rollout.canary.command, resolved beside deploy.yml */
@@ -80,15 +81,15 @@ export class CommandCountSource implements EvidenceSource {
         `${said} did not finish within command_timeout ${formatMs(o.timeoutMs)}`,
       );
     if (result.code !== 0) {
-      const why = result.stderr.trim().split('\n')[0] ?? '';
-      throw new UsageError(`${said} exited ${result.code}${why ? `: ${why.slice(0, 160)}` : ''}`);
+      const why = excerpt(result.stderr, 160);
+      throw new UsageError(`${said} exited ${result.code}${why ? `: ${why}` : ''}`);
     }
     return parseCommandCounts(result.stdout, said);
   }
 }
 
 export function parseCommandCounts(stdout: string, said: string): Counts {
-  const shown = JSON.stringify(stdout.trim().slice(0, 80));
+  const shown = JSON.stringify(excerpt(stdout, 80));
   let value: unknown;
   try {
     value = JSON.parse(stdout);

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RESPONSES_DIR, type ResponseCountsFile } from '../health/response-counts.js';
+import type { ServiceReading } from '../protocol/results.js';
 import type { Counts, WindowCounts } from './counts.js';
 import { addWindows } from './counts.js';
 
@@ -12,11 +13,6 @@ import { addWindows } from './counts.js';
  * counts instead of looking like a reset. A 5xx is a failure; a 4xx is the
  * client's.
  */
-
-export interface ServiceReading {
-  /** `<pid>-<started>` → that process's latest counts */
-  readonly processes: Readonly<Record<string, ResponseCountsFile>>;
-}
 
 export async function readServiceCounts(stateDir: string): Promise<ServiceReading> {
   const dir = path.join(stateDir, RESPONSES_DIR);

@@ -1,6 +1,7 @@
 import { messageOf, OperationError } from '../errors.js';
 import type { WindowCounts } from './counts.js';
-import { serviceWindow, type ServiceReading } from './service-counts.js';
+import type { ServiceReading } from '../protocol/results.js';
+import { serviceWindow } from './service-counts.js';
 import type { CountWindow, EvidenceSource } from './source.js';
 
 /**

@@ -84,7 +84,8 @@ export class WaveJudge {
       signal: this.deps.signal,
       onProgress: (p) =>
         this.deps.log.emit({
-          level: 'info',
+          // a host not read at a look (counts no service could write included) is news
+          level: p.unread === undefined ? 'info' : 'warn',
           event: 'bake',
           message: `${kind}: ${judged} ${rate(p.canary)}, baseline ${rate(p.baseline)}; ${formatMs(p.leftMs)} left${p.unread !== undefined ? ` (not read: ${p.unread})` : ''}`,
           fields: {

@@ -29,7 +29,7 @@ export function runProbe(argv: readonly string[], now: number): { code: 0 | 1 | 
       },
     }) as { values: Record<string, string | undefined> });
   } catch (e) {
-    return { code: 2, line: `${(e as Error).message}\n${USAGE}` };
+    return { code: 2, line: `${e instanceof Error ? e.message : String(e)}\n${USAGE}` };
   }
   const maxAgeMs = parseDuration(values['max-age'] ?? '');
   const expected = values.expected === undefined ? 0 : Number(values.expected);

@@ -8,6 +8,7 @@ import { releaseDir } from './layout.js';
 import { strayEntry } from './artifact-entries.js';
 import { fileSha256, readOwnFile } from './release-files.js';
 import { readLiveRelease } from './releases.js';
+import { excerpt } from '../safe-text.js';
 
 /** Beside the release's files: the sha256 of the artifact it was extracted from. */
 export const ARTIFACT_SHA_FILE = '.artifact-sha256';
@@ -183,5 +184,5 @@ async function replaceRelease(root: string, release: string, extracted: string):
 }
 
 function firstLine(text: string): string {
-  return text.trim().split('\n')[0]?.slice(0, 200) ?? '';
+  return excerpt(text, 200);
 }

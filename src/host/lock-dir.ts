@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { BlockedError } from '../errors.js';
+import { BlockedError, messageOf } from '../errors.js';
 
 /**
  * Where the host lock may live. Root takes it (the watchdog, a rollout), so a
@@ -63,6 +63,6 @@ async function assertSafeDir(dir: string, file: string): Promise<void> {
 
 function cannot(file: string, error: unknown): BlockedError {
   return new BlockedError(
-    `cannot create the host lock ${file}: ${(error as Error).message}; check host.lock and its directory's permissions`,
+    `cannot create the host lock ${file}: ${messageOf(error)}; check host.lock and its directory's permissions`,
   );
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Clock } from '../clock.js';
-import { OperationError, UsageError } from '../errors.js';
+import { OperationError, UsageError, messageOf } from '../errors.js';
 import { runProcess } from '../process/run.js';
 import { acquireHostLock, type LockRetries } from './lock.js';
 
@@ -52,9 +52,7 @@ export async function execUnderLock(
       signal: stop.signal,
     });
     if (lock.signal.aborted) {
-      throw new OperationError(
-        `${(lock.signal.reason as Error).message}; stopped ${path.basename(file)}`,
-      );
+      throw new OperationError(`${messageOf(lock.signal.reason)}; stopped ${path.basename(file)}`);
     }
     if (result.started) return result.code;
     const why = result.notFound ? 'not found (is it on PATH?)' : result.why;

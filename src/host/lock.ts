@@ -2,7 +2,13 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { systemClock, type Clock } from '../clock.js';
-import { BlockedError, LockHeldError, OperationError, type LockHolder } from '../errors.js';
+import {
+  BlockedError,
+  LockHeldError,
+  OperationError,
+  type LockHolder,
+  messageOf,
+} from '../errors.js';
 import { isMissing } from './layout.js';
 import { ensureLockFile } from './lock-dir.js';
 import { awaitHolder, describeSelf, removeHolderIfOurs, writeHolder } from './lock-holder.js';
@@ -95,7 +101,7 @@ export async function acquireHostLock(
     if ((error as { code?: unknown }).code === 'ELOCKED') {
       throw new LockHeldError(given, await awaitHolder(file, clock));
     }
-    throw new BlockedError(`cannot take the host lock ${given}: ${(error as Error).message}`);
+    throw new BlockedError(`cannot take the host lock ${given}: ${messageOf(error)}`);
   }
   const holder = describeSelf(options.what, clock.now(), options.message);
   try {
@@ -132,7 +138,7 @@ export async function readLockStatus(
     file = await realpath(path.resolve(lockPath));
   } catch (error) {
     if (isMissing(error)) return { locked: false };
-    throw new OperationError(`cannot read the host lock ${lockPath}: ${(error as Error).message}`);
+    throw new OperationError(`cannot read the host lock ${lockPath}: ${messageOf(error)}`);
   }
   const locked = await lockfile.check(file, { stale: HOST_LOCK_OPTIONS.stale, realpath: false });
   if (!locked) return { locked };

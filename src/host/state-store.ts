@@ -70,7 +70,7 @@ export async function readJsonFile<T>(file: string, parser: Parser<T>): Promise<
     text = await readFile(file, 'utf8');
   } catch (error) {
     if (isMissing(error)) return { value: undefined };
-    throw new OperationError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
+    throw new OperationError(`cannot read ${file}: ${messageOf(error)}`, { cause: error });
   }
   let json: unknown;
   try {
@@ -98,7 +98,7 @@ export async function removeFile(file: string): Promise<boolean> {
     return true;
   } catch (error) {
     if (isMissing(error)) return false;
-    throw new OperationError(`cannot remove ${file}: ${(error as Error).message}`, {
+    throw new OperationError(`cannot remove ${file}: ${messageOf(error)}`, {
       cause: error,
     });
   }

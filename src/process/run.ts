@@ -10,7 +10,9 @@ import { systemClock, type Clock } from '../clock.js';
  * commands, `deploy lock exec`) and on the orchestrator (hooks, the canary's
  * count command): argv, never a shell line; its own process group, so a
  * timeout or an abort reaches what it started too; the timeout on the
- * injected clock.
+ * injected clock. Its output comes back whole (a caller parses stdout); a
+ * caller that quotes it in a message cuts it only with safe-text.ts's
+ * `excerpt`, which masks secrets before it cuts.
  */
 export interface RunOptions {
   readonly cwd?: string;

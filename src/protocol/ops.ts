@@ -20,7 +20,7 @@ import type {
   SwitchResult,
   VerifyReport,
 } from './results.js';
-import type { ServiceReading } from '../evidence/service-counts.js';
+import type { ServiceReading } from './results.js';
 import type { LeaseAnswer } from './lease.js';
 import { returns, type OpSpec, type Returns } from './spec.js';
 

@@ -1,5 +1,6 @@
 /** The data each agent operation returns: shared by the agent and its client. */
 import type { LockHolder } from '../errors.js';
+import type { ResponseCountsFile } from '../health/response-counts.js';
 
 export interface ServiceVerdict {
   readonly name: string;
@@ -172,4 +173,9 @@ export interface CommandExit {
   readonly release: string;
   /** the exit code, or 128 + the signal's number */
   readonly code: number;
+}
+
+/** A host's services' own counts (the `service-counts` op): `<pid>-<started>` → that process's latest counts */
+export interface ServiceReading {
+  readonly processes: Readonly<Record<string, ResponseCountsFile>>;
 }

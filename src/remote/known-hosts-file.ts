@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { UsageError } from '../errors.js';
+import { UsageError, messageOf } from '../errors.js';
 import { KnownHosts } from './known-hosts.js';
 
 interface Read {
@@ -47,7 +47,7 @@ export class KnownHostsFiles {
 }
 
 function cannotRead(path: string, error: unknown): UsageError {
-  return new UsageError(`cannot read ssh.known_hosts ${path}: ${(error as Error).message}`);
+  return new UsageError(`cannot read ssh.known_hosts ${path}: ${messageOf(error)}`);
 }
 
 /** the process's one reader: every connectSsh of a command shares it */

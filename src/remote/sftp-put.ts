@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
+import { messageOf } from '../errors.js';
 
 type Callback<T> = (error: Error | null | undefined, value: T) => void;
 
@@ -58,7 +59,7 @@ async function renameOver(sftp: SFTPWrapper, from: string, to: string): Promise<
     await call((cb) => sftp.ext_openssh_rename(from, to, cb));
     return;
   } catch (error) {
-    if (!/does not support/i.test((error as Error).message)) throw error;
+    if (!/does not support/i.test(messageOf(error))) throw error;
   }
   await call((cb) => sftp.unlink(to, cb)).catch(() => undefined);
   await call((cb) => sftp.rename(from, to, cb));

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import ssh2 from 'ssh2';
-import { UsageError } from '../errors.js';
+import { UsageError, messageOf } from '../errors.js';
 import type { SshConfig } from '../config/types.js';
 
 /** What ssh2 should authenticate with, and how to name it in an error. */
@@ -32,7 +32,7 @@ export async function resolveAuth(
     privateKey = await readFile(ssh.identityFile);
   } catch (error) {
     throw new UsageError(
-      `cannot read ssh.identity_file ${ssh.identityFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; fix the path in deploy.yml`,
+      `cannot read ssh.identity_file ${ssh.identityFile}: ${(error as NodeJS.ErrnoException).code ?? messageOf(error)}; fix the path in deploy.yml`,
     );
   }
   const parsed = ssh2.utils.parseKey(privateKey);

@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
 import type { Clock } from '../clock.js';
-import { HostUnreachableError, OperationError } from '../errors.js';
+import { HostUnreachableError, OperationError, messageOf } from '../errors.js';
 import { describeCommand } from './command-errors.js';
 import { quoteArgv } from './quote.js';
 import { sftpPut } from './sftp-put.js';
@@ -55,7 +55,7 @@ export class SshTransport implements Transport {
       await sftpPut(sftp, path, content, mode);
     } catch (error) {
       if (this.dropped) throw connectionLost(this.host, `while writing ${path}`);
-      throw new OperationError(`${this.host}: cannot write ${path}: ${(error as Error).message}`, {
+      throw new OperationError(`${this.host}: cannot write ${path}: ${messageOf(error)}`, {
         cause: error,
       });
     }
@@ -67,7 +67,7 @@ export class SshTransport implements Transport {
       await sftpUpload(sftp, localPath, path, options);
     } catch (error) {
       if (this.dropped) throw connectionLost(this.host, `while uploading ${path}`);
-      throw new OperationError(`${this.host}: cannot upload ${path}: ${(error as Error).message}`, {
+      throw new OperationError(`${this.host}: cannot upload ${path}: ${messageOf(error)}`, {
         cause: error,
       });
     }

@@ -1,7 +1,7 @@
 import { messageOf } from '../errors.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { HostConfig } from '../config/types.js';
-import { mapLimit } from '../setup/map-limit.js';
+import { mapLimit } from '../map-limit.js';
 import type { PrunedHost, RolloutDeps } from './types.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Balancer, TargetState } from '../balancer/balancer.js';
 import type { Config, HostConfig } from '../config/types.js';
 import { HandoffError, HostUnreachableError, hostError } from '../errors.js';
-import { mapLimit } from '../setup/map-limit.js';
+import { mapLimit } from '../map-limit.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { VerifyReport } from '../protocol/results.js';
 

@@ -154,7 +154,8 @@ describe('deploy rollout through a busy ALB API', () => {
   });
 
   it('with slow_start set, the second host drains only once the first has ramped up', async () => {
-    endpoint().group.modifyAttributes([{ Key: 'slow_start.duration_seconds', Value: '3' }]);
+    // AWS's shortest slow start (TargetGroupAttribute: "The range is 30-900 seconds")
+    endpoint().group.modifyAttributes([{ Key: 'slow_start.duration_seconds', Value: '30' }]);
     try {
       await fleet.stageEverywhere('r3');
       const r = await fleet.deploy(['rollout', '--release', 'r3', '--json']);
@@ -163,7 +164,7 @@ describe('deploy rollout through a busy ALB API', () => {
       const back = first?.steps.find((s) => s.step === 'await-in');
       const drain = second?.steps.find((s) => s.step === 'drain');
       expect(back && drain).toBeTruthy();
-      expect(drain!.offset_ms).toBeGreaterThanOrEqual(back!.offset_ms + back!.duration_ms + 3000);
+      expect(drain!.offset_ms).toBeGreaterThanOrEqual(back!.offset_ms + back!.duration_ms + 30_000);
       expect(r.stdout).toContain('slow start: waiting');
     } finally {
       endpoint().group.modifyAttributes([{ Key: 'slow_start.duration_seconds', Value: '0' }]);
@@ -173,7 +174,11 @@ describe('deploy rollout through a busy ALB API', () => {
 
 describe('deploy infra apply against the ALB API', () => {
   it('--dry-run prints the diff and changes nothing; apply changes the group and HAProxy follows', async () => {
-    await fleet.writeConfig({ checks: { interval: 3000, fall: 2, rise: 3 } });
+    // AWS's ranges (interval ≥ 5s) make drain-to-verified 34s: a slower watchdog keeps --strict quiet
+    await fleet.writeConfig({
+      checks: { interval: 6000, fall: 2, rise: 3 },
+      watchdogEveryMs: 15_000,
+    });
     const checksAt = async () =>
       (await fleet.lab.showStat())
         .filter((row) => row.pxname === fleet.lab.backend && row.svname?.startsWith('web-'))
@@ -183,7 +188,7 @@ describe('deploy infra apply against the ALB API', () => {
     const dry = await fleet.deploy(['infra', 'apply', '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain('alb: would change:');
-    expect(dry.stdout).toContain('interval: 2s -> 3s');
+    expect(dry.stdout).toContain('interval: 5s -> 6s');
     expect(endpoint().calls.get('ModifyTargetGroup')).toBeUndefined();
     expect(await checksAt()).toEqual(['2/2', '2/2']);
 

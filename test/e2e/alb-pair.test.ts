@@ -16,8 +16,8 @@ beforeAll(async () => {
     subnet: '127.0.92',
     workDir: '/tmp/handoff-e2e-92',
     balancer: 'alb',
-    // whole seconds, as an ALB counts them; slower than the public group's 2s × 2
-    pair: { interval: 2000, fall: 3, rise: 2, checkTimeout: 1000 },
+    // within AWS's ranges, as an ALB takes them; slower than the public group's 5s × 2
+    pair: { interval: 5000, fall: 3, rise: 2, checkTimeout: 2000 },
   });
 });
 afterAll(async () => {

@@ -62,12 +62,20 @@ export class LabMetrics {
     return found;
   }
 
+  /**
+   * GetMetricData, paginated as the CloudWatch API Reference has it
+   * ("NextToken: Include this value, if it was returned by the previous
+   * GetMetricData operation, to get the next set of data points"): one
+   * query's result per page, so a client that reads only the first page
+   * misses the rest.
+   */
   async answer(body: string): Promise<Record<string, unknown>> {
     await this.sample();
     const input = JSON.parse(body) as {
       MetricDataQueries?: { Id?: string; MetricStat?: { Metric?: { MetricName?: string } } }[];
       StartTime?: number;
       EndTime?: number;
+      NextToken?: string;
     };
     const start = (input.StartTime ?? 0) * 1000;
     const end = (input.EndTime ?? 0) * 1000;
@@ -76,8 +84,11 @@ export class LabMetrics {
     const byName = new Map<string, MetricId>(
       Object.entries(METRICS).map(([id, name]) => [name, id as MetricId]),
     );
+    const queries = input.MetricDataQueries ?? [];
+    const index = Number(input.NextToken ?? '0');
+    const page = queries.slice(index, index + 1);
     return {
-      MetricDataResults: (input.MetricDataQueries ?? []).map((q) => {
+      MetricDataResults: page.map((q) => {
         const id = byName.get(q.MetricStat?.Metric?.MetricName ?? '');
         return {
           Id: q.Id,
@@ -87,6 +98,7 @@ export class LabMetrics {
           StatusCode: 'Complete',
         };
       }),
+      ...(index + 1 < queries.length && { NextToken: String(index + 1) }),
       Messages: [],
     };
   }

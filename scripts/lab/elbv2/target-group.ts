@@ -2,17 +2,11 @@ import { haproxyCommand, showStat } from '../haproxy.js';
 import type { LabLayout, LabTimings } from '../layout.js';
 import type { XmlValue } from './protocol.js';
 import { applyChecks } from './haproxy-checks.js';
+import { checkAttributes, checkGroupFields } from './limits.js';
+import { ApiError, Registrations, type NamedTarget } from './registrations.js';
 import { targetHealth, type Registration, type ReportedHealth } from './target-health.js';
 
-export class ApiError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly status = 400,
-  ) {
-    super(message);
-  }
-}
+export { ApiError };
 
 const ACCOUNT = '000000000000';
 
@@ -25,7 +19,11 @@ export class LabTargetGroup {
   readonly arn: string;
   readonly name: string;
   readonly loadBalancerArn: string;
-  private readonly targets = new Map<string, Registration>();
+  /** the group's `Port`: where a target named without a port is registered */
+  readonly port: number;
+  private readonly targets: Registrations;
+  /** false: no load balancer uses the group, and every target is `unused` (Target.NotInUse) */
+  private inUse = true;
   private readonly timers = new Set<NodeJS.Timeout>();
   private checks: { interval: number; timeout: number; healthy: number; unhealthy: number };
   private readonly attributes = new Map<string, string>();
@@ -43,6 +41,13 @@ export class LabTargetGroup {
       second?: { readonly name: string; readonly timings: LabTimings };
     },
   ) {
+    this.port = layout.albGroupPort ?? layout.appPort;
+    this.targets = new Registrations(
+      this.port,
+      (id, port) =>
+        port === layout.appPort ? layout.hosts.find((h) => h.address === id)?.name : undefined,
+      (id) => layout.hosts.some((h) => h.address === id),
+    );
     this.name = options.second?.name ?? layout.service;
     const id = options.second ? '0123456789abcdee' : '0123456789abcdef';
     const lb = options.second ? 'lab-internal/fedcba9876543211' : 'lab/fedcba9876543210';
@@ -68,15 +73,9 @@ export class LabTargetGroup {
       'target_group_health.unhealthy_state_routing.minimum_healthy_targets.percentage',
       'off',
     );
+    // the lab's hosts, registered on the port they listen on (an override when the group's differs)
     for (const h of layout.hosts)
-      this.targets.set(h.address, {
-        id: h.address,
-        port: layout.appPort,
-        server: h.name,
-        registered: true,
-        registeredAt: options.now,
-        seenUp: false,
-      });
+      this.targets.register({ Id: h.address, Port: layout.appPort }, options.now);
   }
 
   private backend(): string {
@@ -88,7 +87,7 @@ export class LabTargetGroup {
       TargetGroupArn: this.arn,
       TargetGroupName: this.name,
       Protocol: 'HTTP',
-      Port: this.layout.appPort,
+      Port: this.port,
       TargetType: 'ip',
       HealthCheckProtocol: 'HTTP',
       HealthCheckPath: '/health',
@@ -96,7 +95,7 @@ export class LabTargetGroup {
       HealthCheckTimeoutSeconds: this.checks.timeout,
       HealthyThresholdCount: this.checks.healthy,
       UnhealthyThresholdCount: this.checks.unhealthy,
-      LoadBalancerArns: [this.loadBalancerArn],
+      LoadBalancerArns: this.inUse ? [this.loadBalancerArn] : [],
     };
   }
 
@@ -104,9 +103,16 @@ export class LabTargetGroup {
     return [...this.attributes].map(([Key, Value]) => ({ Key, Value }));
   }
 
-  async health(named: readonly { Id: string; Port?: number }[], now: number): Promise<XmlValue[]> {
+  /**
+   * DescribeTargetHealth, unpaginated as the reference has it (no NextToken
+   * among its parameters): every registration, or the named ones. A named
+   * target that is not registered is `unused`, `Target.NotRegistered`; with no
+   * load balancer using the group every target is `unused`,
+   * `Target.NotInUse` (TargetHealth, Reason).
+   */
+  async health(named: readonly NamedTarget[], now: number): Promise<XmlValue[]> {
     const rows = await showStat(this.socket);
-    const rowOf = (server: string) =>
+    const rowOf = (server: string | undefined) =>
       rows.find((r) => r.pxname === this.backend() && r.svname === server);
     const delay = Number(this.attributes.get('deregistration_delay.timeout_seconds')) * 1000;
     const checks = {
@@ -114,49 +120,52 @@ export class LabTargetGroup {
       healthy: this.checks.healthy,
       unhealthy: this.checks.unhealthy,
     };
-    const report = (reg: Registration, h: ReportedHealth): XmlValue => {
-      this.remember(reg.id, h.State);
+    const healthOf = (reg: Registration): ReportedHealth =>
+      this.inUse || !reg.registered
+        ? targetHealth(reg, rowOf(reg.server), checks, delay, now)
+        : notInUse;
+    const report = (target: { id: string; port: number }, h: ReportedHealth): XmlValue => {
+      this.remember(target.id, h.State);
       return {
-        Target: { Id: reg.id, Port: reg.port },
-        HealthCheckPort: String(reg.port),
+        Target: { Id: target.id, Port: target.port },
+        HealthCheckPort: String(target.port),
         TargetHealth: { ...h },
       };
     };
+    if (named.length > 0)
+      return named.map((t) => {
+        const reg = this.targets.get(t);
+        return report(this.targets.keyOf(t), reg ? healthOf(reg) : notRegistered);
+      });
     const out: XmlValue[] = [];
-    if (named.length > 0) {
-      for (const t of named) {
-        const reg = this.targets.get(t.Id);
-        if (!reg || (t.Port !== undefined && t.Port !== reg.port))
-          throw new ApiError(
-            'InvalidTarget',
-            `The following targets are not valid target IDs: '${t.Id}'`,
-          );
-        out.push(report(reg, targetHealth(reg, rowOf(reg.server), checks, delay, now)));
-      }
-      return out;
-    }
-    for (const reg of this.targets.values()) {
-      const h = targetHealth(reg, rowOf(reg.server), checks, delay, now);
+    for (const reg of this.targets.all()) {
+      const h = healthOf(reg);
       // as on AWS: a target whose deregistration finished is no longer listed
-      if (h.State === 'unused') {
+      if (h.State === 'unused' && !reg.registered) {
         this.remember(reg.id, 'unused');
         await this.complete(reg);
+        this.targets.forget(reg);
       } else out.push(report(reg, h));
     }
     return out;
   }
 
-  async register(targets: readonly { Id: string; Port?: number }[], now: number): Promise<void> {
+  /** Every (Id, Port) the group holds, registered or draining: what a test asserts on. */
+  registrations(): { id: string; port: number; registered: boolean }[] {
+    return this.targets.all().map(({ id, port, registered }) => ({ id, port, registered }));
+  }
+
+  /** The group loses (false) or gets back (true) its load balancer, as the console would. */
+  setInUse(inUse: boolean): void {
+    this.inUse = inUse;
+  }
+
+  /** RegisterTargets: see Registrations for what the reference says of (Id, Port). */
+  async register(targets: readonly NamedTarget[], now: number): Promise<void> {
     for (const t of targets) {
-      const reg = this.lookup(t);
-      // as on AWS: registering a target that is registered already changes nothing
-      // (its health included), which is how a rollout proves the permission
-      if (reg.registered) continue;
-      reg.registered = true;
-      reg.registeredAt = now;
-      reg.seenUp = false;
-      reg.maint = false;
-      delete reg.deregisteredAt;
+      const reg = this.targets.register(t, now);
+      // a registration on a port nothing listens on has no HAProxy server: it fails its checks
+      if (!reg?.server) continue;
       // a registered target earns `healthy` with the group's healthy threshold, like on AWS.
       // Until both commands are done it is `initial`: a DescribeTargetHealth between them
       // would see the server's old UP and call a target healthy that has passed no check
@@ -170,14 +179,13 @@ export class LabTargetGroup {
     }
   }
 
-  async deregister(targets: readonly { Id: string; Port?: number }[], now: number): Promise<void> {
+  /** DeregisterTargets: `draining` for the deregistration delay (or until idle), then gone. */
+  async deregister(targets: readonly NamedTarget[], now: number): Promise<void> {
     const delay = Number(this.attributes.get('deregistration_delay.timeout_seconds')) * 1000;
     for (const t of targets) {
-      const reg = this.lookup(t);
-      if (!reg.registered) continue;
-      reg.registered = false;
-      reg.deregisteredAt = now;
-      await this.haproxy(`set server ${this.backend()}/${reg.server} state drain`);
+      const reg = this.targets.deregister(t, now);
+      if (!reg) continue;
+      if (reg.server) await this.haproxy(`set server ${this.backend()}/${reg.server} state drain`);
       const timer = setTimeout(() => {
         this.timers.delete(timer);
         void this.complete(reg).catch(() => undefined);
@@ -187,6 +195,7 @@ export class LabTargetGroup {
   }
 
   async modifyGroup(params: ReadonlyMap<string, string>): Promise<void> {
+    checkGroupFields(params);
     const num = (key: string, current: number): number => {
       const v = params.get(key);
       return v === undefined ? current : Number(v);
@@ -205,6 +214,7 @@ export class LabTargetGroup {
   }
 
   modifyAttributes(attributes: readonly Record<string, string>[]): void {
+    checkAttributes(attributes);
     for (const a of attributes)
       if (a.Key !== undefined && a.Value !== undefined) this.attributes.set(a.Key, a.Value);
   }
@@ -217,18 +227,7 @@ export class LabTargetGroup {
   private async complete(reg: Registration): Promise<void> {
     if (reg.registered || reg.maint) return;
     reg.maint = true;
-    await this.haproxy(`set server ${this.backend()}/${reg.server} state maint`);
-  }
-
-  private lookup(t: { Id: string; Port?: number }): Registration {
-    const reg = this.targets.get(t.Id);
-    // the lab's hosts are the only targets its VPC has
-    if (!reg || (t.Port !== undefined && t.Port !== reg.port))
-      throw new ApiError(
-        'InvalidTarget',
-        `The following targets are not in the target group's VPC: '${t.Id}'`,
-      );
-    return reg;
+    if (reg.server) await this.haproxy(`set server ${this.backend()}/${reg.server} state maint`);
   }
 
   private remember(id: string, state: string): void {
@@ -242,3 +241,14 @@ export class LabTargetGroup {
     if (answer !== '') throw new ApiError('InternalFailure', `haproxy: ${answer}`, 500);
   }
 }
+
+const notRegistered: ReportedHealth = {
+  State: 'unused',
+  Reason: 'Target.NotRegistered',
+  Description: 'Target is not registered to the target group',
+};
+const notInUse: ReportedHealth = {
+  State: 'unused',
+  Reason: 'Target.NotInUse',
+  Description: 'Target group is not configured to receive traffic from the load balancer',
+};

@@ -4,8 +4,12 @@ import type { StatRow } from '../haproxy.js';
 export interface Registration {
   readonly id: string;
   readonly port: number;
-  /** HAProxy's server for this target */
-  readonly server: string;
+  /**
+   * HAProxy's server for this target: the host's address on the port it
+   * listens on. Absent for a registration on another port, where nothing in
+   * the lab listens: its checks fail, as they would on AWS.
+   */
+  readonly server?: string;
   registered: boolean;
   /** when RegisterTargets last ran (or the lab started) */
   registeredAt: number;

@@ -2,6 +2,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { BlockedError, OperationError } from '../../errors.js';
 import { describeAddress, type SocketAddress } from './address.js';
+import { excerpt } from '../../safe-text.js';
 
 export interface RuntimeApiOptions {
   /** how long one command may take, connect to close */
@@ -128,7 +129,7 @@ export function connectError(address: SocketAddress, error: NodeJS.ErrnoExceptio
 }
 
 export function garbage(address: SocketAddress, command: string, answer: string): OperationError {
-  const shown = answer.trim().split('\n')[0]?.slice(0, 80) ?? '';
+  const shown = excerpt(answer, 80);
   return new OperationError(
     `haproxy socket ${describeAddress(address)} answered ${JSON.stringify(shown)} to '${command}', which is not haproxy's runtime API: check that balancer.socket points at its 'stats socket'`,
   );

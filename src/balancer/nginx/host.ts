@@ -2,7 +2,7 @@ import { chmod, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import lockfile from 'proper-lockfile';
-import { OperationError } from '../../errors.js';
+import { OperationError, messageOf } from '../../errors.js';
 import type { ExecResult } from '../../remote/transport.js';
 
 /**
@@ -67,5 +67,5 @@ export const localNginxHost: NginxHost = {
 };
 
 function code(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  return (error as NodeJS.ErrnoException).code ?? messageOf(error);
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addConfigFlags, destinationOf, type ConfigFlags } from './config-flag.js';
+import { addConfigFlags, destinationOf, type ConfigFlags } from '../config-flag.js';
 import type { RegisterCommand } from './register.js';
 
 interface CheckFlags extends ConfigFlags {

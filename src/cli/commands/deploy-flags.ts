@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addConfigFlags } from './config-flag.js';
+import { addConfigFlags } from '../config-flag.js';
 
 /** The flags `deploy rollout` and `deploy rollback` share: one engine, one set of switches. */
 export function addDeployFlags(command: Command): Command {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addConfigFlags, type ConfigFlags } from './config-flag.js';
+import { addConfigFlags, type ConfigFlags } from '../config-flag.js';
 import type { RegisterCommand } from './register.js';
 
 interface Flags extends ConfigFlags {

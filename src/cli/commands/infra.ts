@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { SettingChange } from '../../balancer/infra-diff.js';
 import type { InfraResult } from '../../balancer/infra.js';
-import { addConfigFlags, destinationOf, type ConfigFlags } from './config-flag.js';
+import { addConfigFlags, destinationOf, type ConfigFlags } from '../config-flag.js';
 import type { RegisterCommand } from './register.js';
 
 /** `deploy infra apply [--dry-run]`: the balancer's health-check settings ← deploy.yml. */

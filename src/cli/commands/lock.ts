@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ExitStatus } from '../../errors.js';
-import { addConfigFlags, destinationOf, type ConfigFlags } from './config-flag.js';
+import { addConfigFlags, destinationOf, type ConfigFlags } from '../config-flag.js';
 import type { RegisterCommand } from './register.js';
 
 interface ExecFlags extends ConfigFlags {

@@ -3,7 +3,7 @@ import { MAX_DURATION_MS } from '../../config/duration.js';
 import { UsageError } from '../../errors.js';
 import { addFlags, readFlags, type FlagSpec } from '../flag-table.js';
 import type { TickResult } from '../../watchdog/tick.js';
-import { destinationOf, type ConfigFlags } from './config-flag.js';
+import { destinationOf, type ConfigFlags } from '../config-flag.js';
 import type { RegisterCommand } from './register.js';
 
 interface WatchdogFlags extends ConfigFlags {

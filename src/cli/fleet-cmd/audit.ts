@@ -1,5 +1,5 @@
 import { OperationError } from '../../errors.js';
-import { mapLimit } from '../../setup/map-limit.js';
+import { mapLimit } from '../../map-limit.js';
 import { mergeAudit, parseSince, renderTimeline } from '../audit-timeline.js';
 import { open, hostError, type FleetFlags } from './open.js';
 

@@ -1,5 +1,5 @@
 import { BlockedError } from '../../errors.js';
-import { mapLimit } from '../../setup/map-limit.js';
+import { mapLimit } from '../../map-limit.js';
 import { open, hostError, type FleetFlags } from './open.js';
 /** `deploy lock status|release` from the operator's machine. */
 export async function runLockFleet(

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../config/load.js';
-import { destinationOf, type ConfigFlags } from '../commands/config-flag.js';
+import { destinationOf, type ConfigFlags } from '../config-flag.js';
 import type { Config, HostConfig } from '../../config/types.js';
 import { selectHosts } from '../../rollout/plan.js';
 import { readAgent } from '../agent-bundle.js';

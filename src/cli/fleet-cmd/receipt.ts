@@ -1,5 +1,6 @@
 import { systemClock } from '../../clock.js';
-import { BlockedError, UsageError } from '../../errors.js';
+import { HandoffError, UsageError } from '../../errors.js';
+import { unreadExit } from '../../evidence/cloudwatch-receipt.js';
 import { evidenceDeps } from '../../evidence/create-source.js';
 import { receiptLine } from '../../evidence/receipt.js';
 import { parseSince } from '../audit-timeline.js';
@@ -26,7 +27,9 @@ export async function runReceipt(flags: FleetFlags & { from: string; to?: string
       );
     const receipt = await evidence.cloudWatch.receipt(from, to);
     if (!receipt) throw new UsageError('deploy.yml names no ALB target group');
-    if (receipt.total.unread !== undefined) throw new BlockedError(receiptLine(receipt));
+    // exit as what made it unread: a region deploy.yml lacks is 2, access denied 3
+    if (receipt.total.unread !== undefined)
+      throw new HandoffError(receiptLine(receipt), unreadExit(receipt));
     out.text(receiptLine(receipt));
     out.result(true, { receipt });
   } finally {

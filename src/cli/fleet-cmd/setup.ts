@@ -2,7 +2,7 @@ import { oldNodes } from '../../agent-client/node-check.js';
 import { BlockedError, UsageError } from '../../errors.js';
 import { sudoersFile } from '../../setup/root-steps.js';
 import { cronEntry, isCronNode } from '../../setup/setup-files.js';
-import { mapLimit } from '../../setup/map-limit.js';
+import { mapLimit } from '../../map-limit.js';
 import { setupHost } from '../../setup/setup.js';
 import { readAgentBundle } from '../agent-bundle.js';
 import { createOutput } from '../output.js';

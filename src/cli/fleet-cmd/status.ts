@@ -1,8 +1,8 @@
 import { BlockedError } from '../../errors.js';
 import type { HostStatus } from '../../protocol/results.js';
-import { mapLimit } from '../../setup/map-limit.js';
+import { mapLimit } from '../../map-limit.js';
 import { SUMMARY_ABOVE } from '../../verify/render.js';
-import { targetJson } from '../target-json.js';
+import { targetJson, type TargetJson } from '../target-json.js';
 import { fleetLeaseStore } from '../fleet-lease.js';
 import { renderLease, summarizeLease } from '../lease-report.js';
 import { open, hostError, type FleetFlags } from './open.js';
@@ -29,7 +29,7 @@ export async function runStatus(flags: FleetFlags & { verbose?: boolean }): Prom
       }
     });
     const lines = rows.map((r) => {
-      if ('error' in r) return { host: r.host, line: `${r.host}: unreachable: ${r.error}` };
+      if ('error' in r) return { host: r.host, line: unreachableLine(r.host, r.error, r.target) };
       const s = r.status;
       const lock = s.lock.locked
         ? `locked by ${s.lock.holder?.what ?? '?'} since ${s.lock.holder?.since ?? '?'}`
@@ -37,10 +37,7 @@ export async function runStatus(flags: FleetFlags & { verbose?: boolean }): Prom
       const drain = s.draining
         ? `DRAINED by ${s.draining.by} until ${s.draining.until}`
         : 'not drained';
-      // several balancers: each one's view by its name
-      const views = r.target.balancers ? ` [${r.target.reason ?? ''}]` : '';
-      const target = `${r.target.state}${r.target.inRotation === null ? '' : r.target.inRotation ? ' (in rotation)' : ' (out of rotation)'}${views}`;
-      const line = `${r.host}: release ${s.release ?? '-'}${composeSummary(s.compose)} (previous ${s.previous ?? '-'}), ${lock}, ${drain}, balancer ${target}; watchdog ${watchdogSummary(s.watchdog)}${killedSummary(s.lastStop)}`;
+      const line = `${r.host}: release ${s.release ?? '-'}${composeSummary(s.compose)} (previous ${s.previous ?? '-'}), ${lock}, ${drain}, balancer ${balancerView(r.target)}; watchdog ${watchdogSummary(s.watchdog)}${killedSummary(s.lastStop)}`;
       return {
         host: r.host,
         line,
@@ -65,6 +62,26 @@ export async function runStatus(flags: FleetFlags & { verbose?: boolean }): Prom
   } finally {
     await connections.close();
   }
+}
+
+/** `healthy (in rotation)`, with each balancer's view by its name when there are several */
+function balancerView(t: TargetJson): string {
+  const views = t.balancers ? ` [${t.reason ?? ''}]` : '';
+  const rotation =
+    t.inRotation === null ? '' : t.inRotation ? ' (in rotation)' : ' (out of rotation)';
+  return `${t.state}${rotation}${views}`;
+}
+
+/**
+ * An unreachable host keeps the balancer's view of it, as `--json` and
+ * `deploy verify` do: a host that cannot be asked may still be in rotation.
+ */
+export function unreachableLine(
+  host: string,
+  error: string | undefined,
+  target: TargetJson,
+): string {
+  return `${host}: unreachable: ${error ?? '?'}; balancer ${balancerView(target)}`;
 }
 
 /** a host with nothing to say: unlocked, not drained, not out of rotation, no watchdog give-up, a clean last stop */

@@ -1,6 +1,6 @@
 import { systemClock } from '../../clock.js';
 import { loadConfig } from '../../config/load.js';
-import { destinationOf } from '../commands/config-flag.js';
+import { destinationOf } from '../config-flag.js';
 import { BlockedError, OperationError } from '../../errors.js';
 import { verifyServices } from '../../host/verify.js';
 import { verifyFleet } from '../../verify/fleet.js';

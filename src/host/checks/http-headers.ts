@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { RELEASE_HEADER } from '../../health/headers.js';
+import { excerpt } from '../../safe-text.js';
 
 /**
  * The headers of the drain handshake, in one place. A check sends
@@ -37,8 +38,8 @@ export function releaseClaim(res: IncomingMessage): ReleaseClaim {
  * log line or carry control characters into a terminal.
  */
 export function clip(value: string): string {
-  const printable = value.replace(/[^\x20-\x7e]/g, '?');
-  return printable.length > 128 ? `${printable.slice(0, 128)}…` : printable;
+  // masked and cut first (safe-text.ts); then any byte outside printable ASCII, but the cut's mark
+  return excerpt(value, 128).replace(/[^\x20-\x7e…]/g, '?');
 }
 
 /** `answers v2, expected v4`, or null when the claim is the expected release. */

@@ -1,4 +1,5 @@
 import type { CheckConfig } from '../../config/types.js';
+import { messageOf } from '../../errors.js';
 import type { CheckDeps, CheckResult } from './result.js';
 
 type RuntimeCheck = Extract<CheckConfig, { kind: 'runtime' }>;
@@ -34,6 +35,6 @@ export async function runtimeCheck(check: RuntimeCheck, deps: CheckDeps): Promis
     };
   } catch (error) {
     const latency_ms = Math.max(0, deps.clock.now() - started);
-    return { ok: false, code: 'runtime-error', latency_ms, detail: (error as Error).message };
+    return { ok: false, code: 'runtime-error', latency_ms, detail: messageOf(error) };
   }
 }

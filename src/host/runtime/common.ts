@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { OperationError } from '../../errors.js';
-import { secretMask } from '../../safe-text.js';
+import { excerpt, secretMask } from '../../safe-text.js';
 import { envFilePath, releaseDir } from '../layout.js';
 import { parseEnv } from '../release-env.js';
 import { readOwnFile } from '../release-files.js';
@@ -21,8 +21,7 @@ export async function assertPublished(root: string, release: string): Promise<vo
 
 /** The last line of a command's stderr, cut short: enough to say why, never a dump. */
 export function lastLine(text: string): string {
-  const line = text.trim().split('\n').at(-1)?.trim() ?? '';
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+  return excerpt(text, 200, 'last');
 }
 
 /**

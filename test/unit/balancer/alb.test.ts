@@ -365,3 +365,21 @@ describe('the ALB balancer, when AWS refuses', () => {
     expect(error.message).toBe('ALB reading target health: InternalFailure: something broke');
   });
 });
+
+describe('the type of load balancer a group serves, from its protocol', () => {
+  it.each([
+    ['HTTP', 'application'],
+    ['HTTPS', 'application'],
+    ['TCP', 'network'],
+    ['TLS', 'network'],
+    ['UDP', 'network'],
+    ['TCP_UDP', 'network'],
+    ['GENEVE', undefined],
+  ] as const)('%s: %s', async (Protocol, type) => {
+    elb
+      .on(DescribeTargetGroupsCommand)
+      .resolves({ TargetGroups: [{ TargetGroupArn: arn, Port: 80, Protocol }] });
+    const balancer = await createAlbBalancer(config, deps);
+    expect(await balancer.loadBalancerType()).toBe(type);
+  });
+});

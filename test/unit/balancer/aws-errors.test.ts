@@ -72,7 +72,7 @@ describe('the failures every AWS client shares', () => {
       'eu-west-1',
     );
     expect(error).toBeInstanceOf(OperationError);
-    expect(error.message).toBe(`CloudWatch GetMetricData: InternalFailure: ${'x'.repeat(157)}...`);
+    expect(error.message).toBe(`CloudWatch GetMetricData: InternalFailure: ${'x'.repeat(160)}…`);
     expect(awsMessage('plain')).toBe('plain');
   });
 });

@@ -104,10 +104,11 @@ describe('the JSON Schema of deploy.yml for editors', () => {
       }[];
     };
     expect(balancer.oneOf).toBeUndefined();
-    expect(balancer.properties.kind.enum).toEqual(['alb', 'haproxy', 'static']);
+    expect(balancer.properties.kind.enum).toEqual(['alb', 'haproxy', 'nginx', 'static']);
     expect(balancer.allOf.map((b) => b.if.properties.kind.const)).toEqual([
       'alb',
       'haproxy',
+      'nginx',
       'static',
     ]);
     for (const branch of balancer.allOf) expect(branch.then.additionalProperties).toBe(false);

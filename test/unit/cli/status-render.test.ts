@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderStatus } from '../../../src/cli/fleet-cmd/status.js';
+import { renderStatus, unreachableLine } from '../../../src/cli/fleet-cmd/status.js';
+import { targetJson } from '../../../src/cli/target-json.js';
 
 const settled = (i: number, release = 'r7') => ({
   host: `web-${i}`,
@@ -28,5 +29,18 @@ describe('deploy status on a large fleet', () => {
       'web-500: unreachable: connection refused',
     ]);
     expect(renderStatus(lines, true)).toHaveLength(500);
+  });
+});
+
+describe('deploy status of an unreachable host', () => {
+  it("keeps the balancer's view of it, as --json does", () => {
+    const target = targetJson('10.0.1.12:8000', {
+      target: '10.0.1.12:8000',
+      state: 'healthy',
+      inRotation: true,
+    });
+    expect(unreachableLine('web-2', 'ssh: connection refused', target)).toBe(
+      'web-2: unreachable: ssh: connection refused; balancer healthy (in rotation)',
+    );
   });
 });

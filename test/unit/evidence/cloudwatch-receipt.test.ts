@@ -6,9 +6,13 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Balancer, MetricsTarget } from '../../../src/balancer/balancer.js';
-import { cloudWatchCounts, cloudWatchReceipt } from '../../../src/evidence/cloudwatch-receipt.js';
+import {
+  cloudWatchCounts,
+  cloudWatchReceipt,
+  unreadExit,
+} from '../../../src/evidence/cloudwatch-receipt.js';
 import { createAlbMetrics } from '../../../src/evidence/cloudwatch.js';
-import { BlockedError } from '../../../src/errors.js';
+import { BlockedError, OperationError, UsageError } from '../../../src/errors.js';
 import { receiptLine } from '../../../src/evidence/receipt.js';
 import { FakeClock } from '../../support/fake-clock.js';
 
@@ -200,6 +204,30 @@ describe("the rollout's receipt from CloudWatch", () => {
     expect(r?.total.unread).toBe('ELBv2 DescribeTargetGroups: access denied (…)');
     expect(r?.final).toBe(false);
   });
+
+  it.each([
+    [new UsageError('balancer.region: no AWS region: set balancer.region'), 2],
+    [new BlockedError('ELBv2 DescribeTargetGroups: access denied (…)'), 3],
+    [new OperationError('CloudWatch GetMetricData: throttled by AWS'), 1],
+  ])(
+    'an unread receipt stands for the exit code of what made it unread: %s',
+    async (error, code) => {
+      const failing = {
+        kind: 'alb',
+        metricsTarget: () => Promise.reject(error),
+      } as unknown as Balancer;
+      const r = await cloudWatchReceipt(
+        [{ name: 'public', balancer: failing }],
+        new FakeClock(),
+        0,
+        60_000,
+      );
+      expect(r?.total.unread).toBe(error.message);
+      expect(unreadExit(r!)).toBe(code);
+      // the error stays out of the receipt's JSON
+      expect(JSON.stringify(r)).not.toContain('exitCode');
+    },
+  );
 
   it('no ALB: no receipt from CloudWatch', async () => {
     expect(

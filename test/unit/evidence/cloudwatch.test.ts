@@ -77,6 +77,22 @@ describe('the ALB receipt from CloudWatch', () => {
     expect(queries[0]?.MetricStat).toMatchObject({ Period: 60, Stat: 'Sum' });
   });
 
+  it("charges a group with no request of its own none of its shared load balancer's 5xx", async () => {
+    cw.on(GetMetricDataCommand).resolves({
+      MetricDataResults: [
+        { Id: 'requests', Values: [], StatusCode: 'Complete' },
+        { Id: 'elb5xx', Values: [60], StatusCode: 'Complete' },
+      ],
+    });
+    const metrics = await createAlbMetrics(target, new FakeClock(at('10:20:00')));
+    const r = await metrics.receipt(at('10:02:30'), at('10:09:10'));
+    expect(r.counts).toEqual({
+      requests: 0,
+      failed: 0,
+      kinds: { http_5xx: 0, connect: 0, no_server: 0 },
+    });
+  });
+
   it('says the figures are provisional while CloudWatch may still add to them', async () => {
     cw.on(GetMetricDataCommand).resolves({ MetricDataResults: [] });
     const metrics = await createAlbMetrics(target, new FakeClock(at('10:11:00')));
@@ -93,6 +109,21 @@ describe('the ALB receipt from CloudWatch', () => {
     });
     const metrics = await createAlbMetrics(target, new FakeClock(at('12:00:00')));
     expect((await metrics.receipt(at('10:02:30'), at('10:09:10'))).final).toBe(false);
+  });
+
+  it('takes PartialData followed by the rest on the next page as complete', async () => {
+    cw.on(GetMetricDataCommand)
+      .resolvesOnce({
+        MetricDataResults: [{ Id: 'requests', Values: [1], StatusCode: 'PartialData' }],
+        NextToken: 'more',
+      })
+      .resolvesOnce({
+        MetricDataResults: [{ Id: 'requests', Values: [2], StatusCode: 'Complete' }],
+      });
+    const metrics = await createAlbMetrics(target, new FakeClock(at('12:00:00')));
+    const r = await metrics.receipt(at('10:02:30'), at('10:09:10'));
+    expect(r.final).toBe(true);
+    expect(r.counts.requests).toBe(3);
   });
 
   it('names the IAM action when access is denied (exit 3)', async () => {
@@ -112,6 +143,21 @@ describe('the ALB receipt from CloudWatch', () => {
     expect(error).toBeInstanceOf(OperationError);
     expect((error as Error).message).toBe(
       'CloudWatch GetMetricData: throttled by AWS (ThrottlingException): retried within the bake',
+    );
+  });
+
+  it('says an answer in another format came from something else, not a SyntaxError', async () => {
+    const parse = new SyntaxError('Unexpected token \'<\', "<?xml vers"... is not valid JSON');
+    Object.defineProperty(parse, '$responseBodyText', {
+      value:
+        '<?xml version="1.0"?>\n<ErrorResponse><Error><Code>Bad</Code></Error></ErrorResponse>',
+    });
+    cw.on(GetMetricDataCommand).rejects(parse);
+    const metrics = await createAlbMetrics(target, new FakeClock());
+    const error = await metrics.receipt(0, 60_000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OperationError);
+    expect((error as Error).message).toBe(
+      'CloudWatch GetMetricData: the endpoint answered with a body that is not CloudWatch\'s (it begins "<?xml version=\\"1.0\\"?> <ErrorResponse><Error><Code>Bad</Code>"): a proxy or another service answered in its place; check AWS_ENDPOINT_URL_CLOUDWATCH, AWS_ENDPOINT_URL and any proxy',
     );
   });
 

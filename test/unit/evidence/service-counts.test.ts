@@ -6,8 +6,8 @@ import {
   parseCountsFile,
   readServiceCounts,
   serviceWindow,
-  type ServiceReading,
 } from '../../../src/evidence/service-counts.js';
+import type { ServiceReading } from '../../../src/protocol/results.js';
 import { tempDir } from '../health/support.js';
 
 const file = (requests: number, c5xx: number, timeMs = requests * 10): ResponseCountsFile => ({

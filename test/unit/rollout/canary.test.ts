@@ -246,6 +246,38 @@ describe('a rollout with a canary', () => {
     expect([1, 2, 3].map((n) => f.host(n).release)).toEqual(['r1', 'r1', 'r1']);
   });
 
+  it('says a host not read during the bake at WARN, with why (counts no service could write)', async () => {
+    const f = fleet(withCanary());
+    const why = (h: string) =>
+      `${h}: the services' counts are implausible (1000000000 failed of 10 requests); not judged`;
+    const source: EvidenceSource = {
+      kind: 'balancer',
+      label: 'service counts',
+      open: (hosts) =>
+        Promise.resolve({
+          openedAt: 0,
+          read: () =>
+            Promise.resolve(
+              new Map<string, WindowCounts>(
+                hosts.map((h) => [h, { kind: 'unread', reason: why(h) }]),
+              ),
+            ),
+        }),
+    };
+    const result = await rollout(
+      { ...f.deps, evidence: { judgement: () => ({ source }) } },
+      options,
+    );
+    expect(result.judgements?.[0]).toMatchObject({ kind: 'canary', passed: false });
+    const progress = f.log.events.filter((e) => e.event === 'bake');
+    expect(progress.length).toBeGreaterThan(0);
+    for (const e of progress) {
+      expect(e.level).toBe('warn');
+      expect(e.message).toContain('(not read: ');
+      expect(e.message).toContain('implausible');
+    }
+  });
+
   it('bakes a good release for the whole bake, then goes on to every host', async () => {
     const f = fleet(withCanary());
     const deps = { ...f.deps, evidence: traffic((h) => f.hosts.get(h)?.release ?? null, 'r2', 0) };

@@ -35,7 +35,7 @@ describe("a rollout's environment", () => {
     const value = "it's-a-distinctive-secret";
     const error = (() => {
       try {
-        readReleaseEnv(config, { DB_PASSWORD: value, API_TOKEN: 'tok' });
+        readReleaseEnv(config, { DB_PASSWORD: value, API_TOKEN: 'tok-from-ci' });
       } catch (e) {
         return e;
       }
@@ -43,5 +43,27 @@ describe("a rollout's environment", () => {
     expect((error as ConfigError).message).toContain('DB_PASSWORD');
     expect((error as ConfigError).message).not.toContain(value);
     expect(printable(`echoed: ${value}`)).toBe('echoed: ***');
+  });
+
+  it('refuses a secret too short to mask, naming it and never its value, exit 2', () => {
+    const error = (() => {
+      try {
+        readReleaseEnv(config, { DB_PASSWORD: 'host', API_TOKEN: 'tok-from-ci' });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect((error as ConfigError).exitCode).toBe(2);
+    expect((error as ConfigError).message).toBe(
+      'env.secret[0]: DB_PASSWORD is shorter than 8 characters, too short to mask in output (it would hide inside ordinary words and give itself away): use a longer secret, or list DB_PASSWORD under env.clear if it is no secret',
+    );
+    // nothing masked: `2 host(s)` stays as it is
+    expect(printable('release r1: 2 host(s)')).toBe('release r1: 2 host(s)');
+  });
+
+  it('takes an empty secret as it is: nothing to mask, nothing to give away', () => {
+    expect(readReleaseEnv(config, { DB_PASSWORD: '', API_TOKEN: 'tok-from-ci' })).toMatchObject({
+      DB_PASSWORD: '',
+    });
   });
 });

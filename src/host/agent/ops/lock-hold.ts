@@ -1,6 +1,6 @@
 import type { Clock } from '../../../clock.js';
 import type { Config } from '../../../config/types.js';
-import { LockHeldError, UsageError } from '../../../errors.js';
+import { LockHeldError, UsageError, messageOf } from '../../../errors.js';
 import { appendAudit } from '../../audit.js';
 import { readDrainMarker } from '../../drain-marker.js';
 import { warmHttpChecks } from '../../checks/warm.js';
@@ -308,6 +308,6 @@ async function audit(config: Config, io: AgentIO, entry: unknown): Promise<void>
     }
   } catch (error) {
     // an audit line must never cost the lock
-    sendEvent(io, 'warn', 'audit', `could not append an audit line: ${(error as Error).message}`);
+    sendEvent(io, 'warn', 'audit', `could not append an audit line: ${messageOf(error)}`);
   }
 }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { BlockedError, messageOf } from '../../../errors.js';
+import { excerpt } from '../../../safe-text.js';
 
 /**
  * etcd's v3 API through its JSON gateway (`POST /v3/<service>/<call>`, the
@@ -153,7 +154,7 @@ function answerOf<T>(status: number, text: string): T {
   try {
     value = JSON.parse(first);
   } catch {
-    throw new Error(`HTTP ${status}: not etcd's gateway (${first.slice(0, 80)})`);
+    throw new Error(`HTTP ${status}: not etcd's gateway (${excerpt(first, 80)})`);
   }
   const v = value as GatewayError & { result?: T; error?: GatewayError | string };
   if (typeof v.error === 'object') throw errorOf(v.error);

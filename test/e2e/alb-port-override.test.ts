@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatReport, startLoad } from '../../scripts/lab/index.js';
+import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
+import { watchGroupStates } from './group-states.js';
+
+/**
+ * An ALB target group on port 8100 whose targets are registered on a port
+ * override, 8000, where the app listens (one instance, several services).
+ * AWS keys registrations by (Id, Port): DeregisterTargets "If you specified a
+ * port override when you registered a target, you must specify both the
+ * target ID and the port when you deregister it", and a target named without
+ * its port "does not exist", which "returns successfully" — a drain that
+ * drains nothing. The lab's endpoint keys them the same way.
+ */
+const SUBNET = '127.0.120';
+const APP_PORT = 8000;
+const GROUP_PORT = 8100;
+let fleet: Fleet;
+const withPorts = () =>
+  Object.fromEntries(fleet.lab.hosts.map((h) => [h.name, `${h.address}:${APP_PORT}`]));
+
+beforeAll(async () => {
+  fleet = await startFleet({
+    hosts: 2,
+    subnet: SUBNET,
+    workDir: '/tmp/handoff-e2e-120',
+    balancer: 'alb',
+    albGroupPort: GROUP_PORT,
+    config: {
+      drainMethod: 'deregister',
+      targets: { 'web-1': `${SUBNET}.1:${APP_PORT}`, 'web-2': `${SUBNET}.2:${APP_PORT}` },
+    },
+  });
+});
+afterAll(async () => {
+  await fleet?.stop();
+});
+
+describe('deploy rollout through an ALB group whose targets sit on a port override', () => {
+  it('drains and restores exactly the (Id, 8000) registrations, under load, zero failed', async () => {
+    const group = fleet.lab.elbv2!.group;
+    await fleet.stageEverywhere('r2');
+    const load = startLoad({ url: fleet.lab.url, concurrency: 8 });
+    const ids = fleet.lab.hosts.map((h) => h.address);
+    const { result: r, seen } = await watchGroupStates([group], ids, () =>
+      fleet.deploy(['rollout', '--release', 'r2']),
+    );
+    const report = await load.stop();
+    expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
+    expect(report.failed, formatReport(report)).toBe(0);
+    expect(await liveReleases((args) => fleet.deploy(args))).toEqual(['r2', 'r2']);
+    for (const states of seen.get(group.name) ?? [])
+      expect(states).toEqual(['healthy', 'draining', 'unused', 'initial', 'healthy']);
+    // nothing was added on the group's port, where nothing listens
+    expect(group.registrations()).toEqual(
+      ids.map((id) => ({ id, port: APP_PORT, registered: true })),
+    );
+  });
+
+  it('a target written without its port stops in preflight, exit 3, naming the ports, nothing drained', async () => {
+    await fleet.writeConfig({ drainMethod: 'deregister' });
+    await fleet.stageEverywhere('r3');
+    const deregistered = fleet.lab.elbv2!.calls.get('DeregisterTargets');
+    const r = await fleet.deploy(['rollout', '--release', 'r3']);
+    expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(3);
+    expect(r.stderr).toContain(
+      `web-1 (target ${SUBNET}.1: registered on port ${APP_PORT} (the group's port is ${GROUP_PORT}): write the port in hosts[].target, e.g. ${SUBNET}.1:${APP_PORT})`,
+    );
+    expect(fleet.lab.elbv2!.calls.get('DeregisterTargets')).toBe(deregistered);
+    await fleet.writeConfig({ drainMethod: 'deregister', targets: withPorts() });
+  });
+});
