@@ -16,9 +16,22 @@ export function parseShowInfo(text: string): ProcessInfo | undefined {
   return pid === undefined || uptimeSec === undefined ? undefined : { pid, uptimeSec };
 }
 
-/** A new process (reload, restart) answers: another pid, or an uptime that went back. */
-export function reloaded(before: ProcessInfo, now: ProcessInfo): boolean {
-  return before.pid !== now.pid || now.uptimeSec < before.uptimeSec;
+/**
+ * What `Uptime_sec` may fall short of the time between two looks for the same
+ * process: whole seconds, and each look timed when its answer arrived (a
+ * slow SSH read). A spurious reload only puts held states back again.
+ */
+const UPTIME_SLACK_SEC = 5;
+
+/**
+ * A new process (reload, restart) answers: another pid, an uptime that went
+ * back, or one that grew less than the time between the looks — a container
+ * restarted keeps its pid (HAProxy as its pid 1), and one that restarted
+ * soon after a look may be up longer than it was then, yet not since then.
+ */
+export function reloaded(before: ProcessInfo, now: ProcessInfo, elapsedMs = 0): boolean {
+  if (before.pid !== now.pid || now.uptimeSec < before.uptimeSec) return true;
+  return now.uptimeSec < before.uptimeSec + elapsedMs / 1000 - UPTIME_SLACK_SEC;
 }
 
 export interface ReloadWatchOptions {
@@ -37,7 +50,7 @@ export interface ReloadWatchOptions {
  * another process answers.
  */
 export class ReloadWatch {
-  private last: ProcessInfo | undefined;
+  private last: { info: ProcessInfo; at: number } | undefined;
   private loop: AbortController | undefined;
   private looking: Promise<void> | undefined;
 
@@ -77,10 +90,12 @@ export class ReloadWatch {
     return (async () => {
       const now = await info;
       if (!now) return;
+      const at = this.deps?.clock.now() ?? Date.now();
       const before = this.last;
-      if (before && reloaded(before, now)) await this.options.reassert(before, now);
+      if (before && reloaded(before.info, now, at - before.at))
+        await this.options.reassert(before.info, now);
       // only once the states are back: a reassert that failed is tried again at the next look
-      this.last = now;
+      this.last = { info: now, at };
     })().finally(() => (this.looking = undefined));
   }
 

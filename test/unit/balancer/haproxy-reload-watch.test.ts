@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ReloadWatch, type ProcessInfo } from '../../../src/balancer/haproxy/reload-watch.js';
+import {
+  ReloadWatch,
+  reloaded,
+  type ProcessInfo,
+} from '../../../src/balancer/haproxy/reload-watch.js';
+import { MemoryLog } from '../../../src/log.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 /** a promise the test settles */
 function deferred<T>() {
@@ -116,5 +122,42 @@ describe('a look whose show info comes with another read (checkWith)', () => {
     fail = false;
     await reload.checkWith(read, (info) => info);
     expect(reasserts).toEqual(['1 → 2', '1 → 2']);
+  });
+});
+
+describe('a restart that keeps the pid (a container restarted, HAProxy its pid 1; issue 34)', () => {
+  it('is a reload when the uptime grew less than the time between the looks', () => {
+    // up 1 s at a look; restarted just after it; up 3 s at the next look, 10 s later
+    expect(reloaded({ pid: 1, uptimeSec: 1 }, { pid: 1, uptimeSec: 3 }, 10_000)).toBe(true);
+    // the same process, up 10 s more (and one read a second late) is not
+    expect(reloaded({ pid: 1, uptimeSec: 1 }, { pid: 1, uptimeSec: 11 }, 10_000)).toBe(false);
+    expect(reloaded({ pid: 1, uptimeSec: 1 }, { pid: 1, uptimeSec: 10 }, 10_000)).toBe(false);
+    // as before: another pid, or an uptime that went back
+    expect(reloaded({ pid: 1, uptimeSec: 5 }, { pid: 2, uptimeSec: 50 }, 0)).toBe(true);
+    expect(reloaded({ pid: 1, uptimeSec: 5 }, { pid: 1, uptimeSec: 4 }, 0)).toBe(true);
+  });
+
+  it('puts the states back when the watch sees it, timing its looks by the run clock', async () => {
+    const clock = new FakeClock();
+    const infos: ProcessInfo[] = [
+      { pid: 1, uptimeSec: 1 },
+      { pid: 1, uptimeSec: 3 },
+    ];
+    const reasserts: string[] = [];
+    const reload = new ReloadWatch(
+      {
+        info: () => Promise.resolve(infos.shift()),
+        reassert: (before, now) => {
+          reasserts.push(`up ${before.uptimeSec}s → up ${now.uptimeSec}s`);
+          return Promise.resolve();
+        },
+        everyMs: 250,
+      },
+      { clock, log: new MemoryLog() },
+    );
+    await reload.check();
+    clock.advance(10_000);
+    await reload.check();
+    expect(reasserts).toEqual(['up 1s → up 3s']);
   });
 });
