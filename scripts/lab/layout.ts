@@ -56,12 +56,6 @@ export interface LabLayout {
     readonly timings: LabTimings;
     readonly frontend: { readonly address: string; readonly port: number };
   };
-  /**
-   * with balancer alb: the target group's `Port`. Other than appPort, the hosts
-   * are registered on a port override (appPort), as one instance serving several
-   * services is; nothing in the lab listens on this port.
-   */
-  readonly albGroupPort?: number;
   /** command: the demo's start/stop/status commands; compose: real containers (compose.ts) */
   readonly runtime: LabRuntime;
   /** the directories each host gets a private tmpfs over */
@@ -92,8 +86,6 @@ export interface LayoutOptions {
   readonly timings?: Partial<LabTimings>;
   /** default haproxy */
   readonly balancer?: LabBalancer;
-  /** with balancer alb: the target group's port, default appPort (LabLayout.albGroupPort) */
-  readonly albGroupPort?: number;
   /** a second HAProxy with these timings (default pairTimings) on <subnet>.101 */
   readonly pair?: boolean | Partial<LabTimings>;
   /**
@@ -134,7 +126,6 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
     backend: `be_${service}`,
     timings: { ...(balancer === 'alb' ? albTimings : defaultTimings), ...options.timings },
     balancer,
-    ...(options.albGroupPort !== undefined && { albGroupPort: options.albGroupPort }),
     ...(options.pair
       ? {
           pair: {

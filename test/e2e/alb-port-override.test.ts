@@ -20,17 +20,15 @@ const withPorts = () =>
   Object.fromEntries(fleet.lab.hosts.map((h) => [h.name, `${h.address}:${APP_PORT}`]));
 
 beforeAll(async () => {
+  // r1 goes out with the group on the app's port; then the group is as if made on 8100
   fleet = await startFleet({
     hosts: 2,
     subnet: SUBNET,
     workDir: '/tmp/handoff-e2e-120',
     balancer: 'alb',
-    albGroupPort: GROUP_PORT,
-    config: {
-      drainMethod: 'deregister',
-      targets: { 'web-1': `${SUBNET}.1:${APP_PORT}`, 'web-2': `${SUBNET}.2:${APP_PORT}` },
-    },
   });
+  fleet.lab.elbv2!.group.setPort(GROUP_PORT);
+  await fleet.configure({ drainMethod: 'deregister', targets: withPorts() });
 });
 afterAll(async () => {
   await fleet?.stop();
@@ -58,7 +56,7 @@ describe('deploy rollout through an ALB group whose targets sit on a port overri
   });
 
   it('a target written without its port stops in preflight, exit 3, naming the ports, nothing drained', async () => {
-    await fleet.writeConfig({ drainMethod: 'deregister' });
+    await fleet.configure({ drainMethod: 'deregister' });
     await fleet.stageEverywhere('r3');
     const deregistered = fleet.lab.elbv2!.calls.get('DeregisterTargets');
     const r = await fleet.deploy(['rollout', '--release', 'r3']);
@@ -67,6 +65,6 @@ describe('deploy rollout through an ALB group whose targets sit on a port overri
       `web-1 (target ${SUBNET}.1: registered on port ${APP_PORT} (the group's port is ${GROUP_PORT}): write the port in hosts[].target, e.g. ${SUBNET}.1:${APP_PORT})`,
     );
     expect(fleet.lab.elbv2!.calls.get('DeregisterTargets')).toBe(deregistered);
-    await fleet.writeConfig({ drainMethod: 'deregister', targets: withPorts() });
+    await fleet.configure({ drainMethod: 'deregister', targets: withPorts() });
   });
 });

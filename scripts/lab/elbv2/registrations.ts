@@ -43,7 +43,7 @@ export class Registrations {
 
   constructor(
     /** the group's `Port`: the port of a target named without one */
-    readonly groupPort: number,
+    public groupPort: number,
     /** the HAProxy server of a host's address on the port it listens on; undefined: none */
     private readonly serverOf: (id: string, port: number) => string | undefined,
     /** whether the lab's VPC has this address */

@@ -20,7 +20,7 @@ export class LabTargetGroup {
   readonly name: string;
   readonly loadBalancerArn: string;
   /** the group's `Port`: where a target named without a port is registered */
-  readonly port: number;
+  private port: number;
   private readonly targets: Registrations;
   /** false: no load balancer uses the group, and every target is `unused` (Target.NotInUse) */
   private inUse = true;
@@ -41,7 +41,7 @@ export class LabTargetGroup {
       second?: { readonly name: string; readonly timings: LabTimings };
     },
   ) {
-    this.port = layout.albGroupPort ?? layout.appPort;
+    this.port = layout.appPort;
     this.targets = new Registrations(
       this.port,
       (id, port) =>
@@ -153,6 +153,18 @@ export class LabTargetGroup {
   /** Every (Id, Port) the group holds, registered or draining: what a test asserts on. */
   registrations(): { id: string; port: number; registered: boolean }[] {
     return this.targets.all().map(({ id, port, registered }) => ({ id, port, registered }));
+  }
+
+  /**
+   * A test aid: the group's port as if it had been created on this one, its
+   * registrations kept where they are (on the app's port: now overrides,
+   * as for one instance serving several services). AWS cannot change a
+   * group's port (ModifyTargetGroup has no Port); nothing in the lab listens
+   * on the new one.
+   */
+  setPort(port: number): void {
+    this.port = port;
+    this.targets.groupPort = port;
   }
 
   /** The group loses (false) or gets back (true) its load balancer, as the console would. */
