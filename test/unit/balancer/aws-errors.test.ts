@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { albError } from '../../../src/balancer/alb/errors.js';
-import { awsAccessError, awsMessage } from '../../../src/balancer/alb/aws-errors.js';
+import { awsAccessError, awsMessage } from '../../../src/balancer/aws-errors.js';
 import type { AlbBalancerConfig } from '../../../src/config/types.js';
 import { BlockedError, OperationError } from '../../../src/errors.js';
 import { cloudWatchError } from '../../../src/evidence/cloudwatch-errors.js';

@@ -1,5 +1,5 @@
-import { BlockedError, type HandoffError } from '../../errors.js';
-import { excerpt } from '../../safe-text.js';
+import { BlockedError, type HandoffError } from '../errors.js';
+import { excerpt } from '../safe-text.js';
 
 /** What one AWS call was, for the line that says why it failed. */
 export interface AwsCall {
