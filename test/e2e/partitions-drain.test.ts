@@ -20,6 +20,7 @@ beforeAll(async () => {
   faults = await LabFaults.open(SUBNET);
   fleet = await startFleet({ hosts: 3, subnet: SUBNET, workDir: '/tmp/handoff-e2e-136' });
   await fleet.stageEverywhere('r2');
+  await fleet.stageEverywhere('r3');
 }, 240_000);
 afterAll(async () => {
   await faults?.close();
@@ -80,4 +81,37 @@ describe('the orchestrator cut from web-1 mid-drain (its SSH packets dropped)', 
     expect(seen.maxOut, JSON.stringify(seen.worst)).toBeLessThanOrEqual(1);
     expect(await liveReleases((a) => fleet.deploy(a))).toEqual(['r2', 'r2', 'r2']);
   }, 150_000);
+});
+
+describe('a host cut from the orchestrator after preflight, before its turn', () => {
+  it('the rollout deploys the hosts before it and stops there, the cut host untouched; one host out at most, 0 failed requests', async () => {
+    const web3 = fleet.lab.host('web-3');
+    const load = startLoad({ url: fleet.lab.url, concurrency: 6 });
+    const rotation = sampleRotation(fleet.lab);
+    const run = watchRollout(fleet, 'r3');
+    try {
+      // the fleet lease is held on all three and preflight passed: web-1 is being drained
+      await run.stepStarted('web-1', 'overlap');
+      await faults.apply({ kind: 'drop', address: web3.address, ports: [web3.sshPort] });
+      const r = await run.proc;
+      const log = `${String(r.stderr)}\n${String(r.stdout)}`;
+      expect(r.exitCode, log).not.toBe(0);
+      expect(run.events.find((e) => e.event === 'result')?.ok, log).toBe(false);
+      expect(String(r.stderr)).toContain('web-3');
+      expect(await hostOnDisk(fleet, 'web-3')).toEqual({
+        locked: false,
+        drained: false,
+        release: 'r2',
+      });
+    } finally {
+      await faults.heal();
+      run.proc.kill('SIGKILL');
+      await run.proc;
+    }
+    const report = await load.stop();
+    const seen = await rotation.stop();
+    expect(report.failed, formatReport(report)).toBe(0);
+    expect(seen.maxOut, JSON.stringify(seen.worst)).toBeLessThanOrEqual(1);
+    expect(await liveReleases((a) => fleet.deploy(a))).toEqual(['r3', 'r3', 'r2']);
+  }, 200_000);
 });
