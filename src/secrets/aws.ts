@@ -1,4 +1,4 @@
-import { awsAccessError, awsMessage } from '../balancer/alb/aws-errors.js';
+import { awsAccessError, awsMessage } from '../balancer/aws-errors.js';
 import type { SecretSource } from '../config/types.js';
 import { SecretFetchError } from './fetch-error.js';
 
