@@ -99,27 +99,12 @@ export async function runCheck(
   const models = modelsPerBalancer(timingBaseFromConfig(config), each);
   const slowest = slowestModel(models);
   const model = slowest.model;
-  const several = models.length > 1;
   const failing = models.flatMap((m) =>
     m.model.invariants.filter((i) => !i.ok && (i.severity === 'error' || options.strict)),
   );
   const settings = each.find((e) => e.name === slowest.name) ?? each[0];
   const bounds = slowestBounds(each, config.drain);
-  out.text(
-    several
-      ? `${each.map((e) => `${e.name}: health-check settings ${e.source}`).join('\n')}\ntimeline of the slowest, ${slowest.name}:\n`
-      : `health-check settings ${settings?.source ?? ''}\n`,
-  );
-  out.text(renderTimeline(model.timeline));
-  if (several)
-    out.text(
-      `await-out bound ${formatDuration(bounds.awaitOut.ms)} set by ${bounds.awaitOut.by}; await-in bound ${formatDuration(bounds.awaitIn.ms)} set by ${bounds.awaitIn.by}`,
-    );
-  for (const m of models) {
-    out.text('');
-    if (several) out.text(`invariants on ${m.name}:`);
-    out.text(renderInvariants(m.model.invariants));
-  }
+  printTiming(out, each, models, slowest, bounds);
   const warnings = options.live ? await liveWarnings(config, each, out, options.wait ?? sleep) : [];
   for (const message of warnings) out.emit({ level: 'warn', event: 'check.balancers', message });
   const proofs = stopProofs(config);
@@ -151,15 +136,49 @@ export async function runCheck(
     lease: lease.json,
     ...(lastStops ? { last_stops: lastStops } : {}),
   });
-  if (failing.length > 0 || killed.length > 0) {
-    const ids = [
-      ...new Set(failing.map((i) => i.id)),
-      ...(killed.length > 0 ? [KILLED_AT_STOP] : []),
-    ];
+  throwFailing(failing, killed.length > 0, options.strict);
+  if (unread) throw unread;
+}
+
+/** the timeline of the slowest balancer, the bounds when there are several, every balancer's invariants */
+function printTiming(
+  out: Output,
+  each: readonly CheckedSettings[],
+  models: ReturnType<typeof modelsPerBalancer>,
+  slowest: ReturnType<typeof slowestModel>,
+  bounds: ReturnType<typeof slowestBounds>,
+): void {
+  const several = models.length > 1;
+  const settings = each.find((e) => e.name === slowest.name) ?? each[0];
+  const model = slowest.model;
+  out.text(
+    several
+      ? `${each.map((e) => `${e.name}: health-check settings ${e.source}`).join('\n')}\ntimeline of the slowest, ${slowest.name}:\n`
+      : `health-check settings ${settings?.source ?? ''}\n`,
+  );
+  out.text(renderTimeline(model.timeline));
+  if (several)
+    out.text(
+      `await-out bound ${formatDuration(bounds.awaitOut.ms)} set by ${bounds.awaitOut.by}; await-in bound ${formatDuration(bounds.awaitIn.ms)} set by ${bounds.awaitIn.by}`,
+    );
+  for (const m of models) {
+    out.text('');
+    if (several) out.text(`invariants on ${m.name}:`);
+    out.text(renderInvariants(m.model.invariants));
+  }
+}
+
+/** exit 1 naming every failing invariant (a service killed at its last stop is one, with --strict) */
+function throwFailing(
+  failing: readonly { readonly id: string }[],
+  killed: boolean,
+  strict: boolean,
+): void {
+  if (failing.length > 0 || killed) {
+    const ids = [...new Set(failing.map((i) => i.id)), ...(killed ? [KILLED_AT_STOP] : [])];
     throw new InvariantError(
       ids,
-      `invariant ${ids.join(', ')} ${ids.length === 1 ? 'fails' : 'fail'}${options.strict ? ' (--strict)' : ''}`,
+      `invariant ${ids.join(', ')} ${ids.length === 1 ? 'fails' : 'fail'}${strict ? ' (--strict)' : ''}`,
     );
   }
-  if (unread) throw unread;
 }

@@ -18,8 +18,15 @@ interface Flags extends ConfigFlags {
 export const common = (c: Command): Command =>
   addConfigFlags(c).option('--json', 'machine-readable output ending with a result line');
 
-/** `deploy setup`, `verify`, `status`, `drain`, `undrain`: the fleet over SSH. */
+/** `deploy setup`, `verify`, `status`, `audit`, `receipt`, `releases`, `drain`, `undrain`: the fleet over SSH. */
 export const registerFleet: RegisterCommand = (program: Command) => {
+  registerSetup(program);
+  registerReads(program);
+  registerReceipt(program);
+  for (const drain of [true, false]) registerDrain(program, drain);
+};
+
+function registerSetup(program: Command): void {
   common(
     program
       .command('setup')
@@ -47,7 +54,10 @@ export const registerFleet: RegisterCommand = (program: Command) => {
         else await setup.runSetup(flags);
       },
     );
+}
 
+/** the commands that read the fleet and change nothing */
+function registerReads(program: Command): void {
   common(
     program.command('verify').description('check every service on every host, and the balancer'),
   )
@@ -83,6 +93,16 @@ export const registerFleet: RegisterCommand = (program: Command) => {
 
   common(
     program
+      .command('releases')
+      .description('the releases on each host: current, previous, age and size'),
+  )
+    .option('--hosts <names>', 'only these hosts (comma separated)')
+    .action(async (flags: Flags) => (await import('../fleet-cmd/releases.js')).runReleases(flags));
+}
+
+function registerReceipt(program: Command): void {
+  common(
+    program
       .command('receipt')
       .description(
         "CloudWatch's count of failed requests for deploy.yml's ALB target groups over a window (a rollout's final receipt)",
@@ -96,61 +116,53 @@ export const registerFleet: RegisterCommand = (program: Command) => {
     .action(async (flags: Flags & { from: string; to?: string }) =>
       (await import('../fleet-cmd/receipt.js')).runReceipt(flags),
     );
+}
 
-  common(
+function registerDrain(program: Command, drain: boolean): void {
+  const name = drain ? 'drain' : 'undrain';
+  const cmd = common(
     program
-      .command('releases')
-      .description('the releases on each host: current, previous, age and size'),
+      .command(name)
+      .description(
+        drain
+          ? 'take a host out of rotation and wait until the balancer has it out and the overlap passed'
+          : 'put a drained host back and wait until the balancer has it in rotation',
+      ),
   )
-    .option('--hosts <names>', 'only these hosts (comma separated)')
-    .action(async (flags: Flags) => (await import('../fleet-cmd/releases.js')).runReleases(flags));
-
-  for (const drain of [true, false]) {
-    const name = drain ? 'drain' : 'undrain';
-    const cmd = common(
-      program
-        .command(name)
-        .description(
-          drain
-            ? 'take a host out of rotation and wait until the balancer has it out and the overlap passed'
-            : 'put a drained host back and wait until the balancer has it in rotation',
-        ),
-    )
-      .argument('<host>', 'host name from deploy.yml')
-      .option('--no-wait', 'change the drain marker and return without asking the balancer')
+    .argument('<host>', 'host name from deploy.yml')
+    .option('--no-wait', 'change the drain marker and return without asking the balancer')
+    .option(
+      '--wait-lease <duration>',
+      'queue behind another deploy holding the fleet lease (default: refuse at once)',
+    );
+  if (drain)
+    cmd
       .option(
-        '--wait-lease <duration>',
-        'queue behind another deploy holding the fleet lease (default: refuse at once)',
+        '--lease <duration>',
+        'how long the drain holds before the watchdog reports it',
+        '24h',
+      )
+      .option(
+        '--force',
+        'drain even if the capacity guard refuses (said, and recorded in the audit)',
       );
-    if (drain)
-      cmd
-        .option(
-          '--lease <duration>',
-          'how long the drain holds before the watchdog reports it',
-          '24h',
-        )
-        .option(
-          '--force',
-          'drain even if the capacity guard refuses (said, and recorded in the audit)',
-        );
-    cmd.action(async (host: string, flags: Flags) => {
-      const [{ runDrain }, { parseDuration }] = await Promise.all([
-        import('../fleet-cmd/drain.js'),
-        import('../../config/duration.js'),
-      ]);
-      const { waitLease, ...rest } = flags;
-      await runDrain(
-        {
-          ...rest,
-          lease: parseDuration(flags.lease ?? '24h', '--lease'),
-          wait: flags.wait ?? true,
-          ...(waitLease !== undefined && {
-            waitLease: parseDuration(waitLease, '--wait-lease'),
-          }),
-        },
-        host,
-        drain,
-      );
-    });
-  }
-};
+  cmd.action(async (host: string, flags: Flags) => {
+    const [{ runDrain }, { parseDuration }] = await Promise.all([
+      import('../fleet-cmd/drain.js'),
+      import('../../config/duration.js'),
+    ]);
+    const { waitLease, ...rest } = flags;
+    await runDrain(
+      {
+        ...rest,
+        lease: parseDuration(flags.lease ?? '24h', '--lease'),
+        wait: flags.wait ?? true,
+        ...(waitLease !== undefined && {
+          waitLease: parseDuration(waitLease, '--wait-lease'),
+        }),
+      },
+      host,
+      drain,
+    );
+  });
+}
