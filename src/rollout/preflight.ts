@@ -129,8 +129,10 @@ export async function preflight(
 
   const states = await balancer.states(config.hosts.map((h) => h.target));
   checkRegistered(deps, hosts, states, statuses);
-  // after the balancer's word: a target it has on another port says more than the host's
-  await checkTargetPorts(deps, hosts, agents);
+  // after the balancer's word: a target it has on another port says more than the host's.
+  // A host with no release live serves nothing yet (a first deploy): nothing to ask.
+  const serving = hosts.filter((h) => (statuses.get(h.name)?.release ?? null) !== null);
+  await checkTargetPorts(deps, serving, agents);
   checkPlanCapacity(deps, plan, states, failOpen);
   // a dry run makes no call that writes, even one that changes nothing
   if (!dryRun) await proveRegister(deps, states);
@@ -313,7 +315,8 @@ const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
  * and then never come back healthy: a typo in a `targets:` map. Each host's
  * agent reads its own socket table; a host that cannot tell is not refused,
  * nor a target without a port (the target group's port, which deploy.yml does
- * not know).
+ * not know), nor a host with no release live (nothing listens before its first
+ * deploy).
  */
 async function checkTargetPorts(
   deps: RolloutDeps,

@@ -44,6 +44,15 @@ describe('preflight and a balancer target on a port the host does not listen on'
     expect(f.host(1).calls).not.toContain('listening');
   });
 
+  it('asks nothing of a host with no release live: its first deploy starts what will listen', async () => {
+    const f = albFleet({ 'web-2': '10.0.1.12:8434' });
+    f.host(2).release = null;
+    f.host(2).notListening.add('10.0.1.12:8434');
+    const result = await rollout(f.deps, { ...options, dryRun: true });
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    expect(f.host(2).calls).not.toContain('listening');
+  });
+
   it('passes preflight when every ported target listens', async () => {
     const f = albFleet({ 'web-2': '10.0.1.12:8443' });
     // a dry run: the fake balancers know the hosts by name only, not by 10.0.1.12:8443
