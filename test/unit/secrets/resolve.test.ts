@@ -172,6 +172,21 @@ describe('a secret that cannot be fetched', () => {
     );
   });
 
+  it('from a command that prints more than a secret can be is exit 2, its output never quoted', async () => {
+    const config = withSecrets(['S'], {
+      S: {
+        kind: 'command',
+        argv: [process.execPath, '-e', 'process.stdout.write("x".repeat(70000))'],
+        timeout: 5_000,
+      },
+    });
+    const error = await failure(resolveSecrets(config, {}));
+    expect([error.exitCode, error.message]).toEqual([
+      ExitCode.usage,
+      `env.secret[0]: S: command ${process.execPath} printed more than 65536 bytes`,
+    ]);
+  });
+
   it('from a program that is not there, or prints nothing, is exit 2', async () => {
     const config = withSecrets(['A', 'B'], {
       A: { kind: 'command', argv: ['no-such-program-h4'], timeout: 5_000 },
