@@ -22,10 +22,11 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/e2e/global-setup.ts'],
           // each file's lab has its own loopback subnet (127.0.N), work dir and mount
-          // namespaces, so two files run side by side: a lab mostly waits (health
-          // intervals, overlaps), and a test waits on conditions, never on speed
+          // namespaces, so three files run side by side on two cores: a lab mostly
+          // waits (health intervals, overlaps), and a test waits on conditions, never
+          // on speed
           fileParallelism: true,
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { groupOrder: 1 },
           testTimeout: 360_000,
           hookTimeout: 180_000,
