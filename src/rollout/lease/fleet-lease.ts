@@ -78,7 +78,7 @@ export async function takeLease(
           level: 'warn',
           event: 'lease.skipped',
           host: s.where,
-          message: `${s.where} unreachable: the fleet lease is held without its piece, taken when it answers again (${s.reason})`,
+          message: `unreachable: the fleet lease is held without its piece, taken when it answers again (${s.reason})`,
           fields: { reason: s.reason },
         });
       // a line of its own only after a wait: a routine take (and release) is debug, so a
