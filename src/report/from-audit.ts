@@ -1,28 +1,11 @@
 import { UsageError } from '../errors.js';
+import { STEP_NAMES } from '../rollout/types.js';
 import type { Report, ReportHost, ReportStep } from './model.js';
 import { auditShape, type AuditLine } from './shapes.js';
 import { inferWaves } from './waves.js';
 
 /** The handshake's steps as the audit records them; a watchdog's actions are not drawn. */
-const HANDSHAKE = new Set([
-  'prepare',
-  'pre-host',
-  'lock',
-  'capacity',
-  'drain',
-  'await-out',
-  'overlap',
-  'stop',
-  'switch',
-  'start',
-  'verify',
-  'undrain',
-  'await-in',
-  'confirm',
-  'unlock',
-  'rollback',
-  'post-host',
-]);
+const HANDSHAKE: ReadonlySet<string> = new Set(STEP_NAMES);
 
 interface Timed extends AuditLine {
   readonly host: string;

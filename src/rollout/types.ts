@@ -51,24 +51,28 @@ export interface RolloutOptions {
   readonly artifact?: string;
 }
 
-export type StepName =
-  | 'pre-host'
-  | 'post-host'
-  | 'prepare'
-  | 'lock'
-  | 'capacity'
-  | 'drain'
-  | 'await-out'
-  | 'overlap'
-  | 'stop'
-  | 'switch'
-  | 'start'
-  | 'verify'
-  | 'undrain'
-  | 'await-in'
-  | 'confirm'
-  | 'unlock'
-  | 'rollback';
+/** Every step a host's deploy records (its audit line's `step`), as a value too: `deploy report` draws these. */
+export const STEP_NAMES = [
+  'pre-host',
+  'post-host',
+  'prepare',
+  'lock',
+  'capacity',
+  'drain',
+  'await-out',
+  'overlap',
+  'stop',
+  'switch',
+  'start',
+  'verify',
+  'undrain',
+  'await-in',
+  'confirm',
+  'unlock',
+  'rollback',
+] as const;
+
+export type StepName = (typeof STEP_NAMES)[number];
 
 export interface StepRecord {
   readonly step: StepName;
