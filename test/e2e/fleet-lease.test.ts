@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReport, startLoad, type LoadReport } from '../../scripts/lab/index.js';
 import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
+import { followDeploy, untilTrue, type DeployRun } from './deploy-run.js';
 import { sampleRotation, type RotationSample } from './rotation-sampler.js';
 
 // rollout.superseded: skip for the whole file: a queued job with a newer release deploys as
@@ -23,43 +24,12 @@ interface Event {
   readonly host?: string;
 }
 
-interface Run {
-  readonly args: readonly string[];
-  readonly events: Event[];
-  stderr(): string;
-  exitCode(): number | null;
-  done: Promise<{ code: number; stdout: string; stderr: string }>;
-}
-
 /** `deploy …` started now; with --json its events are readable while it runs. */
-function start(args: readonly string[]): Run {
-  const proc = fleet.spawnDeploy(args);
-  const events: Event[] = [];
-  let buffered = '';
-  let stdout = '';
-  let stderr = '';
-  proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  proc.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    buffered += chunk.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const l of lines) if (l.startsWith('{')) events.push(JSON.parse(l) as Event);
-  });
-  const done = proc.then((r) => ({ code: r.exitCode ?? -1, stdout, stderr }));
-  return { args, events, stderr: () => stderr, exitCode: () => proc.exitCode, done };
-}
+const start = (args: readonly string[]): DeployRun<Event> =>
+  followDeploy<Event>(fleet.spawnDeploy(args));
 
+/** the scenario's spacing between two deployers (what it tests), never a wait for a condition */
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** the condition, polled until it holds (or the deadline: then it fails naming what it waited for) */
-async function until(what: string, ok: () => boolean, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`never: ${what}`);
-    await pause(50);
-  }
-}
 
 const releases = (): Promise<string[]> => liveReleases((args) => fleet.deploy(args));
 
@@ -168,7 +138,7 @@ describe('two rollouts of one fleet (the fleet lease, under load)', () => {
     const older = start(['rollout', '--release', 'r5', '--wait-lease', '2m']);
     const queuedDrain = start(['drain', 'web-2', '--wait-lease', '2m']);
     // both are queued behind the rollout before it ends
-    await until(
+    await untilTrue(
       'both queued jobs waiting',
       () =>
         older.stderr().includes('waiting for the fleet lease, held by deploy rollout r6') &&

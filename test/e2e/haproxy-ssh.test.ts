@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatReport, startLoad } from '../../scripts/lab/index.js';
 import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
+import { expectPairServedAndCounted, loadOnEach } from './pair-load.js';
 
 // an HAProxy pair whose second instance (lb-b) is reached over SSH: its admin socket
 // through OpenSSH streamlocal forwarding, its config file read there
@@ -29,30 +29,13 @@ describe('a rollout through an HAProxy pair with one instance over SSH', () => {
 
   it('reaches the new release with zero failed requests on each frontend', async () => {
     await fleet.stageEverywhere('r2');
-    const loads = fleet.lab.haproxies.map((h) => ({
-      name: h.name,
-      load: startLoad({ url: h.url, concurrency: 4 }),
-    }));
+    const stop = loadOnEach(fleet);
     const r = await fleet.deploy(['rollout', '--release', 'r2']);
-    const reports = await Promise.all(
-      loads.map(async ({ name, load }) => ({ name, report: await load.stop() })),
-    );
+    const reports = await stop();
     expect(r.code, r.stderr + r.stdout).toBe(0);
-    for (const { name, report } of reports) {
-      expect(report.total, name).toBeGreaterThan(100);
-      expect(report.failed, `${name}: ${formatReport(report)}`).toBe(0);
-    }
     expect(await liveReleases((args) => fleet.deploy(args))).toEqual(['r2', 'r2', 'r2']);
     // lb-b's counters are read over its SSH connection: the receipt sums both instances
-    const all = reports.reduce((n, x) => n + x.report.total, 0);
-    const receipt =
-      /^lb-a \(haproxy be_lab\) \+ lb-b \(haproxy be_lab\) saw 0 failed of ([\d ]+) requests in all during the rollout$/m.exec(
-        r.stdout,
-      );
-    expect(receipt, r.stdout).not.toBeNull();
-    const counted = Number(receipt?.[1]?.replaceAll(' ', ''));
-    expect(counted).toBeGreaterThan(0);
-    expect(counted).toBeLessThanOrEqual(all);
+    expectPairServedAndCounted(r.stdout, reports);
   });
 
   it('names the host and sshd setting when the socket is not there', async () => {

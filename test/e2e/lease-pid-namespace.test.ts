@@ -1,6 +1,7 @@
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundlePath } from '../../scripts/build.js';
+import { followDeploy, untilTrue, type DeployRun } from './deploy-run.js';
 import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
 
 // Two deployers on one machine, one of them in a PID namespace of its own (`unshare --pid
@@ -24,17 +25,8 @@ interface Event {
   readonly message?: string;
 }
 
-interface Run {
-  readonly events: Event[];
-  readonly pid: number | undefined;
-  stderr(): string;
-  exitCode(): number | null;
-  kill(): void;
-  done: Promise<{ code: number; stdout: string; stderr: string }>;
-}
-
 /** `deploy …` started now, in this PID namespace or (`unshared`) in a new one. */
-function start(args: readonly string[], unshared = false): Run {
+function start(args: readonly string[], unshared = false): DeployRun<Event> {
   const deploy = [bundlePath, ...args, '-c', fleet.configPath];
   const env = { HANDOFF_WHO: 'e2e', ...fleet.lab.deployEnv() };
   // --kill-child: the deployer (pid 1 of its namespace) dies with the unshare the test kills
@@ -48,47 +40,17 @@ function start(args: readonly string[], unshared = false): Run {
         },
       )
     : execa(process.execPath, deploy, { reject: false, env });
-  const events: Event[] = [];
-  let buffered = '';
-  let stdout = '';
-  let stderr = '';
-  proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  proc.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    buffered += chunk.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const l of lines) if (l.startsWith('{')) events.push(JSON.parse(l) as Event);
-  });
-  const done = proc.then((r) => ({ code: r.exitCode ?? -1, stdout, stderr }));
-  return {
-    events,
-    pid: proc.pid,
-    stderr: () => stderr,
-    exitCode: () => proc.exitCode,
-    kill: () => proc.kill('SIGKILL'),
-    done,
-  };
+  return followDeploy<Event>(proc);
 }
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, ok: () => boolean, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`never: ${what}`);
-    await pause(50);
-  }
-}
-
-const holds = (run: Run) => () => run.events.some((e) => e.event === 'lease.taken');
+const holds = (run: DeployRun<Event>) => () => run.events.some((e) => e.event === 'lease.taken');
 const releases = (): Promise<string[]> => liveReleases((args) => fleet.deploy(args));
 
 describe('the fleet lease between PID namespaces of one machine', () => {
   it('a live holder of another PID namespace is not taken over though its pid is absent here: refused, saying why; the holder finishes', async () => {
     for (const r of ['r2', 'r3']) await fleet.stageEverywhere(r);
     const holder = start(['rollout', '--release', 'r2', '--json']);
-    await until('the holder mid-rollout', () =>
+    await untilTrue('the holder mid-rollout', () =>
       holder.events.some((e) => e.event === 'step.start'),
     );
     const other = await start(['rollout', '--release', 'r3'], true).done;
@@ -107,7 +69,7 @@ describe('the fleet lease between PID namespaces of one machine', () => {
   it('a holder SIGKILLed in another PID namespace is waited out until its heartbeat expires, and the takeover says expired', async () => {
     await fleet.stageEverywhere('r4');
     const dead = start(['rollout', '--release', 'r4', '--json'], true);
-    await until('the unshared holder holds the lease', holds(dead));
+    await untilTrue('the unshared holder holds the lease', holds(dead));
     dead.kill();
     await dead.done;
     const next = start(['rollout', '--release', 'r4', '--wait-lease', '2m']);
@@ -132,7 +94,7 @@ describe('the fleet lease between PID namespaces of one machine', () => {
   it('a holder SIGKILLed in this PID namespace is proven gone and taken over at once, never called expired', async () => {
     await fleet.stageEverywhere('r5');
     const dead = start(['rollout', '--release', 'r5', '--json']);
-    await until('the holder holds the lease', holds(dead));
+    await untilTrue('the holder holds the lease', holds(dead));
     dead.kill();
     await dead.done;
     const n = await start(['rollout', '--release', 'r5']).done;

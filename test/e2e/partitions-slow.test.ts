@@ -1,11 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startDelayProxy, type DelayProxy } from '../../scripts/lab/delay-proxy.js';
-import { LabFaults } from '../../scripts/lab/faults.js';
-import { formatReport } from '../../scripts/lab/index.js';
-import { liveReleases, rolloutUnderLoad, startFleet, type Fleet } from './fleet-harness.js';
-import { sampleRotation } from './rotation-sampler.js';
+import { liveReleases } from './fleet-harness.js';
+import { expectNothingLost, rolloutThroughFault, usePartitionLab } from './partition-lab.js';
 
 /**
  * A bad network on every SSH session: 5 % of its packets dropped (iptables'
@@ -16,22 +14,15 @@ import { sampleRotation } from './rotation-sampler.js';
 const SUBNET = '127.0.138';
 const PROXY_PORT = 2222;
 
-let fleet: Fleet;
-let faults: LabFaults;
 let proxies: DelayProxy[] = [];
-beforeAll(async () => {
-  faults = await LabFaults.open(SUBNET);
-  fleet = await startFleet({ hosts: 3, subnet: SUBNET, workDir: '/tmp/handoff-e2e-138' });
-  await fleet.stageEverywhere('r2');
-}, 240_000);
-afterAll(async () => {
-  await faults?.close();
-  await Promise.all(proxies.map((p) => p.close()));
-  await fleet?.stop();
+const lab = usePartitionLab(SUBNET, {
+  releases: ['r2'],
+  also: { stop: async () => void (await Promise.all(proxies.map((p) => p.close()))) },
 });
 
 /** deploy.yml reaching every host through its delay proxy: ssh.port and known_hosts moved there. */
 async function throughProxies(): Promise<void> {
+  const { fleet } = lab;
   proxies = await Promise.all(
     fleet.lab.hosts.map((h) =>
       startDelayProxy({
@@ -58,24 +49,17 @@ async function throughProxies(): Promise<void> {
 describe('5 % loss and 300 ms latency on every SSH session', () => {
   it('the rollout deploys under load: one host out at most, 0 failed requests', async () => {
     await throughProxies();
-    for (const h of fleet.lab.hosts)
-      await faults.apply({
-        kind: 'loss',
-        address: h.address,
-        ports: [h.sshPort],
-        probability: 0.05,
-      });
-    const rotation = sampleRotation(fleet.lab);
-    let run: Awaited<ReturnType<typeof rolloutUnderLoad>>;
-    try {
-      run = await rolloutUnderLoad(fleet, 'r2');
-    } finally {
-      await faults.heal();
-    }
-    const seen = await rotation.stop();
+    const run = await rolloutThroughFault(lab, 'r2', async () => {
+      for (const h of lab.fleet.lab.hosts)
+        await lab.faults.apply({
+          kind: 'loss',
+          address: h.address,
+          ports: [h.sshPort],
+          probability: 0.05,
+        });
+    });
     expect(run.code, run.log).toBe(0);
-    expect(run.report.failed, formatReport(run.report)).toBe(0);
-    expect(seen.maxOut, JSON.stringify(seen.worst)).toBeLessThanOrEqual(1);
-    expect(await liveReleases((a) => fleet.deploy(a))).toEqual(['r2', 'r2', 'r2']);
+    expectNothingLost(run);
+    expect(await liveReleases((a) => lab.fleet.deploy(a))).toEqual(['r2', 'r2', 'r2']);
   }, 240_000);
 });

@@ -1,59 +1,41 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LabFaults } from '../../scripts/lab/faults.js';
-import { liveReleases, rolloutUnderLoad, startFleet, type Fleet } from './fleet-harness.js';
+import { describe, expect, it } from 'vitest';
+import { liveReleases } from './fleet-harness.js';
+import { expectNothingLost, rolloutThroughFault, usePartitionLab } from './partition-lab.js';
 
 /**
  * Real partitions on the lab's loopback addresses (scripts/lab/faults.ts):
  * iptables rules of this file's subnet only, 127.0.135.0/24.
  */
-const SUBNET = '127.0.135';
-
-let fleet: Fleet;
-let faults: LabFaults;
-beforeAll(async () => {
-  faults = await LabFaults.open(SUBNET);
-  fleet = await startFleet({ hosts: 3, subnet: SUBNET, workDir: '/tmp/handoff-e2e-135' });
-  await fleet.stageEverywhere('r2');
-  await fleet.stageEverywhere('r3');
-}, 240_000);
-afterAll(async () => {
-  await faults?.close();
-  await fleet?.stop();
-});
+const lab = usePartitionLab('127.0.135', { releases: ['r2', 'r3'] });
+const releases = () => liveReleases((a) => lab.fleet.deploy(a));
 
 /** web-3's SSH cut from everyone: it keeps serving through HAProxy, the orchestrator cannot reach it */
 async function cutSsh(): Promise<void> {
-  const web3 = fleet.lab.host('web-3');
-  await faults.apply({ kind: 'drop', address: web3.address, ports: [web3.sshPort] });
+  const web3 = lab.fleet.lab.host('web-3');
+  await lab.faults.apply({ kind: 'drop', address: web3.address, ports: [web3.sshPort] });
 }
 
 describe('a host partitioned from the orchestrator', () => {
   it('with rollout.unreachable fail (the default): exit 3 naming it, nothing changed', async () => {
     await cutSsh();
     try {
-      const r = await fleet.deploy(['rollout', '--release', 'r2']);
+      const r = await lab.fleet.deploy(['rollout', '--release', 'r2']);
       expect(r.code, r.stderr).toBe(3);
       expect(r.stderr).toMatch(
         /preflight: web-3: no SSH handshake with 127\.0\.135\.\d+:\d+ within 5s/,
       );
     } finally {
-      await faults.heal();
+      await lab.faults.heal();
     }
-    expect(await liveReleases((a) => fleet.deploy(a))).toEqual(['r1', 'r1', 'r1']);
+    expect(await releases()).toEqual(['r1', 'r1', 'r1']);
   }, 120_000);
 
   it('with skip: the others deploy under load with zero failed requests, it is named, exit 4', async () => {
     // deploy.yml's rollout block is part of the host config: set up while every host answers
-    await fleet.configure({ skipUnreachable: 1 });
-    await cutSsh();
-    let run: Awaited<ReturnType<typeof rolloutUnderLoad>>;
-    try {
-      run = await rolloutUnderLoad(fleet, 'r2');
-    } finally {
-      await faults.heal();
-    }
+    await lab.fleet.configure({ skipUnreachable: 1 });
+    const run = await rolloutThroughFault(lab, 'r2', cutSsh);
     expect(run.code, run.log).toBe(4);
-    expect(run.report.failed, JSON.stringify(run.report)).toBe(0);
+    expectNothingLost(run);
     const result = run.result as unknown as {
       hosts: { host: string; result: string }[];
       skipped: { host: string; reason: string }[];
@@ -67,13 +49,13 @@ describe('a host partitioned from the orchestrator', () => {
     expect(run.stderr).toContain(
       'deploy: deployed r2, 1 host skipped (unreachable, not on r2): web-3',
     );
-    expect(await liveReleases((a) => fleet.deploy(a))).toEqual(['r2', 'r2', 'r1']);
+    expect(await releases()).toEqual(['r2', 'r2', 'r1']);
   }, 150_000);
 
   it('healed: the next rollout deploys it with the rest, exit 0', async () => {
-    const run = await rolloutUnderLoad(fleet, 'r3');
+    const run = await rolloutThroughFault(lab, 'r3', async () => {});
     expect(run.code, run.log).toBe(0);
-    expect(run.report.failed, JSON.stringify(run.report)).toBe(0);
-    expect(await liveReleases((a) => fleet.deploy(a))).toEqual(['r3', 'r3', 'r3']);
+    expectNothingLost(run);
+    expect(await releases()).toEqual(['r3', 'r3', 'r3']);
   }, 150_000);
 });

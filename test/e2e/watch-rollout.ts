@@ -1,3 +1,4 @@
+import { followDeploy } from './deploy-run.js';
 import type { Fleet } from './fleet-harness.js';
 
 /** A line of `deploy rollout --json`: what the e2e tests read of it. */
@@ -19,14 +20,7 @@ export interface RolloutEvent {
 /** `deploy rollout --json`, its events readable while it runs. */
 export function watchRollout(fleet: Fleet, release: string) {
   const proc = fleet.spawnDeploy(['rollout', '--release', release, '--json']);
-  const events: RolloutEvent[] = [];
-  let buffered = '';
-  proc.stdout?.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const l of lines) if (l.startsWith('{')) events.push(JSON.parse(l) as RolloutEvent);
-  });
+  const { events } = followDeploy<RolloutEvent>(proc);
   const stepStarted = async (host: string, step: string): Promise<void> => {
     const deadline = Date.now() + 60_000;
     while (
