@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -42,10 +42,14 @@ async function timed(
     { reject: false, timeout: 600_000, env: { HANDOFF_WHO: 'bench' } },
   );
   const wallMs = performance.now() - started;
-  if (!exitCodes.includes(r.exitCode ?? -1))
+  if (!exitCodes.includes(r.exitCode ?? -1)) {
+    // the cause is usually far above the last lines (2 000 hosts' names): all of it kept
+    const kept = `${workDir}-failed.log`;
+    await writeFile(kept, `${String(r.stderr)}\n--- stdout ---\n${String(r.stdout)}`);
     throw new Error(
-      `deploy ${args.join(' ')} exited ${r.exitCode}: ${String(r.stderr).slice(-1500)}`,
+      `deploy ${args.join(' ')} exited ${r.exitCode} (its output in ${kept}): ${String(r.stderr).slice(-1500)}`,
     );
+  }
   const [rss = NaN, user = 0, sys = 0] = (
     (await readFile(out, 'utf8')).trim().split('\n').at(-1) ?? ''
   )

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEtcd, type EtcdCluster } from '../../scripts/lab/etcd.js';
-import { until } from '../../scripts/lab/procs.js';
 import { checkLease } from '../../src/cli/check-lease.js';
 import { testConfig } from '../support/config.js';
-import { LEASE_VERSION, type LeaseRequest } from '../../src/protocol/lease.js';
 import { EtcdLeaseStore } from '../../src/rollout/lease/etcd/etcd-store.js';
 import { EtcdGateway, b64 } from '../../src/rollout/lease/etcd/gateway.js';
-import { leaseAsk, leaseConformance, type LeaseLab } from '../support/lease-conformance.js';
+import { etcdLeaseLab } from '../support/etcd-lease-lab.js';
+import { leaseAsk, leaseConformance } from '../support/lease-conformance.js';
 
 /**
  * The etcd store against the same contract as the hosts store, on a real
@@ -31,60 +30,13 @@ afterAll(async () => {
   await Promise.all([single?.stop(), three?.stop()]);
 });
 
-let labs = 0;
-function etcdLab(endpoints: () => readonly string[]): () => Promise<LeaseLab> {
-  return () => {
-    // each test its own prefix: nothing one leaves behind is seen by the next
-    const prefix = `/contract-${++labs}`;
-    const options = { endpoints: endpoints(), prefix, service: 'api', ttlMs: TTL_MS };
-    const probe = new EtcdLeaseStore(options);
-    const etcd = new EtcdGateway(options);
-    const put = async (text: string, lease?: string) => {
-      await etcd.call('kv/put', {
-        key: b64(probe.key),
-        value: b64(text),
-        ...(lease ? { lease } : {}),
-      });
-    };
-    return Promise.resolve({
-      store: () => new EtcdLeaseStore(options),
-      expire: async () => {
-        const gone = await until(
-          async () => (await probe.read()).every((v) => v.lease === undefined),
-          TTL_MS * 5,
-        );
-        if (!gone) throw new Error(`etcd kept ${probe.key} past 5 TTLs`);
-      },
-      plant: (text) => put(text),
-      plantAhead: async (request: LeaseRequest, aheadMs: number) => {
-        const at = new Date(Date.now() + aheadMs).toISOString();
-        const { ID } = await etcd.call<{ ID: string }>('lease/grant', { TTL: 30 });
-        const { replaces: _, ...asked } = request;
-        const record = {
-          ...asked,
-          version: LEASE_VERSION,
-          started: at,
-          heartbeat: at,
-          ttlMs: 30_000,
-        };
-        await put(JSON.stringify(record), ID);
-      },
-      close: () => {
-        probe.close();
-        etcd.close();
-        return Promise.resolve();
-      },
-    });
-  };
-}
-
 leaseConformance(
   'etcd, one member',
-  etcdLab(() => single.endpoints),
+  etcdLeaseLab(() => ({ endpoints: single.endpoints }), TTL_MS),
 );
 leaseConformance(
   'etcd, a cluster of three',
-  etcdLab(() => three.endpoints),
+  etcdLeaseLab(() => ({ endpoints: three.endpoints }), TTL_MS),
 );
 
 describe('the etcd store when etcd itself fails', () => {

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { createSecureContext } from 'node:tls';
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { Config, HostConfig, LeaseConfig } from '../../config/types.js';
 import { ETCD_ENDPOINT } from '../../config/names.js';
@@ -53,13 +54,24 @@ export async function etcdOptions(
     throw new UsageError(
       `lease.username ${lease.username}: set the password in ${lease.passwordEnv} (it is never read from deploy.yml)`,
     );
+  const tls = {
+    ...(await pem(lease.tls?.ca, 'ca')),
+    ...(await pem(lease.tls?.cert, 'cert')),
+    ...(await pem(lease.tls?.key, 'key')),
+  };
+  try {
+    // not PEM, or a key that is not the certificate's: said now, before etcd is asked
+    createSecureContext(tls);
+  } catch (error) {
+    throw new UsageError(
+      `lease.tls: ${messageOf(error).replace(/^error:[0-9A-F]+:[^:]*::/, '')} (${Object.values(lease.tls ?? {}).join(', ')})`,
+    );
+  }
   return {
     endpoints,
     prefix: lease.prefix,
     service: config.service,
-    ...(await pem(lease.tls?.ca, 'ca')),
-    ...(await pem(lease.tls?.cert, 'cert')),
-    ...(await pem(lease.tls?.key, 'key')),
+    ...tls,
     ...(lease.username !== undefined && { username: lease.username, password }),
   };
 }

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { BlockedError, messageOf } from '../../../errors.js';
+import { BlockedError, UsageError, messageOf } from '../../../errors.js';
 import { excerpt } from '../../../safe-text.js';
 
 /**
@@ -34,8 +34,69 @@ export class EtcdError extends Error {
   }
 }
 
+/**
+ * etcd was reached and refused us for what deploy.yml's `lease.tls` says
+ * (a certificate, a CA): every endpoint refusing so is bad config, exit 2.
+ */
+class TlsRefusal extends Error {}
+
+// node's codes for a server certificate the CA given (or the system's) does not verify
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+]);
+const EXPIRED = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
+// the TLS alert etcd sends a client without a certificate its --trusted-ca-file signed
+const CLIENT_REFUSED = /alert (bad certificate|certificate required|unknown ca)/;
+// etcd (≥ 3.2.26, 3.3.12, 3.4) with --client-cert-auth and auth enabled, to a gateway client
+const GATEWAY_CN = /^CommonName of client sending a request against gateway/;
+
+/** node's TLS failure in the words of deploy.yml's lease.tls; anything else as it is */
+function tlsRefusal(error: unknown, options: EtcdOptions): Error {
+  const code = (error as { code?: unknown }).code;
+  const message = messageOf(error);
+  if (typeof code === 'string' && UNTRUSTED.has(code))
+    return new TlsRefusal(
+      options.ca === undefined
+        ? `etcd's certificate is not signed by a CA this machine trusts: name its CA in lease.tls.ca (${code})`
+        : `etcd's certificate is not signed by the CA in lease.tls.ca (${code})`,
+    );
+  if (typeof code === 'string' && EXPIRED.has(code))
+    return new TlsRefusal(`etcd's certificate is out of its validity dates (${code})`);
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return new TlsRefusal(`etcd's certificate: ${message}`);
+  if (CLIENT_REFUSED.test(message))
+    return new TlsRefusal(
+      options.cert === undefined
+        ? 'etcd asks for a client certificate (--client-cert-auth): set lease.tls.cert and lease.tls.key'
+        : "etcd refused the client certificate in lease.tls.cert: not signed by a CA in etcd's --trusted-ca-file",
+    );
+  return error instanceof Error ? error : new Error(message);
+}
+
 // gRPC status codes the gateway returns beside its message
 const UNAVAILABLE = 14;
+const PERMISSION_DENIED = 7;
+const AUTH_FAILED = /authentication failed|user name is empty/;
+
+/** etcd refusing the user deploy.yml names (or none): bad config, exit 2, never a bug */
+function refusedAuth(error: unknown): unknown {
+  if (!(error instanceof EtcdError)) return error;
+  if (AUTH_FAILED.test(error.message))
+    return new UsageError(
+      `${error.message}: etcd auth is on; check lease.username and the password in its variable (lease.password_env)`,
+    );
+  if (error.code === PERMISSION_DENIED)
+    return new UsageError(
+      `${error.message}: etcd auth is on; lease.username needs a user whose role reads and writes the keys under lease.prefix`,
+    );
+  return error;
+}
 const INVALID_TOKEN = /invalid auth token|user name is empty/;
 
 export class EtcdGateway {
@@ -52,6 +113,14 @@ export class EtcdGateway {
 
   /** One call, e.g. `call('kv/range', { key })`; exit 3 when no endpoint answers. */
   async call<T>(path: string, body: object): Promise<T> {
+    try {
+      return await this.authenticated<T>(path, body);
+    } catch (error) {
+      throw refusedAuth(error);
+    }
+  }
+
+  private async authenticated<T>(path: string, body: object): Promise<T> {
     const headers = await this.authHeaders();
     try {
       return await this.anyEndpoint<T>(path, body, headers);
@@ -87,6 +156,7 @@ export class EtcdGateway {
   ): Promise<T> {
     const { endpoints } = this.options;
     const reasons: string[] = [];
+    let refusals = 0;
     for (let i = 0; i < endpoints.length; i++) {
       const at = (this.current + i) % endpoints.length;
       const endpoint = endpoints[at] as string;
@@ -96,9 +166,12 @@ export class EtcdGateway {
         return answer;
       } catch (error) {
         if (error instanceof EtcdError && error.code !== UNAVAILABLE) throw error;
+        if (error instanceof TlsRefusal) refusals++;
         reasons.push(`${endpoint}: ${messageOf(error)}`);
       }
     }
+    // every endpoint refused what lease.tls gives: fixed in deploy.yml, not by waiting
+    if (refusals === endpoints.length) throw new UsageError(`etcd: ${reasons.join('; ')}`);
     throw new BlockedError(`etcd: no endpoint answered (${reasons.join('; ')})`);
   }
 
@@ -134,7 +207,7 @@ export class EtcdGateway {
         },
       );
       request.on('timeout', () => request.destroy(new Error('timed out')));
-      request.on('error', reject);
+      request.on('error', (error) => reject(tlsRefusal(error, this.options)));
       request.end(data);
     });
   }
@@ -154,6 +227,10 @@ function answerOf<T>(status: number, text: string): T {
   try {
     value = JSON.parse(first);
   } catch {
+    if (GATEWAY_CN.test(first))
+      throw new TlsRefusal(
+        'etcd refuses a client certificate with a CommonName on its JSON gateway while etcd auth is on: use a certificate whose subject has no CN, and lease.username',
+      );
     throw new Error(`HTTP ${status}: not etcd's gateway (${excerpt(first, 80)})`);
   }
   const v = value as GatewayError & { result?: T; error?: GatewayError | string };
