@@ -178,7 +178,7 @@ class HoldSession {
 
   private readonly handle = async (call: AgentCall): Promise<AgentReplyLine> => {
     if (call.op === 'unlock') await this.audits;
-    if (call.op === 'lock' || call.op === 'unlock') return this.lockCall(call);
+    if (isAgentOp(call.op) && OPS[call.op].channel === 'holder') return this.lockCall(call);
     // before the lock only what does not touch what runs (status, publishing a release and
     // its artifact: the live release is never rewritten), what the table calls `session`
     const held = this.lock.held;
