@@ -21,8 +21,6 @@ import { AgentSession } from './session.js';
 /** how long a holder's last line may trail its exit, and a probe of the connection may take */
 const LAST_WORD_MS = 2_000;
 const PROBE_MS = 10_000;
-/** a release inside a session: the holder unlinks a lock file and answers */
-const UNLOCK_MS = 15_000;
 
 export interface AgentPaths {
   /** host.agent: the agent lives at <agent>/bin/deploy */
@@ -85,8 +83,9 @@ export class AgentClient extends AgentOps implements HostAgent {
       );
     const session =
       spec.channel === 'session' ? !this.lockLost : spec.channel === 'locked' && this.locked;
+    // the holder's own words go to the holder, or nowhere
     const data =
-      this.session && session
+      (this.session && session) || spec.channel === 'holder'
         ? await this.inSession(op, callArgs, timeoutMs)
         : await this.exec(op, spec, callArgs, timeoutMs);
     return data as ResultOf<K>;
@@ -191,10 +190,19 @@ export class AgentClient extends AgentOps implements HostAgent {
    */
   async openSession(): Promise<void> {
     if (this.sessionProc || this.options.sessions === false) return;
-    const proc = this.transport.spawn(this.argv('lock-hold', toFlags({ defer: true })));
+    await this.startHolder({ defer: true }, 'ready');
+  }
+
+  /** the one `lock-hold` process: up once it says `want` (deferred: ready; else: locked) */
+  private async startHolder(
+    args: ArgsOf<'lock-hold'>,
+    want: 'ready' | 'locked',
+  ): Promise<RemoteProcess> {
+    const proc = this.transport.spawn(this.argv('lock-hold', toFlags(args)));
     const lines = proc.lines[Symbol.asyncIterator]();
-    await this.until(proc, lines, 'ready');
+    await this.until(proc, lines, want);
     this.attach(proc, lines);
+    return proc;
   }
 
   /** End the session unless it holds the lock (the command is over, or never reached this host). */
@@ -212,15 +220,11 @@ export class AgentClient extends AgentOps implements HostAgent {
     this.lockLost = false;
     if (this.session && this.sessionProc && !this.locked) {
       const proc = this.sessionProc;
-      const r = await this.session.call('lock', { what, message });
-      if (!r.ok && r.error) throw refused(this.host, r.error);
+      await this.run('lock', { what, message });
       this.locked = true;
       return this.held(proc);
     }
-    const proc = this.transport.spawn(this.argv('lock-hold', toFlags({ what, message })));
-    const lines = proc.lines[Symbol.asyncIterator]();
-    await this.until(proc, lines, 'locked');
-    this.attach(proc, lines);
+    const proc = await this.startHolder({ what, message }, 'locked');
     this.locked = true;
     return this.held(proc);
   }
@@ -311,11 +315,9 @@ export class AgentClient extends AgentOps implements HostAgent {
         // the session outlives the lock: other hosts' turns and the rollout's end read through it
         if (session && this.sessionProc === proc && this.options.sessions !== false) {
           // a session that dropped took the lock with it: the holder releases on a closed stdin
-          const r = await session.call('unlock', {}, UNLOCK_MS).catch((error: unknown) => {
-            if (error instanceof HostUnreachableError) return undefined;
-            throw error;
+          await this.run('unlock', {}).catch((error: unknown) => {
+            if (!(error instanceof HostUnreachableError)) throw error;
           });
-          if (r && !r.ok && r.error) throw refused(this.host, r.error);
           return;
         }
         session?.quiet();

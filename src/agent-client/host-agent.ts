@@ -1,20 +1,8 @@
-import type { ServiceReading } from '../protocol/results.js';
-import type { AuditEntry } from '../protocol/results.js';
-import type { LeaseAction, LeaseAnswer, LeaseRequest } from '../protocol/lease.js';
+import type { AuditEntry, StartReport } from '../protocol/results.js';
+import type { AgentOp, ArgsOf, ResultOf } from '../protocol/ops.js';
 import type { ReleaseFile } from '../host/release-files.js';
 import type { ExecResult } from '../remote/transport.js';
 import type { EnvVars } from '../host/release-env.js';
-import type { ReleaseInventory } from '../host/release-inventory.js';
-import type {
-  ArtifactState,
-  HelloData,
-  HostStatus,
-  StartReport,
-  StopReport,
-  SwitchResult,
-  VerifyOptions,
-  VerifyReport,
-} from '../protocol/results.js';
 
 /** The host lock, held by a long-lived agent on the host until released. */
 export interface HeldLock {
@@ -67,15 +55,17 @@ export interface ShipResult {
 }
 
 /**
- * What the orchestrator asks of one host. AgentClient implements it over a
- * Transport; unit tests of the rollout pass a scripted fake.
+ * What the orchestrator asks of one host: any operation of the table
+ * (protocol/ops.ts) through `run`, plus the few calls that are more than
+ * one operation's arguments. AgentClient implements it over a Transport;
+ * unit tests of the rollout pass a fake that answers by op (test/support/fake-fleet.ts).
  */
 export interface HostAgent {
   readonly host: string;
-  hello(): Promise<HelloData>;
+  /** one operation, where and as long as the table says */
+  run<K extends AgentOp>(op: K, args: ArgsOf<K>): Promise<ResultOf<K>>;
   /** `node -p process.versions.node` on the host, not through the agent (node-check.ts) */
   nodeVersion(): Promise<ExecResult>;
-  status(): Promise<HostStatus>;
   /** write the release directory (files, sha256-checked, + .env with `env`) and prepare it, without touching what runs */
   publish(release: string, files?: readonly ReleaseFile[], env?: EnvVars): Promise<void>;
   /**
@@ -87,35 +77,12 @@ export interface HostAgent {
     artifact: LocalArtifact,
     onProgress?: (sent: number, total: number) => void,
   ): Promise<ShipResult>;
-  /** whether the release is here from this artifact, else the room for it and what would refuse it */
-  artifactState?(release: string, sha256: string): Promise<ArtifactState>;
-  /** the releases on the host, newest first, with current and previous */
-  releases?(): Promise<ReleaseInventory>;
-  /** the services' own counts in host.state, by process (rollout.canary.source: service) */
-  serviceCounts?(): Promise<ServiceReading>;
-  /**
-   * each target (`port` or `ipv4:port`) → whether a LISTEN socket on the host
-   * takes it; a target missing from the answer: the host cannot tell
-   */
-  listening?(targets: readonly string[]): Promise<Readonly<Record<string, boolean>>>;
-  /** remove all but the newest `keep` releases, never current or previous */
-  prune?(keep: number): Promise<{ removed: string[]; kept: string[] }>;
-  /** this host's piece of the fleet lease; absent: a fake that keeps none */
-  lease?(action: LeaseAction, request?: LeaseRequest): Promise<LeaseAnswer>;
+  /** every service, or only `services`; with ifStopped only what its status says is stopped */
+  start(services?: readonly string[], options?: { ifStopped?: boolean }): Promise<StartReport>;
+  /** take the host lock (a `lock` call in the open session, else a `lock-hold` of its own) */
   holdLock(what: string, message: string): Promise<HeldLock>;
   /** start the lock holder ahead (prepare), so taking the lock later is cheap */
   openSession?(): Promise<void>;
   /** end a session that never took the lock */
   close?(): void;
-  drain(by: string, leaseMs: number, release: string): Promise<void>;
-  undrain(): Promise<void>;
-  /**
-   * stop what runs and prove it stopped; `release` is the one about to start,
-   * whose stop adopts services already running on a host with no release yet
-   */
-  stop(release: string): Promise<StopReport>;
-  switchTo(release: string): Promise<SwitchResult>;
-  /** every service, or only `services`; with ifStopped only what its status says is stopped */
-  start(services?: readonly string[], options?: { ifStopped?: boolean }): Promise<StartReport>;
-  verify(options: VerifyOptions): Promise<VerifyReport>;
 }

@@ -55,7 +55,7 @@ export type RollbackCliFlags = Omit<RolloutCliFlags, 'release' | keyof CanaryFla
 async function readServiceCounts(connections: Connections, config: Config, name: string) {
   const host = config.hosts.find((h) => h.name === name);
   if (!host) throw new Error(`no host ${name} in deploy.yml`);
-  return (await connections.agent(host)).serviceCounts();
+  return (await connections.agent(host)).run('service-counts', {});
 }
 
 export function runRollout(flags: RolloutCliFlags): Promise<void> {
@@ -242,7 +242,7 @@ async function liveReleases(
 ): Promise<(string | null)[]> {
   return Promise.all(
     hosts.map(async (h) => {
-      const status = await (await connections.agent(h)).status().catch(() => undefined);
+      const status = await (await connections.agent(h)).run('status', {}).catch(() => undefined);
       return status?.release ?? null;
     }),
   );

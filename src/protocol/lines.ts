@@ -57,14 +57,10 @@ export type AgentReplyLine =
       readonly error: AgentErrorInfo;
     };
 
-/**
- * `lock` takes the lock of a session started with --defer, `unlock` releases it
- * and keeps the session open for what comes after (other hosts' turns, the
- * end of the rollout): the session's own words, no operation
- */
+/** One operation sent down a holding `lock-hold`'s stdin, answered by a `reply` line. */
 export interface AgentCall {
   readonly id: number;
-  readonly op: AgentOp | 'lock' | 'unlock';
+  readonly op: AgentOp;
   readonly args: CallArgs;
 }
 

@@ -2,8 +2,10 @@
  * Every operation of the `deploy host` agent, declared once. The agent's argv
  * (cli/commands/host.ts), its dispatch and the session's allow-lists
  * (host/agent/), and the client's one entry point (agent-client/client.ts
- * `run`) are all read from this table: adding an operation is an entry here
- * and its handler on the host (host/agent/handlers.ts).
+ * `run`, which callers call with the operation's name) are all read from this
+ * table: adding an operation is an entry here, its handler on the host
+ * (host/agent/handlers.ts) and the simulated host's answer
+ * (scripts/bench/sim/agent.ts); tsc names the last two.
  *
  * Plain data on purpose: every agent process and watchdog tick loads it, and
  * neither may load a schema library to read a few flags.
@@ -22,6 +24,7 @@ import type {
 } from './results.js';
 import type { ServiceReading } from './results.js';
 import type { LeaseAnswer } from './lease.js';
+import type { LockHolder } from '../errors.js';
 import { returns, type OpSpec, type Returns } from './spec.js';
 
 const text = { kind: 'text' } as const;
@@ -85,6 +88,23 @@ export const OPS = {
     // silenceMs: end after this long without a line from the orchestrator (HEARTBEAT)
     args: { what: text, message: text, defer: on, silenceMs: { kind: 'ms' } },
     result: returns<{ released: boolean; reason: string }>(),
+  },
+  // take the host lock in a session started with `defer`; what/message: who holds it, as the
+  // holder file says (without them: the session's own)
+  lock: {
+    channel: 'holder',
+    readOnly: false,
+    args: { what: text, message: text },
+    result: returns<{ holder: LockHolder }>(),
+  },
+  // give the lock back and keep the session: other hosts' turns and the rollout's end read
+  // through it; released: false when it held none
+  unlock: {
+    channel: 'holder',
+    readOnly: false,
+    args: {},
+    timeoutMs: 15_000,
+    result: returns<{ released: boolean }>(),
   },
   // the orchestrator is alive: any line resets a session's silence, this one says nothing else
   heartbeat: {

@@ -16,9 +16,12 @@ export const returns = <T>(): Returns<T> => ({});
  *   (also before it holds the lock: nothing here touches what runs), else
  *   its own process;
  * - `locked`: inside the session while it holds the lock, else its own
- *   process; never as if it held a lock it lost.
+ *   process; never as if it held a lock it lost;
+ * - `holder`: the session's own words (take the lock, give it back), answered
+ *   by the `lock-hold` process itself (host/agent/ops/lock-hold.ts); never a
+ *   process of its own.
  */
-export type Channel = 'process' | 'session' | 'locked';
+export type Channel = 'process' | 'session' | 'locked' | 'holder';
 
 /**
  * An argument's kind, which is also how its flag is read: `text` as given,

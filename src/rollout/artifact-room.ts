@@ -19,9 +19,10 @@ export async function checkArtifactRoom(
   const problems = await Promise.all(
     hosts.map(async (host) => {
       const agent = agents.get(host.name);
-      if (!agent?.artifactState) return undefined;
+      if (!agent) return undefined;
       try {
-        return refusal(release, artifact, await agent.artifactState(release, artifact.sha256));
+        const state = await agent.run('artifact', { release, sha256: artifact.sha256 });
+        return refusal(release, artifact, state);
       } catch (error) {
         return hostError(host.name, error);
       }

@@ -37,7 +37,8 @@ export function hostActions(
         });
       }
       // the marker also tells the watchdog and an operator that this is planned
-      await agent.drain(deps.who, leaseMs, release);
+      // an operator's drain has no release: '' is no release id, and the agent refuses it
+      await agent.run('drain', { by: deps.who, leaseMs, ...(release ? { release } : {}) });
     },
     async nothingDrained() {
       if (!refused) return false;
@@ -58,7 +59,7 @@ export function hostActions(
             (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
           )
         : undefined;
-      await agent.undrain();
+      await agent.run('undrain', {});
       if (refused) throw refused;
     },
   };

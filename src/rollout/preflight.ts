@@ -80,7 +80,7 @@ export async function preflight(
         // the agent that will hold this host's lock starts now (no lock yet): it checks it
         // is this deploy's agent, answers the status, and carries every later step
         await agent.openSession?.();
-        const status = await agent.status();
+        const status = await agent.run('status', {});
         if (status.compose && 'error' in status.compose)
           throw new BlockedError(`${host.name}: ${status.compose.error}`);
         statuses.set(host.name, status);
@@ -337,9 +337,11 @@ async function checkTargetPorts(
         const ask = IPV4.test(id) ? `${id}:${port}` : String(port);
         return [{ balancer: m.name, target, port, ask }];
       });
-      if (!agent?.listening || asked.length === 0) return;
+      if (!agent || asked.length === 0) return;
       try {
-        const answer = await agent.listening([...new Set(asked.map((a) => a.ask))]);
+        const answer = await agent.run('listening', {
+          targets: [...new Set(asked.map((a) => a.ask))].join(','),
+        });
         for (const a of asked)
           if (answer[a.ask] === false)
             problems.push({

@@ -18,9 +18,8 @@ export async function pruneFleet(
   const pruned: PrunedHost[] = [];
   await mapLimit(hosts, deps.config.ssh.maxConnections, async (host) => {
     const agent = agentOf(host);
-    if (!agent.prune) return;
     try {
-      const { removed } = await agent.prune(keep);
+      const { removed } = await agent.run('prune', { keep });
       pruned.push({ host: host.name, removed });
       if (removed.length > 0)
         deps.log.emit({

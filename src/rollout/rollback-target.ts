@@ -67,7 +67,7 @@ export async function resolveRollback(
   await Promise.all(
     hosts.map(async (host) => {
       try {
-        statuses.set(host.name, await (await deps.agent(host)).status());
+        statuses.set(host.name, await (await deps.agent(host)).run('status', {}));
       } catch (error) {
         problems.push(messageOf(error));
       }

@@ -336,7 +336,7 @@ async function endedOn(
     hosts.map(async (host) => {
       const status = await agents
         .get(host.name)
-        ?.status()
+        ?.run('status', {})
         .catch(() => undefined);
       return { host: host.name, release: status?.release ?? null };
     }),

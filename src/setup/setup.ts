@@ -2,7 +2,7 @@ import path from 'node:path';
 import { toHostJson } from '../config/serialize.js';
 import type { Config, HostConfig } from '../config/types.js';
 import { OperationError, messageOf } from '../errors.js';
-import type { AgentClient } from '../agent-client/client.js';
+import type { HostAgent } from '../agent-client/host-agent.js';
 import type { Log } from '../log.js';
 import type { Transport } from '../remote/transport.js';
 import { agentPath, compileCachePath, cronEntry, cronPath, type SetupFile } from './setup-files.js';
@@ -38,7 +38,7 @@ export interface HostSetup {
 export async function setupHost(
   host: HostConfig,
   transport: Transport,
-  agent: Pick<AgentClient, 'hello' | 'status'>,
+  agent: Pick<HostAgent, 'run'>,
   input: SetupInput,
 ): Promise<HostSetup> {
   const { config } = input;
@@ -73,13 +73,13 @@ export async function setupHost(
     const changed = stale.map((f) => f.what);
     if (stale.some((f) => f.path === agentPath(config)))
       await emptyCompileCache(transport, config, host.name, input.log);
-    const hello = await agent.hello();
+    const hello = await agent.run('hello', {});
     if (hello.sha256 !== sha(input.agentBundle))
       throw new OperationError(
         `the installed agent does not match this deploy (${hello.sha256.slice(0, 12)})`,
       );
     // compose: the host must answer to a compose command (compose-command.ts)
-    const compose = (await agent.status()).compose;
+    const compose = (await agent.run('status', {})).compose;
     if (compose && 'error' in compose) throw new OperationError(compose.error);
     input.log.emit({
       level: 'info',

@@ -51,7 +51,7 @@ export async function verifyFleet(
     const base = { host: host.name, target: host.target, ...(target ? { balancer: target } : {}) };
     try {
       const agent = await agentOf(host);
-      const report = await agent.verify({
+      const report = await agent.run('verify', {
         successes: config.rollout.verifySuccesses,
         timeoutMs: verifyBudget(config),
         allowDraining: false,

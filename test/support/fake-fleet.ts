@@ -10,6 +10,7 @@ import type {
   StopReport,
   VerifyReport,
 } from '../../src/protocol/results.js';
+import type { AgentOp, ArgsOf, ResultOf } from '../../src/protocol/ops.js';
 import type { FakeClock } from './fake-clock.js';
 
 export const settings: HealthCheckSettings = {
@@ -18,6 +19,10 @@ export const settings: HealthCheckSettings = {
   unhealthyThreshold: 2,
   healthyThreshold: 2,
 };
+
+type FakeAnswer<K extends AgentOp> = (args: ArgsOf<K>) => Promise<ResultOf<K>>;
+/** A fake host's answers, by operation of the table; the ones a test needs. */
+export type FakeAnswers = { -readonly [K in AgentOp]?: FakeAnswer<K> };
 
 /** One simulated host: what runs, whether it is drained, and every call made to it. */
 export class FakeHost implements HostAgent {
@@ -79,17 +84,73 @@ export class FakeHost implements HostAgent {
     return this.running && this.release !== null && !this.bad.has(this.release);
   }
 
-  hello() {
-    this.op('hello');
-    return Promise.resolve({ version: '0.1.0', protocol: 1, sha256: 'abc', node: 'v20' });
+  /**
+   * What it answers, by operation of the table (src/protocol/ops.ts), typed by
+   * it: `run` looks the operation up here, and a test scripts one by replacing
+   * its entry. An operation with no entry is refused, as an agent without it would.
+   */
+  readonly answers: FakeAnswers = {
+    hello: () => {
+      this.op('hello');
+      return Promise.resolve({ version: '0.1.0', protocol: 1, sha256: 'abc', node: 'v20' });
+    },
+    status: () => {
+      this.op('status');
+      return Promise.resolve(this.statusNow());
+    },
+    listening: (a) => {
+      this.op('listening');
+      const targets = a.targets.split(',');
+      return Promise.resolve(
+        Object.fromEntries(targets.map((t) => [t, !this.notListening.has(t)])),
+      );
+    },
+    drain: (a) => {
+      this.op('drain');
+      const now = this.clock.now();
+      this.marker = {
+        by: a.by,
+        since: new Date(now).toISOString(),
+        until: new Date(now + a.leaseMs).toISOString(),
+        ...(a.release ? { release: a.release } : {}),
+      };
+      if (!this.drained) this.drainedAt = this.clock.now();
+      this.drained = true;
+      return Promise.resolve(null);
+    },
+    undrain: () => {
+      this.op('undrain');
+      this.drained = false;
+      this.undrainedAt = this.clock.now();
+      return Promise.resolve(null);
+    },
+    stop: (a) => {
+      this.op('stop');
+      return Promise.resolve(this.stopNow(a.release ?? ''));
+    },
+    switch: (a) => {
+      this.op(`switch ${a.release}`);
+      const previous = this.release;
+      this.previous = previous;
+      this.release = a.release;
+      return Promise.resolve({ previous, current: a.release });
+    },
+    verify: (a) => this.verifyNow(a),
+  };
+
+  /** one operation, answered from `answers`; a call that throws becomes a rejection */
+  async run<K extends AgentOp>(op: K, args: ArgsOf<K>): Promise<ResultOf<K>> {
+    const answer = this.answers[op];
+    if (!answer) throw new Error(`${this.host}: the fake answers no ${op}`);
+    return answer(args);
   }
+
   nodeVersion() {
     this.op('node');
     return Promise.resolve({ code: 0, stdout: `${this.node}\n`, stderr: '' });
   }
-  status(): Promise<HostStatus> {
-    this.op('status');
-    return Promise.resolve({
+  private statusNow(): HostStatus {
+    return {
       host: this.host,
       ...(this.configSha256 !== undefined && { config_sha256: this.configSha256 }),
       release: this.release,
@@ -101,7 +162,7 @@ export class FakeHost implements HostAgent {
       draining: this.drained ? this.marker : null,
       watchdog: null,
       ...(this.compose ? { compose: this.compose } : {}),
-    });
+    };
   }
   publish(release: string, files: readonly ReleaseFile[] = []) {
     this.published.push(files);
@@ -110,10 +171,6 @@ export class FakeHost implements HostAgent {
   }
   /** `[ipv4:]port` targets nothing on it listens on (its socket table, as the agent reads it) */
   notListening = new Set<string>();
-  listening(targets: readonly string[]) {
-    this.op('listening');
-    return Promise.resolve(Object.fromEntries(targets.map((t) => [t, !this.notListening.has(t)])));
-  }
   /** ends the lock now held, as a holder that went away would */
   private lose: ((loss: LockLoss) => void) | undefined;
   /** the lock's holder goes away: with the connection, or on its own (`connected`) */
@@ -137,33 +194,13 @@ export class FakeHost implements HostAgent {
       lost,
     });
   }
-  drain(by: string, leaseMs: number, release: string) {
-    this.op('drain');
-    const now = this.clock.now();
-    this.marker = {
-      by,
-      since: new Date(now).toISOString(),
-      until: new Date(now + leaseMs).toISOString(),
-      ...(release ? { release } : {}),
-    };
-    if (!this.drained) this.drainedAt = this.clock.now();
-    this.drained = true;
-    return Promise.resolve();
-  }
-  undrain() {
-    this.op('undrain');
-    this.drained = false;
-    this.undrainedAt = this.clock.now();
-    return Promise.resolve();
-  }
-  stop(release: string): Promise<StopReport> {
-    this.op('stop');
+  private stopNow(release: string): StopReport {
     const adopted = this.release === null ? this.adoptable : [];
     this.stopReleases.push(release);
     if (this.release === null && adopted.length === 0)
-      return Promise.resolve({ stopped: false, adopted, services: [], proven: true });
+      return { stopped: false, adopted, services: [], proven: true };
     if (this.stopIgnored) {
-      return Promise.resolve({
+      return {
         stopped: true,
         adopted,
         proven: false,
@@ -171,23 +208,16 @@ export class FakeHost implements HostAgent {
           { service: 'app', proven: false, detail: '127.0.0.1:8080 still accepts connections' },
           { service: 'worker', proven: true, detail: 'status says stopped (exit-3)' },
         ],
-      });
+      };
     }
     this.running = false;
     this.adoptable = [];
-    return Promise.resolve({
+    return {
       stopped: true,
       adopted,
       proven: true,
       services: [{ service: 'app', proven: true, detail: '127.0.0.1:8080 refuses connections' }],
-    });
-  }
-  switchTo(release: string) {
-    this.op(`switch ${release}`);
-    const previous = this.release;
-    this.previous = previous;
-    this.release = release;
-    return Promise.resolve({ previous, current: release });
+    };
   }
   start(services?: readonly string[], options: { ifStopped?: boolean } = {}) {
     const what = services ? ` ${services.join(',')}` : options.ifStopped ? ' if-stopped' : '';
@@ -199,10 +229,7 @@ export class FakeHost implements HostAgent {
   lenientVerifies: boolean[] = [];
   /** the next verify answers only once this resolves (a verify that takes its whole bound) */
   holdVerify: Promise<void> | undefined;
-  async verify(options: {
-    allowDraining: boolean;
-    releaseOptional?: boolean;
-  }): Promise<VerifyReport> {
+  private async verifyNow(options: ArgsOf<'verify'>): Promise<VerifyReport> {
     this.op(options.allowDraining ? 'verify' : 'confirm');
     this.lenientVerifies.push(options.releaseOptional ?? false);
     const held = this.holdVerify;

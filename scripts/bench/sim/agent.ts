@@ -75,6 +75,8 @@ const ANSWERS: Answers = {
   artifact: () => Promise.resolve({ present: true }),
   // answered by the session itself (session.ts): never dispatched here
   'lock-hold': () => Promise.reject(new Error('lock-hold is a session')),
+  lock: () => Promise.reject(new Error('lock is a call of the session')),
+  unlock: () => Promise.reject(new Error('unlock is a call of the session')),
   drain: (a, h) => {
     if (!h.draining) h.changedAt = Date.now();
     const until = new Date(Date.now() + a.leaseMs).toISOString();

@@ -42,7 +42,7 @@ export const registerCheck: RegisterCommand = (program: Command) => {
           live: true,
           strict,
           readLastStop: async (name) =>
-            (await (await connections.agent(byName.get(name)!)).status()).lastStop ?? null,
+            (await (await connections.agent(byName.get(name)!)).run('status', {})).lastStop ?? null,
         });
       } finally {
         await connections.close();

@@ -47,6 +47,10 @@ function hostFlags(): FlagSpec[] {
 }
 
 const FLAGS = hostFlags();
+/** what `deploy host` runs: every operation but the session's own words (`holder`) */
+const ARGV_OPS = Object.entries(OPS).flatMap(([op, spec]) =>
+  spec.channel === 'holder' ? [] : [op],
+);
 
 /** `deploy host <op>`: the agent protocol, driven over SSH by the orchestrator (JSON lines). */
 export const registerHost: RegisterCommand = (program: Command) => {
@@ -54,7 +58,7 @@ export const registerHost: RegisterCommand = (program: Command) => {
     program
       .command('host')
       .description('the host agent protocol (internal: driven by the orchestrator over SSH)')
-      .argument('<op>', Object.keys(OPS).join(' | ')),
+      .argument('<op>', ARGV_OPS.join(' | ')),
     FLAGS,
   ).action((op: string, flags: HostFlags) => runHostOp(op, flags));
 };

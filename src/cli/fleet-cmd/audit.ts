@@ -14,7 +14,12 @@ export async function runAudit(flags: FleetFlags & { since?: string }): Promise<
   try {
     const reads = await mapLimit(hosts, 16, async (host) => {
       try {
-        return { host: host.name, ...(await (await connections.agent(host)).readAudit(since)) };
+        return {
+          host: host.name,
+          ...(await (
+            await connections.agent(host)
+          ).run('audit-read', since === undefined ? {} : { since })),
+        };
       } catch (error) {
         return { host: host.name, error: hostError(host.name, error) };
       }

@@ -12,14 +12,14 @@ export async function runLockFleet(
       try {
         const agent = await connections.agent(host);
         if (action === 'release') {
-          const r = await agent.releaseLock(flags.force ?? false);
+          const r = await agent.run('lock-release', flags.force ? { force: true } : {});
           return {
             host: host.name,
             ok: true,
             text: r.released ? 'released' : (r.reason ?? 'not locked'),
           };
         }
-        const s = await agent.status();
+        const s = await agent.run('status', {});
         const h = s.lock.holder;
         return {
           host: host.name,

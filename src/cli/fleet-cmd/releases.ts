@@ -15,7 +15,7 @@ export async function runReleases(flags: FleetFlags): Promise<void> {
     const rows = await mapLimit(hosts, 16, async (host): Promise<HostReleases> => {
       try {
         const agent = await connections.agent(host);
-        return { host: host.name, inventory: await agent.releases() };
+        return { host: host.name, inventory: await agent.run('releases', {}) };
       } catch (error) {
         return { host: host.name, error: messageOf(error) };
       }

@@ -17,7 +17,7 @@ export async function runStatus(flags: FleetFlags & { verbose?: boolean }): Prom
       try {
         return {
           host: host.name,
-          status: await (await connections.agent(host)).status(),
+          status: await (await connections.agent(host)).run('status', {}),
           target: targetJson(host.target, states.get(host.target)),
         };
       } catch (error) {

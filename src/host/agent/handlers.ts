@@ -57,6 +57,9 @@ export const HANDLERS: { readonly [K in AgentOp]: Handler<K> } = {
       defer: a.defer ?? false,
       ...(a.silenceMs === undefined ? {} : { silenceMs: a.silenceMs }),
     }),
+  // the session's own words, answered by lock-hold before any handler (ops/lock-hold.ts)
+  lock: () => Promise.reject(sessionOnly('lock')),
+  unlock: () => Promise.reject(sessionOnly('unlock')),
   heartbeat: () => Promise.resolve({}),
   lease: (a, { config, clock }) => leaseCall(config.host, clock, a.action, a.lease),
   drain: (a, { config, clock }) =>
@@ -99,6 +102,9 @@ export const HANDLERS: { readonly [K in AgentOp]: Handler<K> } = {
     }),
   exec: (a, { config, clock, io }) => exec(config, clock, io, a),
 };
+
+const sessionOnly = (op: string): UsageError =>
+  new UsageError(`${op} is a call inside a lock-hold session, not an operation of its own`);
 
 function sinceMs(since: string | undefined): number | undefined {
   if (since === undefined) return undefined;

@@ -88,7 +88,9 @@ export async function serveFlags(op: string, flags: FlagArgs, host: AgentHost): 
   } catch (error) {
     return refuse(host, errorInfo(error));
   }
-  if (!isAgentOp(op)) return refuse(host, badRequest(`unknown operation ${op}`));
+  // the session's own words (the table's `holder` channel) are no operation of argv
+  if (!isAgentOp(op) || OPS[op].channel === 'holder')
+    return refuse(host, badRequest(`unknown operation ${op}`));
   let args: CallArgs;
   try {
     args = readFlags(op, rest);

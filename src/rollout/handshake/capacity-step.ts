@@ -124,7 +124,7 @@ function readStatuses(ctx: HostContext, hosts: readonly HostConfig[]): Promise<H
     hosts.map(async (h): Promise<HostRead> => {
       try {
         const agent = await reader(h);
-        return { host: h.name, target: h.target, status: await agent.status() };
+        return { host: h.name, target: h.target, status: await agent.run('status', {}) };
       } catch (error) {
         return { host: h.name, target: h.target, error: messageOf(error) };
       }

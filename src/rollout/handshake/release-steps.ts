@@ -1,5 +1,5 @@
 import { OperationError } from '../../errors.js';
-import type { VerifyOptions } from '../../protocol/results.js';
+import type { VerifyOptions, VerifyReport } from '../../protocol/results.js';
 import { describeStop, stopProblems, summarizeVerify } from '../host-actions.js';
 import type { HostContext, HostStep, StepVerdict } from './step.js';
 import { unlessAborted } from './waiting.js';
@@ -31,7 +31,7 @@ export function stopStep(
       const release = releaseOf(ctx, toward);
       const p = ctx.progress;
       if (toward === 'release') p.stopped = true;
-      const report = await ctx.run.agent.stop(release);
+      const report = await ctx.run.agent.run('stop', { release });
       if (report.proven) return describeStop(report);
       if (toward === 'release') p.stopUnproven = true;
       const why = stopProblems(report);
@@ -51,7 +51,7 @@ export function switchStep(toward: Toward): HostStep {
       const release = releaseOf(ctx, toward);
       // sent from here on: a switch whose reply never came may have happened anyway
       if (toward === 'release') ctx.progress.switched = true;
-      await ctx.run.agent.switchTo(release);
+      await ctx.run.agent.run('switch', { release });
       if (toward === 'previous') ctx.progress.returned = true;
     },
   };
@@ -105,15 +105,11 @@ export function verifyStep(o: VerifyStepOptions): HostStep {
     name: o.name,
     boundMs: o.boundMs,
     run: async (ctx) =>
-      judge(ctx, o, await unlessCut(ctx, ctx.run.agent.verify(verifyOptions(ctx, o)))),
+      judge(ctx, o, await unlessCut(ctx, ctx.run.agent.run('verify', verifyOptions(ctx, o)))),
   };
 }
 
-export function judge(
-  ctx: HostContext,
-  o: VerifyStepOptions,
-  report: Awaited<ReturnType<HostContext['run']['agent']['verify']>>,
-): StepVerdict {
+export function judge(ctx: HostContext, o: VerifyStepOptions, report: VerifyReport): StepVerdict {
   ctx.verified = report;
   if (report.ok || o.keep) return { ok: report.ok };
   const summary = summarizeVerify(report);
@@ -134,10 +130,13 @@ export function confirmStep(o: VerifyStepOptions): HostStep {
     boundMs: o.boundMs,
     async run(ctx) {
       const { agent } = ctx.run;
-      const passes = await unlessCut(ctx, ctx.streak ?? agent.verify(verifyOptions(ctx, o)));
+      const passes = await unlessCut(ctx, ctx.streak ?? agent.run('verify', verifyOptions(ctx, o)));
       if (!passes.ok) return judge(ctx, o, passes);
       const end = ctx.run.receipt?.readAhead();
-      const report = await unlessCut(ctx, agent.verify({ ...verifyOptions(ctx, o), successes: 1 }));
+      const report = await unlessCut(
+        ctx,
+        agent.run('verify', { ...verifyOptions(ctx, o), successes: 1 }),
+      );
       if (report.ok) end?.keep();
       return judge(ctx, o, report);
     },
@@ -153,7 +152,7 @@ export function exposeStep(undrain: HostStep, confirm: VerifyStepOptions): HostS
       ctx.progress.exposed = true;
       // a failure to even send it surfaces at the confirm step, like one of the checks'
       const streak = Promise.resolve().then(() =>
-        ctx.run.agent.verify(verifyOptions(ctx, confirm)),
+        ctx.run.agent.run('verify', verifyOptions(ctx, confirm)),
       );
       // if await-in fails first, the rollback does not wait for it: a verify runs beside
       // other calls in the agent, and is cut short when the session ends

@@ -275,10 +275,9 @@ export class HostLeaseStore implements LeaseStore {
     } catch (error) {
       throw new UnreachableHost(host.name, error);
     }
-    if (!agent.lease)
-      throw new BlockedError(`${host.name}: its agent keeps no fleet lease; run 'deploy setup'`);
     try {
-      return await agent.lease(action, request);
+      const lease = request ? { lease: JSON.stringify(request) } : {};
+      return await agent.run('lease', { action, ...lease });
     } catch (error) {
       // the agent's own word (a garbage piece, a newer version) stands as it is
       if (error instanceof HandoffError && !(error instanceof HostUnreachableError)) throw error;

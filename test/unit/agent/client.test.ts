@@ -116,7 +116,11 @@ const paths = { agent: '/opt/handoff', hostConfig: '/etc/handoff/api.json' };
 describe('AgentClient', () => {
   it('runs an operation as its own `deploy host` process when no lock is held', async () => {
     const t = new RecordingTransport();
-    await new AgentClient(t, paths, new MemoryLog()).drain('ci', 5000, 'r2');
+    await new AgentClient(t, paths, new MemoryLog()).run('drain', {
+      by: 'ci',
+      leaseMs: 5000,
+      release: 'r2',
+    });
     expect(t.execs).toEqual([
       [
         '/opt/handoff/bin/deploy',
@@ -138,13 +142,16 @@ describe('AgentClient', () => {
     const t = new RecordingTransport();
     const client = new AgentClient(t, paths, new MemoryLog());
     const lock = await client.holdLock('rollout', 'release r2');
-    expect(await client.switchTo('r2')).toEqual({ current: 'r2', previous: 'r1' });
+    expect(await client.run('switch', { release: 'r2' })).toEqual({
+      current: 'r2',
+      previous: 'r1',
+    });
     expect(t.execs).toEqual([]);
     expect(JSON.parse(t.written[0] ?? '')).toEqual({
       call: { id: 1, op: 'switch', args: { release: 'r2' } },
     });
     await lock.release();
-    await client.undrain();
+    await client.run('undrain', {});
     expect(t.execs).toHaveLength(1);
   });
 
@@ -152,10 +159,10 @@ describe('AgentClient', () => {
     const t = new RecordingTransport();
     const client = new AgentClient(t, paths, new MemoryLog());
     await client.openSession();
-    await client.stop('r2');
+    await client.run('stop', { release: 'r2' });
     expect(t.execs).toHaveLength(1);
     const lock = await client.holdLock('rollout', 'release r2');
-    await client.switchTo('r2');
+    await client.run('switch', { release: 'r2' });
     expect(t.spawns).toHaveLength(1);
     expect(t.written.map((w) => (JSON.parse(w) as { call: { op: string } }).call.op)).toEqual([
       'lock',
@@ -168,8 +175,8 @@ describe('AgentClient', () => {
     const t = new RecordingTransport();
     const identity = { expected: 'a'.repeat(64), verified: false };
     const client = new AgentClient(t, paths, new MemoryLog(), identity);
-    await client.undrain();
-    await new AgentClient(t, paths, new MemoryLog(), identity).undrain();
+    await client.run('undrain', {});
+    await new AgentClient(t, paths, new MemoryLog(), identity).run('undrain', {});
     expect(t.execs[0]?.slice(-2)).toEqual(['--expect-agent', 'a'.repeat(64)]);
     expect(t.execs[1]).not.toContain('--expect-agent');
   });
@@ -191,14 +198,16 @@ describe('AgentClient', () => {
       })}\n`,
       stderr: '',
     };
-    const error = await client.drain('ci', 5000, 'r2').catch((e: unknown) => e);
+    const error = await client
+      .run('drain', { by: 'ci', leaseMs: 5000, release: 'r2' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentError);
     expect(error).toMatchObject({ code: 'agent-version', exitCode: 3 });
     expect((error as Error).message).toBe(
       "web-1: agent 0.0.9 (0123456789ab) differs from this deploy's; run 'deploy setup --hosts web-1'",
     );
     expect(identity.verified).toBe(false);
-    await client.undrain().catch(() => undefined);
+    await client.run('undrain', {}).catch(() => undefined);
     expect(t.execs[1]).toContain('--expect-agent');
   });
 
@@ -211,7 +220,7 @@ describe('AgentClient', () => {
       stdout: '{"type":"result","ok":false,"error":{"code":"bad-config","message":"x","exit":2}}\n',
       stderr: '',
     };
-    await expect(client.undrain()).rejects.toMatchObject({ code: 'bad-config' });
+    await expect(client.run('undrain', {})).rejects.toMatchObject({ code: 'bad-config' });
     expect(identity.verified).toBe(false);
   });
 
@@ -219,7 +228,7 @@ describe('AgentClient', () => {
     const t = new RecordingTransport();
     const client = new AgentClient(t, paths, new MemoryLog(), { expected: 'a', verified: false });
     t.answer = { code: 2, stdout: '', stderr: "error: unknown option '--expect-agent'\n" };
-    const error = await client.status().catch((e: unknown) => e);
+    const error = await client.run('status', {}).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'agent-version', exitCode: 3 });
     expect((error as Error).message).toMatch(/older than this deploy.*deploy setup --hosts web-1/);
   });
@@ -231,7 +240,7 @@ describe('AgentClient', () => {
     await client.openSession();
     expect(t.spawns[0]?.slice(-2)).toEqual(['--expect-agent', 'a'.repeat(64)]);
     expect(identity.verified).toBe(true);
-    await client.status();
+    await client.run('status', {});
     await client.publish('r2');
     expect(t.execs).toEqual([]);
     expect(t.written.map((w) => JSON.parse(w) as unknown)).toEqual([
@@ -262,12 +271,12 @@ describe('AgentClient', () => {
     expect(t.written.at(-1)).toContain('"op":"unlock"');
     expect(t.written).not.toContain('release\n');
     // a status read after the host's turn (another host's capacity check): a line, no process
-    await client.status();
+    await client.run('status', {});
     expect(t.spawns).toHaveLength(1);
     expect(t.execs).toHaveLength(0);
     expect(t.written.at(-1)).toContain('"op":"status"');
     // what needs the lock no longer goes down the session: it holds none now
-    await client.stop('r2');
+    await client.run('stop', { release: 'r2' });
     expect(t.execs.at(-1)?.[2]).toBe('stop');
   });
 
@@ -309,9 +318,9 @@ describe('AgentClient', () => {
     const t = new RecordingTransport();
     const client = new AgentClient(t, paths, new MemoryLog());
     await client.publish('r2', [releaseFile('compose.yml', 'x')]);
-    await client.verify({ successes: 2, timeoutMs: 10_000, allowDraining: false });
-    await client.prune(3);
-    await client.stop('r2');
+    await client.run('verify', { successes: 2, timeoutMs: 10_000, allowDraining: false });
+    await client.run('prune', { keep: 3 });
+    await client.run('stop', { release: 'r2' });
     // a process of its own: the document on stdin, never in argv
     expect(t.execs[0]?.slice(2)).toEqual([
       'publish',
@@ -332,7 +341,7 @@ describe('AgentClient', () => {
     // with a session open, a `session` operation runs in it and a `locked` one does not
     await client.openSession();
     await client.publish('r3', [releaseFile('compose.yml', 'y')]);
-    await client.undrain();
+    await client.run('undrain', {});
     expect(t.execs).toHaveLength(5);
     expect(t.execs[4]).toContain('undrain');
     expect(JSON.parse(t.written[0] ?? '')).toMatchObject({
@@ -352,11 +361,15 @@ describe('AgentClient', () => {
     expect(spawned).toBe(1);
     t.killAll();
     await lock.lost;
-    await expect(client.undrain()).rejects.toThrow(/dropped; not running undrain without the lock/);
-    await expect(client.stop('r2')).rejects.toThrow(/not running stop without the lock/);
+    await expect(client.run('undrain', {})).rejects.toThrow(
+      /dropped; not running undrain without the lock/,
+    );
+    await expect(client.run('stop', { release: 'r2' })).rejects.toThrow(
+      /not running stop without the lock/,
+    );
     expect(t.execs).toEqual([]);
     // what changes nothing that runs still answers, as its own process
-    await client.status();
+    await client.run('status', {});
     expect(t.execs).toHaveLength(1);
   });
 

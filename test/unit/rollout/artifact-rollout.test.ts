@@ -24,12 +24,16 @@ function receiving(
   room: { freeBytes?: number; liveOther?: boolean } = {},
 ): { pruned: number[] } {
   const record = { pruned: [] as number[] };
+  host.answers.artifact = ({ release, sha256 }): Promise<ArtifactState> => {
+    host.calls.push(`artifact-state ${release}`);
+    if (has === sha256) return Promise.resolve({ present: true });
+    return Promise.resolve({ present: false, upload: `/srv/.upload-${release}.tgz`, ...room });
+  };
+  host.answers.prune = ({ keep }) => {
+    record.pruned.push(keep ?? 0);
+    return Promise.resolve({ removed: ['r0'], kept: ['r2', 'r1'] });
+  };
   Object.assign(host, {
-    artifactState: (release: string, sha: string): Promise<ArtifactState> => {
-      host.calls.push(`artifact-state ${release}`);
-      if (has === sha) return Promise.resolve({ present: true });
-      return Promise.resolve({ present: false, upload: `/srv/.upload-${release}.tgz`, ...room });
-    },
     shipArtifact: (
       release: string,
       a: LocalArtifact,
@@ -42,10 +46,6 @@ function receiving(
       onProgress?.(0, a.bytes);
       onProgress?.(a.bytes, a.bytes);
       return Promise.resolve({ uploaded: true, bytes: a.bytes });
-    },
-    prune: (keep: number) => {
-      record.pruned.push(keep);
-      return Promise.resolve({ removed: ['r0'], kept: ['r2', 'r1'] });
     },
   });
   return record;

@@ -31,7 +31,7 @@ describe('the capacity guard again with each host lock held', () => {
     const f = guarded(2);
     f.host(1).onCall = (op) => {
       // an operator's drain lands between preflight and web-1's lock
-      if (op === 'lock') void f.host(2).drain(OPERATOR, HOUR, '');
+      if (op === 'lock') void f.host(2).run('drain', { by: OPERATOR, leaseMs: HOUR });
     };
     const result = await rollout(f.deps, options);
     expect(result.ok).toBe(false);
@@ -75,7 +75,8 @@ describe('the capacity guard again with each host lock held', () => {
   it('counts a host whose status cannot be read out, naming why', async () => {
     const f = guarded(2);
     f.host(1).onCall = (op) => {
-      if (op === 'lock') f.host(3).status = () => Promise.reject(new Error('connection reset'));
+      if (op === 'lock')
+        f.host(3).answers.status = () => Promise.reject(new Error('connection reset'));
     };
     const result = await rollout(f.deps, options);
     expect(result.hosts[0]?.error).toContain(
@@ -214,7 +215,7 @@ describe('how many of the others the guard asks', () => {
 
   it('asks the rest when too few of the first serve by their own word', async () => {
     const t = twelve();
-    for (let n = 2; n <= 10; n++) void t.f.host(n).drain(OPERATOR, HOUR, '');
+    for (let n = 2; n <= 10; n++) void t.f.host(n).run('drain', { by: OPERATOR, leaseMs: HOUR });
     const verdict = await t.run();
     expect(t.asked()).toHaveLength(11);
     // web-11 and web-12 serve: counted on, as read after the lock
@@ -224,7 +225,7 @@ describe('how many of the others the guard asks', () => {
 
   it('refuses when even all of them fall short, naming every host counted out', async () => {
     const t = twelve();
-    for (let n = 2; n <= 12; n++) void t.f.host(n).drain(OPERATOR, HOUR, '');
+    for (let n = 2; n <= 12; n++) void t.f.host(n).run('drain', { by: OPERATOR, leaseMs: HOUR });
     const verdict = await t.run();
     expect(verdict.ok).toBe(false);
     expect(verdict.detail).toContain('web-12 (drained by');
@@ -237,7 +238,7 @@ describe('deploy drain under the capacity guard', () => {
 
   it('refuses, exit 3, when the others are drained or locked; nothing drained, lock released', async () => {
     const f = fleet();
-    void f.host(2).drain(OPERATOR, HOUR, '');
+    void f.host(2).run('drain', { by: OPERATOR, leaseMs: HOUR });
     f.host(3).locked = true;
     f.host(3).holderWhat = 'rollout';
     const error = await refusal(
@@ -256,8 +257,8 @@ describe('deploy drain under the capacity guard', () => {
 
   it('with --force drains anyway, says the guard was overridden and what it said, and audits it', async () => {
     const f = fleet();
-    void f.host(2).drain(OPERATOR, HOUR, '');
-    void f.host(3).drain(OPERATOR, HOUR, '');
+    void f.host(2).run('drain', { by: OPERATOR, leaseMs: HOUR });
+    void f.host(3).run('drain', { by: OPERATOR, leaseMs: HOUR });
     const r = await plannedDrain({ ...f.deps, who: 'deploy drain by bob@ops' }, web1(), f.host(1), {
       drain: true,
       leaseMs: HOUR,
@@ -298,7 +299,7 @@ async function repairedWeb2(f: ReturnType<typeof fleet>) {
 describe('a drain an operator made, as the next rollout finds it', () => {
   it('is left alone while its lease runs: a plan that has the host is refused, exit 3, nothing touched', async () => {
     const f = fleet();
-    void f.host(2).drain(OPERATOR, HOUR, '');
+    void f.host(2).run('drain', { by: OPERATOR, leaseMs: HOUR });
     f.host(2).calls = [];
     const error = await refusal(rollout(f.deps, options));
     expect(error).toBeInstanceOf(BlockedError);
@@ -311,7 +312,7 @@ describe('a drain an operator made, as the next rollout finds it', () => {
 
   it('left out with --hosts, stays drained, is not repaired, and counts against capacity', async () => {
     const f = guarded(1);
-    void f.host(2).drain(OPERATOR, HOUR, '');
+    void f.host(2).run('drain', { by: OPERATOR, leaseMs: HOUR });
     f.host(2).calls = [];
     const result = await rollout(f.deps, { ...options, hosts: ['web-1', 'web-3'] });
     expect(result.ok).toBe(true);
@@ -326,7 +327,7 @@ describe('a drain an operator made, as the next rollout finds it', () => {
 
   it('is a leftover once its lease is over: repaired like a rollout’s, saying whose it was', async () => {
     const f = fleet();
-    void f.host(2).drain(OPERATOR, HOUR, '');
+    void f.host(2).run('drain', { by: OPERATOR, leaseMs: HOUR });
     f.clock.advance(HOUR);
     f.host(2).calls = [];
     const repair = await repairedWeb2(f);
@@ -337,7 +338,7 @@ describe('a drain an operator made, as the next rollout finds it', () => {
 
   it('a rollout’s marker with its lease still running and nobody holding the lock is repaired', async () => {
     const f = fleet();
-    void f.host(2).drain('ci@runner', HOUR, 'r2');
+    void f.host(2).run('drain', { by: 'ci@runner', leaseMs: HOUR, release: 'r2' });
     f.host(2).calls = [];
     const repair = await repairedWeb2(f);
     expect(repair?.message).toMatch(

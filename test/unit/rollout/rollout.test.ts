@@ -355,11 +355,11 @@ describe('recovery, as a reviewer broke it', () => {
   it('rolls back to what ran before the rollout, even when the switch reply never came', async () => {
     const f = fleet();
     const h = f.host(1);
-    const switchTo = h.switchTo.bind(h);
-    h.switchTo = async (release: string) => {
-      await switchTo(release);
-      if (release === 'r2') throw new Error('timed out');
-      return { previous: 'r1', current: release };
+    const switchTo = h.answers.switch!;
+    h.answers.switch = async (a) => {
+      await switchTo(a);
+      if (a.release === 'r2') throw new Error('timed out');
+      return { previous: 'r1', current: a.release };
     };
     const result = await rollout(f.deps, options);
     expect(result.hosts[0]).toMatchObject({ result: 'rolled-back', stoppedAt: 'switch' });

@@ -5,7 +5,7 @@ import { setupHost, type SetupInput } from '../../../src/setup/setup.js';
 import { MemoryLog, silentLog } from '../../../src/log.js';
 import type { ExecResult, Transport } from '../../../src/remote/transport.js';
 import { testConfig } from '../../support/config.js';
-import { setupAgent, setupBundle } from '../../support/setup-agent.js';
+import { agentAnswering, setupAgent, setupBundle } from '../../support/setup-agent.js';
 
 const sha = (content: string | Uint8Array): string =>
   createHash('sha256').update(content).digest('hex');
@@ -120,12 +120,10 @@ describe('deploy setup on a host', () => {
     await setupHost(testConfig().hosts[0]!, host, agent, input(30_000));
     expect(host.steps).not.toContain(rm);
     const other = Buffer.from('another agent');
-    const r = await setupHost(
-      testConfig().hosts[0]!,
-      host,
-      { ...agent, hello: async () => ({ ...(await agent.hello()), sha256: sha(other) }) },
-      { ...input(30_000), agentBundle: other },
-    );
+    const r = await setupHost(testConfig().hosts[0]!, host, agentAnswering(sha(other)), {
+      ...input(30_000),
+      agentBundle: other,
+    });
     expect(r).toMatchObject({ ok: true, changed: ['agent'] });
     expect(host.steps).toContain(rm);
   });

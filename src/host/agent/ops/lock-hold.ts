@@ -1,44 +1,23 @@
 import type { Clock } from '../../../clock.js';
 import type { Config } from '../../../config/types.js';
-import { LockHeldError, UsageError, messageOf } from '../../../errors.js';
+import { UsageError, messageOf } from '../../../errors.js';
 import { appendAudit } from '../../audit.js';
 import { readDrainMarker } from '../../drain-marker.js';
 import { warmHttpChecks } from '../../checks/warm.js';
-import { acquireHostLock, type HostLock } from '../../lock.js';
-import { announceLockIntent, withdrawLockIntent } from '../../lock-intent.js';
+import type { HostLock } from '../../lock.js';
 import { errorInfo } from '../error-info.js';
 import { sendEvent, type AgentIO } from '../io.js';
 import { LOCK_LOST, type AgentCall, type AgentReplyLine } from '../../../protocol/lines.js';
 import { HEARTBEAT, isAgentOp, OPS } from '../../../protocol/ops.js';
+import { sessionLock, type SessionLock } from './session-lock.js';
 
-/** A watchdog tick holds the lock for seconds: wait it out rather than fail a deploy. */
-const WAIT_FOR_WATCHDOG = 60_000;
-
-async function acquire(
-  config: Config,
-  what: string,
-  message: string,
-  clock: Clock,
-): Promise<HostLock> {
-  const started = clock.now();
-  let announced = false;
-  try {
-    for (;;) {
-      try {
-        return await acquireHostLock(config.host.lock, { what, message, clock });
-      } catch (error) {
-        const holder = error instanceof LockHeldError ? error.holder : undefined;
-        // no holder yet = someone is between taking the lock and writing who they are
-        const brief = error instanceof LockHeldError && (!holder || holder.what === 'watchdog');
-        if (!brief || clock.now() - started > WAIT_FOR_WATCHDOG) throw error;
-        if (!announced) await announceLockIntent(config.host.state, what, clock.now());
-        announced = true;
-        await clock.sleep(100);
-      }
-    }
-  } finally {
-    if (announced) await withdrawLockIntent(config.host.state);
-  }
+interface HoldOptions {
+  readonly what: string;
+  readonly message: string;
+  readonly clock: Clock;
+  readonly handle: CallHandler;
+  readonly defer?: boolean;
+  readonly silenceMs?: number;
 }
 
 /**
@@ -59,46 +38,15 @@ async function acquire(
 export async function lockHold(
   config: Config,
   io: AgentIO,
-  options: {
-    what: string;
-    message: string;
-    clock: Clock;
-    handle: CallHandler;
-    defer?: boolean;
-    silenceMs?: number;
-  },
+  options: HoldOptions,
 ): Promise<unknown> {
-  const { clock } = options;
-  const silenceMs = options.silenceMs ?? HEARTBEAT.silenceMs;
-  let lock: HostLock | undefined;
-  // armed by each take: resolves when the lock held since then goes stale under us
-  let onCompromised: () => void = () => undefined;
-  let compromised = new Promise<'compromised'>(() => undefined);
-  const take = async (what: string, message: string): Promise<HostLock> => {
-    if (lock) return lock;
-    const taken = await acquire(config, what, message, options.clock);
-    compromised = new Promise((resolve) => (onCompromised = () => resolve('compromised')));
-    if (taken.signal.aborted) onCompromised();
-    taken.signal.addEventListener('abort', onCompromised, { once: true });
-    lock = taken;
-    return taken;
-  };
-  // the host's turn is over: the lock goes, the session stays for the rest of the rollout
-  const untake = async (): Promise<boolean> => {
-    const held = lock;
-    if (!held) return false;
-    held.signal.removeEventListener('abort', onCompromised);
-    compromised = new Promise(() => undefined);
-    lock = undefined;
-    await held.release();
-    return true;
-  };
+  const lock = sessionLock(config, options.clock);
   if (options.defer) io.send({ type: 'ready' });
   else
-    io.send({ type: 'locked', holder: { ...(await take(options.what, options.message)).holder } });
-  let reason = 'stdin closed';
-  let released = false;
-  const lines = io.input[Symbol.asyncIterator]();
+    io.send({
+      type: 'locked',
+      holder: { ...(await lock.take(options.what, options.message)).holder },
+    });
   // `deploy lock release --force` (or a host shutdown) ends the holder cleanly
   let onSignal: (() => void) | undefined;
   const terminated = new Promise<'terminated'>((resolve) => {
@@ -106,125 +54,169 @@ export async function lockHold(
     process.once('SIGTERM', onSignal);
     process.once('SIGHUP', onSignal);
   });
-  // read-only calls run beside the others (a rollout confirms while it awaits the balancer);
-  // when the session ends they are cut short, so the process and the lock end with it
-  const reads = new Set<Promise<void>>();
-  const beside = (work: Promise<void>): void => {
-    const done = work.finally(() => reads.delete(done));
-    reads.add(done);
-  };
-  const ending = new AbortController();
-  const heard = { at: clock.now(), busy: false };
-  const silent = silence(clock, silenceMs, heard, ending.signal);
-  // audit lines are appended in the order they came, beside the calls: a step's line no
-  // longer holds up the next step's call; the lock goes, and the session ends, after them
-  let audits = Promise.resolve();
-  const queueAudit = (entry: unknown): void => {
-    audits = audits.then(() => audit(config, io, entry));
-  };
-  const handle = async (call: AgentCall): Promise<AgentReplyLine> => {
-    if (call.op === 'unlock') await audits;
-    if (call.op === 'lock' || call.op === 'unlock') {
-      try {
-        if (call.op === 'unlock')
-          return { type: 'reply', id: call.id, ok: true, data: { released: await untake() } };
-        const args = call.args as { what?: string; message?: string };
-        const held = await take(args.what ?? options.what, args.message ?? options.message);
-        return { type: 'reply', id: call.id, ok: true, data: { holder: held.holder } };
-      } catch (error) {
-        return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
-      }
-    }
-    // before the lock only what does not touch what runs (status, publishing a release and
-    // its artifact: the live release is never rewritten), what the table calls `session`
-    if (!lock && (!isAgentOp(call.op) || OPS[call.op].channel !== 'session')) {
-      const error = new UsageError(`${call.op} needs the host lock: send a lock call first`);
-      return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
-    }
-    // a lock lost to staleness (a frozen holder) aborts what runs under it: another may act now
-    const held = lock;
-    const reply = await options.handle(
-      call,
-      held ? AbortSignal.any([ending.signal, held.signal]) : ending.signal,
-    );
-    // drained: the rollout now waits seconds for the balancer, verify's HTTP client warms meanwhile
-    if (call.op === 'drain' && reply.ok) beside(warmHttpChecks(config, clock, ending.signal));
-    // and the orchestrator hears why, before the session ends: it may take the lock again
-    if (reply.ok || !held?.signal.aborted) return reply;
-    return { ...reply, error: { ...reply.error, code: LOCK_LOST } };
-  };
-  // calls that change the host run one at a time, in the order they came, beside the reading:
-  // while one hangs, the end of stdin, `release`, a signal or a lost lock still end the
-  // session — and abort it — instead of waiting on it (issue 34)
-  let changes = Promise.resolve();
-  let changing = 0;
-  let failChange: (error: unknown) => void = () => undefined;
-  const changeFailed = new Promise<never>((_, reject) => (failChange = reject));
-  changeFailed.catch(() => undefined);
-  const change = (text: string): void => {
-    changing += 1;
-    // the orchestrator waits for this answer: its silence counts from the answer on
-    heard.busy = true;
-    changes = changes
-      .then(() => onLine(io, text, handle, queueAudit))
-      .catch(failChange)
-      .finally(() => {
-        changing -= 1;
-        Object.assign(heard, { at: clock.now(), busy: changing > 0 });
-      });
-  };
+  const session = new HoldSession(config, io, options, lock);
+  let reason = 'stdin closed';
+  let released = false;
   try {
-    for (;;) {
-      const next = await Promise.race([
-        lines.next(),
-        compromised,
-        terminated,
-        silent,
-        changeFailed,
-      ]);
-      if (next === 'terminated') {
-        reason = 'terminated';
-        break;
-      }
-      if (next === 'silent') {
-        reason = 'silence';
-        // its own line comes after those the orchestrator sent
-        await audits;
-        await endSilent(config, io, silenceMs, lock, clock.now());
-        break;
-      }
-      heard.at = clock.now();
-      if (next === 'compromised') {
-        const why = (lock?.signal.reason as Error | undefined)?.message ?? 'lost the host lock';
-        sendEvent(io, 'error', 'lock.compromised', why);
-        throw lock?.signal.reason ?? new Error(why);
-      }
-      if (next.done) break;
-      const text = next.value.trim();
-      if (text === 'release') {
-        reason = 'released';
-        break;
-      }
-      if (!text.startsWith('{')) continue;
-      // a read runs beside the others, yet after the changes sent before it, as it always did
-      if (!isReadOnly(text)) change(text);
-      else if (changing > 0) beside(changes.then(() => onLine(io, text, handle, queueAudit)));
-      else beside(onLine(io, text, handle, queueAudit));
-    }
+    reason = await session.read(terminated);
   } finally {
-    ending.abort();
-    await Promise.allSettled([...reads, changes]);
+    await session.settle();
     if (onSignal) {
       process.off('SIGTERM', onSignal);
       process.off('SIGHUP', onSignal);
     }
     // ended here, not by the orchestrator closing stdin: the process must end with the session
     io.endInput?.();
-    await audits;
-    released = lock !== undefined;
-    await lock?.release();
+    await session.audits;
+    released = lock.held !== undefined;
+    await lock.held?.release();
   }
   return { released, reason };
+}
+
+/** One `lock-hold` session once it started: what it reads, runs and queues. */
+class HoldSession {
+  private readonly clock: Clock;
+  private readonly silenceMs: number;
+  // read-only calls run beside the others (a rollout confirms while it awaits the balancer);
+  // when the session ends they are cut short, so the process and the lock end with it
+  private readonly reads = new Set<Promise<void>>();
+  private readonly ending = new AbortController();
+  private readonly heard: { at: number; busy: boolean };
+  // audit lines are appended in the order they came, beside the calls: a step's line no
+  // longer holds up the next step's call; the lock goes, and the session ends, after them
+  audits = Promise.resolve();
+  // calls that change the host run one at a time, in the order they came, beside the reading:
+  // while one hangs, the end of stdin, `release`, a signal or a lost lock still end the
+  // session — and abort it — instead of waiting on it (issue 34)
+  private changes = Promise.resolve();
+  private changing = 0;
+  private failChange: (error: unknown) => void = () => undefined;
+  private readonly changeFailed: Promise<never>;
+
+  constructor(
+    private readonly config: Config,
+    private readonly io: AgentIO,
+    private readonly options: HoldOptions,
+    private readonly lock: SessionLock,
+  ) {
+    this.clock = options.clock;
+    this.silenceMs = options.silenceMs ?? HEARTBEAT.silenceMs;
+    this.heard = { at: this.clock.now(), busy: false };
+    this.changeFailed = new Promise<never>((_, reject) => (this.failChange = reject));
+    this.changeFailed.catch(() => undefined);
+  }
+
+  /** Read the orchestrator's lines until the session ends; resolves with why it ended. */
+  async read(terminated: Promise<'terminated'>): Promise<string> {
+    const lines = this.io.input[Symbol.asyncIterator]();
+    const silent = silence(this.clock, this.silenceMs, this.heard, this.ending.signal);
+    for (;;) {
+      const next = await Promise.race([
+        lines.next(),
+        this.lock.compromised,
+        terminated,
+        silent,
+        this.changeFailed,
+      ]);
+      if (next === 'terminated') return 'terminated';
+      if (next === 'silent') {
+        // its own line comes after those the orchestrator sent
+        await this.audits;
+        await endSilent(this.config, this.io, this.silenceMs, this.lock.held, this.clock.now());
+        return 'silence';
+      }
+      this.heard.at = this.clock.now();
+      if (next === 'compromised') {
+        const held = this.lock.held;
+        const why = (held?.signal.reason as Error | undefined)?.message ?? 'lost the host lock';
+        sendEvent(this.io, 'error', 'lock.compromised', why);
+        throw held?.signal.reason ?? new Error(why);
+      }
+      if (next.done) return 'stdin closed';
+      const text = next.value.trim();
+      if (text === 'release') return 'released';
+      if (text.startsWith('{')) this.dispatch(text);
+    }
+  }
+
+  /** the session ends: what runs is cut short, and waited for */
+  async settle(): Promise<void> {
+    this.ending.abort();
+    await Promise.allSettled([...this.reads, this.changes]);
+  }
+
+  /** a read runs beside the others, yet after the changes sent before it, as it always did */
+  private dispatch(text: string): void {
+    const run = (): Promise<void> => onLine(this.io, text, this.handle, this.queueAudit);
+    if (!isReadOnly(text)) this.change(run);
+    else if (this.changing > 0) this.beside(this.changes.then(run));
+    else this.beside(run());
+  }
+
+  private beside(work: Promise<void>): void {
+    const done = work.finally(() => this.reads.delete(done));
+    this.reads.add(done);
+  }
+
+  private change(run: () => Promise<void>): void {
+    this.changing += 1;
+    // the orchestrator waits for this answer: its silence counts from the answer on
+    this.heard.busy = true;
+    this.changes = this.changes
+      .then(run)
+      .catch(this.failChange)
+      .finally(() => {
+        this.changing -= 1;
+        Object.assign(this.heard, { at: this.clock.now(), busy: this.changing > 0 });
+      });
+  }
+
+  private readonly queueAudit = (entry: unknown): void => {
+    this.audits = this.audits.then(() => audit(this.config, this.io, entry));
+  };
+
+  private readonly handle = async (call: AgentCall): Promise<AgentReplyLine> => {
+    if (call.op === 'unlock') await this.audits;
+    if (isAgentOp(call.op) && OPS[call.op].channel === 'holder') return this.lockCall(call);
+    // before the lock only what does not touch what runs (status, publishing a release and
+    // its artifact: the live release is never rewritten), what the table calls `session`
+    const held = this.lock.held;
+    if (!held && (!isAgentOp(call.op) || OPS[call.op].channel !== 'session')) {
+      const error = new UsageError(`${call.op} needs the host lock: send a lock call first`);
+      return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
+    }
+    // a lock lost to staleness (a frozen holder) aborts what runs under it: another may act now
+    const signal = this.ending.signal;
+    const reply = await this.options.handle(
+      call,
+      held ? AbortSignal.any([signal, held.signal]) : signal,
+    );
+    // drained: the rollout now waits seconds for the balancer, verify's HTTP client warms meanwhile
+    if (call.op === 'drain' && reply.ok)
+      this.beside(warmHttpChecks(this.config, this.clock, signal));
+    // and the orchestrator hears why, before the session ends: it may take the lock again
+    if (reply.ok || !held?.signal.aborted) return reply;
+    return { ...reply, error: { ...reply.error, code: LOCK_LOST } };
+  };
+
+  private async lockCall(call: AgentCall): Promise<AgentReplyLine> {
+    try {
+      if (call.op === 'unlock')
+        return {
+          type: 'reply',
+          id: call.id,
+          ok: true,
+          data: { released: await this.lock.untake() },
+        };
+      const args = call.args as { what?: string; message?: string };
+      const { what, message } = this.options;
+      const held = await this.lock.take(args.what ?? what, args.message ?? message);
+      return { type: 'reply', id: call.id, ok: true, data: { holder: held.holder } };
+    } catch (error) {
+      return { type: 'reply', id: call.id, ok: false, error: errorInfo(error) };
+    }
+  }
 }
 
 /** Resolves once nothing was heard for `silenceMs` while no call ran; never, once `ending` aborts. */

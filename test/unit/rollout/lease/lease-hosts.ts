@@ -41,7 +41,11 @@ export class LeaseHosts {
           : Promise.resolve();
       },
       close: () => void this.sessions.push(`close ${host.name}`),
-      lease: (action: LeaseAction, request?: LeaseRequest) => {
+      run: (op: string, args: { action: LeaseAction; lease?: string }) => {
+        if (op !== 'lease') return Promise.reject(new Error(`the lease fake answers no ${op}`));
+        const { action } = args;
+        const request =
+          args.lease === undefined ? undefined : (JSON.parse(args.lease) as LeaseRequest);
         this.calls.push(`${host.name} ${action}${request ? ` ${request.id}` : ''}`);
         if (this.down.has(host.name))
           return Promise.reject(
