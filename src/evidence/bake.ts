@@ -72,6 +72,15 @@ export function sideOf(
   return sum.kind === 'reset' ? { side, reset: sum.reason } : { side };
 }
 
+/** What the bake has read so far: the latest counted sides, or why the latest look could not count. */
+interface Reading {
+  canary: Side;
+  baseline: Side;
+  unread: string | undefined;
+  // once seen, said to the end: the counts before the restart are gone for this window
+  reset: string | undefined;
+}
+
 /**
  * One bake: the window opens now, is read every `poll`, and judged on each
  * read (a conclusive failure ends it at once) and at the end. A read that
@@ -86,88 +95,95 @@ export async function bake(o: BakeOptions): Promise<BakeOutcome> {
     ...(j.latencyMargin !== undefined && { latencyMargin: j.latencyMargin }),
     latencyFloorMs: latencyFloorFor(o.source.kind, j.latencyFloor ?? LATENCY_FLOOR_MS),
   };
-  const baselineHosts: readonly string[] = Array.isArray(o.baseline) ? o.baseline : [];
-  const hosts = [...o.canary, ...baselineHosts];
   const started = clock.now();
-  // a source that cannot even open is retried at every look, like a failed read
-  const open = (): Promise<CountWindow | string> =>
-    o.source.open(hosts, o.signal).catch((error: unknown) => {
-      if (!(error instanceof HandoffError)) throw error;
-      return error.message.split('\n')[0] ?? '';
-    });
-  let window = await open();
+  const look = await looker(o);
   const looks = Math.max(1, Math.ceil(o.durationMs / j.poll));
-  let canary: Side = { errors: 0, requests: 0 };
-  let baseline: Side = Array.isArray(o.baseline)
-    ? { errors: 0, requests: 0 }
-    : (o.baseline as Side);
-  let unread: string | undefined = 'not read yet';
-  // once seen, said to the end: the counts before the restart are gone for this window
-  let reset: string | undefined;
-  const look = async (): Promise<void> => {
-    if (typeof window === 'string') window = await open();
-    if (typeof window === 'string') {
-      unread = window;
-      return;
-    }
-    const counts = await readOrUnread(window, hosts, o.signal);
-    const c = sideOf(counts, o.canary);
-    const b = Array.isArray(o.baseline) ? sideOf(counts, o.baseline) : { side: baseline };
-    unread = c.unread ?? b.unread;
-    if (unread === undefined) {
-      canary = c.side;
-      baseline = b.side;
-      reset = c.reset ?? b.reset ?? reset;
-    }
+  const r: Reading = {
+    canary: { errors: 0, requests: 0 },
+    baseline: Array.isArray(o.baseline) ? { errors: 0, requests: 0 } : (o.baseline as Side),
+    unread: 'not read yet',
+    reset: undefined,
   };
   for (;;) {
-    const elapsed = clock.now() - started;
-    const left = o.durationMs - elapsed;
+    const left = o.durationMs - (clock.now() - started);
     if (left <= 0) break;
     await clock.sleep(Math.min(j.poll, left), o.signal);
     const lookAt = performance.now();
-    await look();
+    await look(r);
     const readMs = performance.now() - lookAt;
     const now = clock.now() - started;
     o.onProgress?.({
       readMs,
       elapsedMs: now,
       leftMs: Math.max(0, o.durationMs - now),
-      canary,
-      baseline,
-      ...(unread !== undefined && { unread }),
-      ...(reset !== undefined && { reset }),
+      canary: r.canary,
+      baseline: r.baseline,
+      ...(r.unread !== undefined && { unread: r.unread }),
+      ...(r.reset !== undefined && { reset: r.reset }),
     });
-    if (unread !== undefined) continue;
-    const early = judgeDuringBake(canary, baseline, rule, looks);
+    if (r.unread !== undefined) continue;
+    const early = judgeDuringBake(r.canary, r.baseline, rule, looks);
     if (early.verdict === 'fail')
-      return {
-        passed: false,
-        reason: withReset(early.reason, reset),
-        canary,
-        baseline,
-        early: true,
-        elapsedMs: now,
-        ...(reset !== undefined && { reset }),
-      };
+      return outcome(r, { passed: false, reason: early.reason }, true, now);
   }
   const elapsedMs = clock.now() - started;
   const end =
-    unread !== undefined
+    r.unread !== undefined
       ? {
           verdict: 'inconclusive' as const,
-          reason: `the counts could not be read at the end of the ${formatMs(o.durationMs)} bake: ${unread}`,
+          reason: `the counts could not be read at the end of the ${formatMs(o.durationMs)} bake: ${r.unread}`,
         }
-      : judgeAtEnd(canary, baseline, rule);
-  const { passed, reason } = settle(end, j.inconclusive);
+      : judgeAtEnd(r.canary, r.baseline, rule);
+  return outcome(r, settle(end, j.inconclusive), false, elapsedMs);
+}
+
+/**
+ * The window opened, and one look at it: a read that counts every host
+ * updates the reading; one that does not says why. A source that cannot even
+ * open is retried at every look, like a failed read.
+ */
+async function looker(o: BakeOptions): Promise<(r: Reading) => Promise<void>> {
+  const baselineHosts: readonly string[] = Array.isArray(o.baseline) ? o.baseline : [];
+  const hosts = [...o.canary, ...baselineHosts];
+  const open = (): Promise<CountWindow | string> =>
+    o.source.open(hosts, o.signal).catch((error: unknown) => {
+      if (!(error instanceof HandoffError)) throw error;
+      return error.message.split('\n')[0] ?? '';
+    });
+  let window = await open();
+  return async (r) => {
+    if (typeof window === 'string') window = await open();
+    if (typeof window === 'string') {
+      r.unread = window;
+      return;
+    }
+    const counts = await readOrUnread(window, hosts, o.signal);
+    const c = sideOf(counts, o.canary);
+    const b = Array.isArray(o.baseline) ? sideOf(counts, o.baseline) : { side: r.baseline };
+    r.unread = c.unread ?? b.unread;
+    if (r.unread === undefined) {
+      r.canary = c.side;
+      r.baseline = b.side;
+      r.reset = c.reset ?? b.reset ?? r.reset;
+    }
+  };
+}
+
+/** The bake's outcome: a verdict on the reading, which says when the counters restarted. */
+function outcome(
+  r: Reading,
+  verdict: { readonly passed: boolean; readonly reason: string },
+  early: boolean,
+  elapsedMs: number,
+): BakeOutcome {
   return {
-    passed,
-    reason: withReset(reason, reset),
-    canary,
-    baseline,
-    early: false,
+    passed: verdict.passed,
+    reason: withReset(verdict.reason, r.reset),
+    canary: r.canary,
+    baseline: r.baseline,
+    early,
     elapsedMs,
-    ...(reset !== undefined && { reset }),
+    ...(r.reset !== undefined && { reset: r.reset }),
   };
 }
 

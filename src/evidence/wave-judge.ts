@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
 import type { Log } from '../log.js';
 import { formatMs } from '../timing/duration.js';
-import { bake, type BakeOutcome } from './bake.js';
+import { bake, type BakeOutcome, type BakeProgress } from './bake.js';
 import { rate, settle, type Side } from './canary-rule.js';
 import type { EvidenceDeps } from './create-source.js';
 
@@ -69,7 +69,6 @@ export class WaveJudge {
       const outcome = { ...verdict, canary: none, baseline: none, early: false, elapsedMs: 0 };
       return this.judged(kind, o.deployed, outcome, 'warn');
     }
-    const judged = kind === 'canary' ? 'canary' : 'new release';
     this.say(
       'info',
       `${kind} ${formatMs(ms)}: ${o.deployed.join(', ')} judged against ${Array.isArray(baseline) ? baseline.join(', ') : 'the rate before the rollout'} (${found.source.label})`,
@@ -82,25 +81,30 @@ export class WaveJudge {
       judgement: j,
       clock: this.deps.clock,
       signal: this.deps.signal,
-      onProgress: (p) =>
-        this.deps.log.emit({
-          // a host not read at a look (counts no service could write included) is news
-          level: p.unread === undefined ? 'info' : 'warn',
-          event: 'bake',
-          message: `${kind}: ${judged} ${rate(p.canary)}, baseline ${rate(p.baseline)}; ${formatMs(p.leftMs)} left${p.unread !== undefined ? ` (not read: ${p.unread})` : ''}`,
-          fields: {
-            kind,
-            elapsedMs: p.elapsedMs,
-            leftMs: p.leftMs,
-            readMs: Math.round(p.readMs),
-            canary: p.canary,
-            baseline: p.baseline,
-            ...(p.unread !== undefined && { unread: p.unread }),
-          },
-        }),
+      onProgress: (p) => this.progress(kind, p),
     });
     if (Array.isArray(baseline)) this.measured = outcome.baseline;
     return this.judged(kind, o.deployed, outcome);
+  }
+
+  /** One look of a bake, said: the rates so far, and a host not read at it. */
+  private progress(kind: JudgedKind, p: BakeProgress): void {
+    const judged = kind === 'canary' ? 'canary' : 'new release';
+    this.deps.log.emit({
+      // a host not read at a look (counts no service could write included) is news
+      level: p.unread === undefined ? 'info' : 'warn',
+      event: 'bake',
+      message: `${kind}: ${judged} ${rate(p.canary)}, baseline ${rate(p.baseline)}; ${formatMs(p.leftMs)} left${p.unread !== undefined ? ` (not read: ${p.unread})` : ''}`,
+      fields: {
+        kind,
+        elapsedMs: p.elapsedMs,
+        leftMs: p.leftMs,
+        readMs: Math.round(p.readMs),
+        canary: p.canary,
+        baseline: p.baseline,
+        ...(p.unread !== undefined && { unread: p.unread }),
+      },
+    });
   }
 
   /** The verdict said (at `passedLevel` when it passed, at ERROR when not) and returned. */

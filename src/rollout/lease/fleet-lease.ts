@@ -10,7 +10,7 @@ import {
   type LeaseRequest,
 } from '../../protocol/lease.js';
 import type { HolderVerdict } from './holder.js';
-import type { HeldPiece, LeaseStore } from './store.js';
+import type { HeldPiece, LeaseRenew, LeaseStore, LeaseTake } from './store.js';
 
 /** how often a waiting deployer asks again */
 export const LEASE_POLL_MS = 2_000;
@@ -51,7 +51,7 @@ export async function takeLease(
   waitMs?: number,
 ): Promise<HeldLease> {
   let request = asked;
-  const { store, clock, log } = deps;
+  const { store, clock } = deps;
   const started = clock.now();
   await store.connect?.();
   const connectMs = clock.now() - started;
@@ -60,36 +60,7 @@ export async function takeLease(
   for (;;) {
     const take = await store.take(request);
     if (take.ok) {
-      for (const old of take.tookOver) {
-        const expired = old.ageMs > old.lease.ttlMs;
-        const why = expired
-          ? `its heartbeat was ${formatMs(old.ageMs)} old (expired after ${formatMs(old.lease.ttlMs)})`
-          : `that process was proven gone (heartbeat ${formatMs(old.ageMs)} old, not expired)`;
-        log.emit({
-          level: 'warn',
-          event: 'lease.takeover',
-          host: old.where,
-          message: `took over ${expired ? 'an expired' : 'the'} fleet lease of ${describeLease(old.lease)}: ${why}`,
-          fields: { holder: old.lease, heartbeat_age_ms: old.ageMs, expired },
-        });
-      }
-      for (const s of take.skipped ?? [])
-        log.emit({
-          level: 'warn',
-          event: 'lease.skipped',
-          host: s.where,
-          message: `unreachable: the fleet lease is held without its piece, taken when it answers again (${s.reason})`,
-          fields: { reason: s.reason },
-        });
-      // a line of its own only after a wait: a routine take (and release) is debug, so a
-      // command that stops at bad input after it still says one line
-      log.emit({
-        level: behind.length > 0 ? 'info' : 'debug',
-        event: 'lease.taken',
-        message: `took the fleet lease${behind.length > 0 ? ` after waiting ${formatMs(clock.now() - started)}` : ''}`,
-        // connect_ms: reaching the store (the sessions the command goes on using), in waited_ms
-        fields: { id: request.id, waited_ms: clock.now() - started, connect_ms: connectMs },
-      });
+      sayTaken(deps, take, request, behind.length > 0, { started, connectMs });
       return hold(deps, request, behind);
     }
     const holder = take.holder;
@@ -100,13 +71,7 @@ export async function takeLease(
       ? undefined
       : deps.holderGone?.(holder.lease.holder);
     if (verdict?.gone) {
-      log.emit({
-        level: 'warn',
-        event: 'lease.takeover',
-        host: holder.where,
-        message: `taking over the fleet lease of ${describeLease(holder.lease)}: ${verdict.why} (heartbeat ${formatMs(holder.ageMs)} ago, not expired)`,
-        fields: { holder: holder.lease, heartbeat_age_ms: holder.ageMs },
-      });
+      sayTakingOver(deps.log, holder, verdict.why);
       request = { ...request, replaces: [...(request.replaces ?? []), holder.lease.id] };
       continue;
     }
@@ -119,13 +84,7 @@ export async function takeLease(
     if (changed) behind.push(holder);
     if (changed || clock.now() - reported >= WAIT_REPORT_MS) {
       reported = clock.now();
-      log.emit({
-        level: 'info',
-        event: 'lease.wait',
-        host: holder.where,
-        message: `waiting for the fleet lease, held by ${describeLease(holder.lease)}, heartbeat ${formatMs(holder.ageMs)} ago${notTaken(verdict?.why)} (waited ${formatMs(waited)} of ${formatMs(waitMs)})`,
-        fields: { holder: holder.lease, heartbeat_age_ms: holder.ageMs, waited_ms: waited },
-      });
+      sayWaiting(deps.log, holder, verdict?.why, { waited, waitMs });
     }
     await clock
       .sleep(Math.min(LEASE_POLL_MS, Math.max(1, waitMs - waited)), deps.signal)
@@ -133,6 +92,76 @@ export async function takeLease(
         throw deps.signal.aborted ? cancelled(holder, deps.signal) : error;
       });
   }
+}
+
+type Taken = Extract<LeaseTake, { ok: true }>;
+
+/** What a take found on its way (leases taken over, hosts skipped), and the take itself. */
+function sayTaken(
+  deps: LeaseDeps,
+  take: Taken,
+  request: LeaseRequest,
+  waited: boolean,
+  at: { readonly started: number; readonly connectMs: number },
+): void {
+  const { clock, log } = deps;
+  for (const old of take.tookOver) {
+    const expired = old.ageMs > old.lease.ttlMs;
+    const why = expired
+      ? `its heartbeat was ${formatMs(old.ageMs)} old (expired after ${formatMs(old.lease.ttlMs)})`
+      : `that process was proven gone (heartbeat ${formatMs(old.ageMs)} old, not expired)`;
+    log.emit({
+      level: 'warn',
+      event: 'lease.takeover',
+      host: old.where,
+      message: `took over ${expired ? 'an expired' : 'the'} fleet lease of ${describeLease(old.lease)}: ${why}`,
+      fields: { holder: old.lease, heartbeat_age_ms: old.ageMs, expired },
+    });
+  }
+  for (const s of take.skipped ?? [])
+    log.emit({
+      level: 'warn',
+      event: 'lease.skipped',
+      host: s.where,
+      message: `unreachable: the fleet lease is held without its piece, taken when it answers again (${s.reason})`,
+      fields: { reason: s.reason },
+    });
+  // a line of its own only after a wait: a routine take (and release) is debug, so a
+  // command that stops at bad input after it still says one line
+  log.emit({
+    level: waited ? 'info' : 'debug',
+    event: 'lease.taken',
+    message: `took the fleet lease${waited ? ` after waiting ${formatMs(clock.now() - at.started)}` : ''}`,
+    // connect_ms: reaching the store (the sessions the command goes on using), in waited_ms
+    fields: { id: request.id, waited_ms: clock.now() - at.started, connect_ms: at.connectMs },
+  });
+}
+
+/** A holder proven gone: its lease is taken over at the next take. */
+function sayTakingOver(log: Log, holder: HeldPiece, why: string): void {
+  log.emit({
+    level: 'warn',
+    event: 'lease.takeover',
+    host: holder.where,
+    message: `taking over the fleet lease of ${describeLease(holder.lease)}: ${why} (heartbeat ${formatMs(holder.ageMs)} ago, not expired)`,
+    fields: { holder: holder.lease, heartbeat_age_ms: holder.ageMs },
+  });
+}
+
+/** A queued deployer says whom it waits behind and for how long yet. */
+function sayWaiting(
+  log: Log,
+  holder: HeldPiece,
+  why: string | undefined,
+  wait: { readonly waited: number; readonly waitMs: number },
+): void {
+  log.emit({
+    level: 'info',
+    event: 'lease.wait',
+    host: holder.where,
+    message: `waiting for the fleet lease, held by ${describeLease(holder.lease)}, heartbeat ${formatMs(holder.ageMs)} ago${notTaken(why)} (waited ${formatMs(wait.waited)} of ${formatMs(wait.waitMs)})`,
+    fields: { holder: holder.lease, heartbeat_age_ms: holder.ageMs, waited_ms: wait.waited },
+  });
 }
 
 /** Why a holder of this host name is not taken over, when it shares the name. */
@@ -163,8 +192,7 @@ function hold(deps: LeaseDeps, request: LeaseRequest, behind: readonly HeldPiece
   const stop = new AbortController();
   const lost = new AbortController();
   // what holding cost, said when it is given back (the rollout bench reads it)
-  let renewals = 0;
-  let renewMs = 0;
+  const cost = { renewals: 0, renewMs: 0 };
   const renewing = (async () => {
     while (!stop.signal.aborted) {
       try {
@@ -177,32 +205,13 @@ function hold(deps: LeaseDeps, request: LeaseRequest, behind: readonly HeldPiece
         log.emit({ level: 'warn', event: 'lease.renew', message: messageOf(error) });
         return undefined;
       });
-      renewals++;
-      renewMs += clock.now() - renewStarted;
+      cost.renewals++;
+      cost.renewMs += clock.now() - renewStarted;
       if (renewed?.ok === false) {
-        const by = renewed.holder ? `: now held by ${describeLease(renewed.holder.lease)}` : '';
-        log.emit({
-          level: 'error',
-          event: 'lease.lost',
-          host: renewed.where,
-          message: `lost the fleet lease${by}; stopping at the next safe point`,
-        });
-        lost.abort(new BlockedError(`lost the fleet lease on ${renewed.where}${by}`));
+        lost.abort(lostLease(log, renewed));
         return;
       }
-      for (const where of renewed?.ok ? (renewed.rejoined ?? []) : [])
-        log.emit({
-          level: 'info',
-          event: 'lease.rejoined',
-          host: where,
-          message: `${where} answers again: took its piece of the fleet lease`,
-        });
-      if (renewed && renewed.unreachable.length > 0)
-        log.emit({
-          level: 'warn',
-          event: 'lease.renew',
-          message: `could not renew the fleet lease on ${renewed.unreachable.join(', ')}; it expires there ${formatMs(LEASE_TTL_MS)} after its last heartbeat`,
-        });
+      if (renewed) sayRenewed(log, renewed);
     }
   })();
   let released: Promise<void> | undefined;
@@ -221,8 +230,41 @@ function hold(deps: LeaseDeps, request: LeaseRequest, behind: readonly HeldPiece
           level: 'debug',
           event: 'lease.released',
           message: 'released the fleet lease',
-          fields: { release_ms: clock.now() - releaseStarted, renewals, renew_ms: renewMs },
+          fields: {
+            release_ms: clock.now() - releaseStarted,
+            renewals: cost.renewals,
+            renew_ms: cost.renewMs,
+          },
         });
       })()),
   };
+}
+
+/** A renewal found a piece no longer ours: said, and the reason the holder stops with. */
+function lostLease(log: Log, renewed: Extract<LeaseRenew, { ok: false }>): BlockedError {
+  const by = renewed.holder ? `: now held by ${describeLease(renewed.holder.lease)}` : '';
+  log.emit({
+    level: 'error',
+    event: 'lease.lost',
+    host: renewed.where,
+    message: `lost the fleet lease${by}; stopping at the next safe point`,
+  });
+  return new BlockedError(`lost the fleet lease on ${renewed.where}${by}`);
+}
+
+/** What a renewal that kept the lease found: places that answer again, places it could not reach. */
+function sayRenewed(log: Log, renewed: Extract<LeaseRenew, { ok: true }>): void {
+  for (const where of renewed.rejoined ?? [])
+    log.emit({
+      level: 'info',
+      event: 'lease.rejoined',
+      host: where,
+      message: `${where} answers again: took its piece of the fleet lease`,
+    });
+  if (renewed.unreachable.length > 0)
+    log.emit({
+      level: 'warn',
+      event: 'lease.renew',
+      message: `could not renew the fleet lease on ${renewed.unreachable.join(', ')}; it expires there ${formatMs(LEASE_TTL_MS)} after its last heartbeat`,
+    });
 }
