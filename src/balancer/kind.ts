@@ -1,4 +1,5 @@
-import type { BalancerConfig, HealthCheckSettings } from '../config/types.js';
+import type { BalancerConfig, Config, HealthCheckSettings } from '../config/types.js';
+import type { NamedSettings } from '../timing/index.js';
 import type { Balancer, BalancerDeps } from './balancer.js';
 import type { SettingChange } from './infra-diff.js';
 
@@ -9,6 +10,21 @@ export interface InfraOutcome {
   readonly applied: boolean;
   /** haproxy: the lines to write into its config, since it cannot change them at runtime */
   readonly snippet?: string;
+}
+
+/** One balancer's settings for `deploy check`, and where they were read. */
+export interface CheckedSettings extends NamedSettings {
+  readonly source: string;
+  /** --live: the balancer's config file as it read it, where it is (over SSH for one on its own host) */
+  readonly configText?: string;
+  /** with --live, an ALB entry's: the type its group's protocol says (AlbBalancer.loadBalancerType) */
+  readonly loadBalancerType?: 'application' | 'network';
+}
+
+/** A target that names its port, as the kind reads it: `id` is what stands before the port. */
+export interface TargetPort {
+  readonly id: string;
+  readonly port: number;
 }
 
 /**
@@ -32,4 +48,14 @@ export interface BalancerKind<E extends BalancerConfig = BalancerConfig> {
   readonly noInfra?: string;
   /** a kind with no API to read its settings from says why `deploy check --live` reads deploy.yml */
   readonly noLive?: string;
+  /**
+   * the port a target names, if it names one (an ALB's `ip:port`): preflight
+   * asks the host whether anything listens there
+   */
+  readonly targetPort?: (target: string) => TargetPort | undefined;
+  /**
+   * what `deploy check --live` warns of for this kind's entries of `config`
+   * beside the invariants; asked once per kind, with every balancer's settings
+   */
+  liveWarnings?(config: Config, checked: readonly CheckedSettings[]): Promise<string[]>;
 }

@@ -21,3 +21,8 @@ export async function kindOf<E extends BalancerConfig>(entry: E): Promise<Balanc
   // each line of the registry is typed for its own kind; entry.kind picks that line
   return (await registry[entry.kind]()) as unknown as BalancerKind<E>;
 }
+
+/** A kind by its name, for what asks of a kind rather than of one entry (a live adapter's kind). */
+export async function kindNamed(kind: BalancerConfig['kind']): Promise<BalancerKind> {
+  return registry[kind]();
+}

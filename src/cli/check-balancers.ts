@@ -1,18 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { liveRangeWarnings } from '../config/alb-ranges.js';
-import type { BalancerEntry, Config, HealthCheckSettings } from '../config/types.js';
+import type { BalancerEntry, Config } from '../config/types.js';
+import type { CheckedSettings } from '../balancer/kind.js';
 import { UsageError } from '../errors.js';
-import type { NamedSettings } from '../timing/index.js';
 import type { Output } from './output.js';
-
-/** One balancer's settings for `deploy check`, and where they were read. */
-export interface CheckedSettings extends NamedSettings {
-  readonly source: string;
-  /** --live: the balancer's config file as it read it, where it is (over SSH for one on its own host) */
-  readonly configText?: string;
-  /** with --live, an ALB entry's: the type its group's protocol says (AlbBalancer.loadBalancerType) */
-  readonly loadBalancerType?: 'application' | 'network';
-}
 
 /**
  * Each balancer's health-check settings: live from its API with --live (a
@@ -77,86 +66,15 @@ async function typeOf(balancer: object): Promise<'application' | 'network' | und
     'application' | 'network' | undefined;
 }
 
-/**
- * Each live ALB group's values that deploy.yml could not hold
- * (config/alb-ranges.ts), by the type its protocol says; and a
- * `balancer.type` that is not that type, which holds deploy.yml to the
- * wrong ranges.
- */
-export function rangeWarnings(config: Config, settings: readonly CheckedSettings[]): string[] {
-  return config.balancers.flatMap((entry) => {
-    const checked = settings.find((s) => s.name === entry.name);
-    if (entry.kind !== 'alb' || !checked) return [];
-    const written = entry.type ?? 'application';
-    const type = checked.loadBalancerType ?? written;
-    const mismatch =
-      type === written
-        ? []
-        : [
-            `${entry.name}: the target group's protocol is a${type === 'network' ? ' Network' : 'n Application'} Load Balancer's, but balancer.type is ${written}: write type: ${type} so deploy.yml is held to its ranges`,
-          ];
-    return [...mismatch, ...liveRangeWarnings(entry.name, checked.settings, type)];
-  });
-}
-
-const compared: readonly (keyof HealthCheckSettings)[] = [
-  'interval',
-  'timeout',
-  'unhealthyThreshold',
-  'healthyThreshold',
-  'slowStart',
-];
-
-/**
- * What --live warns of beside the invariants: HAProxy instances of one
- * pair (the same backend) that check differently, so one notices a drain
- * later than the other; and drain.method deregister on an HAProxy whose
- * config keeps no server-state file, so a reload puts a drained server back.
- */
-export async function pairWarnings(
+/** What --live warns of beside the invariants, as each kind in deploy.yml says (once per kind). */
+export async function kindWarnings(
   config: Config,
   settings: readonly CheckedSettings[],
 ): Promise<string[]> {
-  const haproxies = config.balancers.filter((b) => b.kind === 'haproxy');
-  const warnings: string[] = [];
-  const byName = new Map(settings.map((s) => [s.name, s.settings]));
-  const [first, ...rest] = haproxies;
-  for (const other of first ? rest : []) {
-    const a = byName.get(first?.name ?? '');
-    const b = byName.get(other.name);
-    if (!a || !b || other.backend !== first?.backend) continue;
-    const differ = compared.filter((k) => a[k] !== b[k]);
-    if (differ.length > 0)
-      warnings.push(
-        `${first.name} and ${other.name} (backend ${other.backend}) check differently (${differ.join(', ')}): the slower one sets the bounds; give both the same settings so a drain is seen at once`,
-      );
-  }
-  const texts = new Map(settings.map((s) => [s.name, s.configText]));
-  if (config.drain.method === 'deregister')
-    for (const h of haproxies) {
-      // as --live read it (over SSH, for one on its own host), else the file here
-      const text = texts.get(h.name) ?? (h.ssh ? undefined : await readLocal(h.config));
-      const why = serverStateMissing(h.config, text);
-      if (why)
-        warnings.push(
-          `${h.name}: drain.method deregister ${why}: a reload during a deploy puts a drained server back in rotation; set server-state-file and load-server-state-from-file (docs/balancers.md)`,
-        );
-    }
-  return warnings;
-}
-
-function readLocal(file: string | undefined): Promise<string> | undefined {
-  return file === undefined ? undefined : readFile(file, 'utf8').catch(() => '');
-}
-
-function serverStateMissing(
-  file: string | undefined,
-  text: string | undefined,
-): string | undefined {
-  if (file === undefined || text === undefined)
-    return 'and no balancer config file to tell whether a server-state file is kept';
-  const lines = text.split('\n').map((l) => l.replace(/#.*/, '').trim());
-  const has = (word: string) => lines.some((l) => l.split(/\s+/)[0] === word);
-  if (has('server-state-file') && has('load-server-state-from-file')) return undefined;
-  return `without a server-state file in ${file}`;
+  const { kindNamed } = await import('../balancer/kinds.js');
+  const kinds = [...new Set(config.balancers.map((b) => b.kind))];
+  const each = await Promise.all(
+    kinds.map(async (name) => (await kindNamed(name)).liveWarnings?.(config, settings) ?? []),
+  );
+  return each.flat();
 }

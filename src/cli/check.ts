@@ -13,13 +13,9 @@ import {
   slowestModel,
   timingBaseFromConfig,
 } from '../timing/index.js';
-import {
-  pairWarnings,
-  rangeWarnings,
-  settingsOfBalancers,
-  type CheckedSettings,
-} from './check-balancers.js';
+import { kindWarnings, settingsOfBalancers } from './check-balancers.js';
 import type { Balancer } from '../balancer/balancer.js';
+import type { CheckedSettings } from '../balancer/kind.js';
 import { stopProofMethods } from '../host/stop-proof.js';
 import {
   killedAtLastStop,
@@ -71,8 +67,7 @@ async function liveWarnings(
     ));
   try {
     return [
-      ...rangeWarnings(config, each),
-      ...(await pairWarnings(config, each)),
+      ...(await kindWarnings(config, each)),
       ...(await canaryTrafficWarnings(config, systemClock, wait, balancer)),
     ];
   } finally {

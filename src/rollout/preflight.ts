@@ -1,7 +1,7 @@
-import { parseTarget } from '../balancer/alb/targets.js';
 import type { TargetState } from '../balancer/balancer.js';
 import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import { stateAt } from '../balancer/set-states.js';
+import { kindNamed } from '../balancer/kinds.js';
 import { envelope, membersOf, nameError, settingsOfEach } from '../balancer/set.js';
 import type { HealthCheckSettings, HostConfig } from '../config/types.js';
 import { BlockedError, InvariantError, hostError } from '../errors.js';
@@ -310,8 +310,8 @@ export function waveCapacity(
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
 /**
- * A balancer target that names its port (an ALB target `ip:port` or
- * `instance:port`) on a port nothing on the host listens on would be drained
+ * A balancer target that names its port (as its kind reads it: an ALB
+ * target `ip:port` or `instance:port`) on a port nothing on the host listens on would be drained
  * and then never come back healthy: a typo in a `targets:` map. Each host's
  * agent reads its own socket table; a host that cannot tell is not refused,
  * nor a target without a port (the target group's port, which deploy.yml does
@@ -323,7 +323,12 @@ async function checkTargetPorts(
   hosts: readonly HostConfig[],
   agents: ReadonlyMap<string, HostAgent>,
 ): Promise<void> {
-  const members = membersOf(deps.balancer).filter((m) => m.balancer.kind === 'alb');
+  const all = membersOf(deps.balancer);
+  const kinds = await Promise.all(all.map((m) => kindNamed(m.balancer.kind)));
+  const members = all.flatMap((m, i) => {
+    const targetPort = kinds[i]?.targetPort;
+    return targetPort ? [{ ...m, targetPort }] : [];
+  });
   if (members.length === 0) return;
   const problems: HostProblem[] = [];
   await Promise.all(
@@ -331,9 +336,9 @@ async function checkTargetPorts(
       const agent = agents.get(host.name);
       const asked = members.flatMap((m) => {
         const target = m.targets.get(host.target) ?? host.target;
-        // `10.0.1.11:8080` or `i-0abc:8443`, as the ALB adapter reads it
-        const { id, port } = parseTarget(target);
-        if (port === undefined) return [];
+        const named = m.targetPort(target);
+        if (named === undefined) return [];
+        const { id, port } = named;
         const ask = IPV4.test(id) ? `${id}:${port}` : String(port);
         return [{ balancer: m.name, target, port, ask }];
       });

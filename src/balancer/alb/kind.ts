@@ -1,5 +1,6 @@
 import type { AlbBalancerConfig } from '../../config/types.js';
 import type { BalancerKind } from '../kind.js';
+import { parseTarget } from './targets.js';
 
 export const alb: BalancerKind<AlbBalancerConfig> = {
   async create(entry, deps) {
@@ -17,5 +18,14 @@ export const alb: BalancerKind<AlbBalancerConfig> = {
     } finally {
       await balancer.close();
     }
+  },
+  // `10.0.1.11:8080` or `i-0abc:8443`, as the adapter reads it
+  targetPort(target) {
+    const { id, port } = parseTarget(target);
+    return port === undefined ? undefined : { id, port };
+  },
+  async liveWarnings(config, checked) {
+    const { rangeWarnings } = await import('./warnings.js');
+    return rangeWarnings(config, checked);
   },
 };

@@ -10,4 +10,8 @@ export const haproxy: BalancerKind<HaproxyBalancerConfig> = {
     const { haproxyInfra } = await import('./infra.js');
     return haproxyInfra(entry, desired, dryRun, deps);
   },
+  async liveWarnings(config, checked) {
+    const { haproxyWarnings } = await import('./warnings.js');
+    return haproxyWarnings(config, checked);
+  },
 };

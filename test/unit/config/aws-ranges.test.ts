@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rangeWarnings } from '../../../src/cli/check-balancers.js';
+import { rangeWarnings } from '../../../src/balancer/alb/warnings.js';
 import { liveRangeWarnings } from '../../../src/config/alb-ranges.js';
 import { loadConfig } from '../../../src/config/load.js';
 import { toHostJson } from '../../../src/config/serialize.js';

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pairWarnings, type CheckedSettings } from '../../../src/cli/check-balancers.js';
+import type { CheckedSettings } from '../../../src/balancer/kind.js';
+import { haproxyWarnings } from '../../../src/balancer/haproxy/warnings.js';
 import type { Config } from '../../../src/config/types.js';
 import { settings } from '../../support/fake-fleet.js';
 import { testConfig } from '../../support/config.js';
@@ -39,10 +40,10 @@ describe('deploy check --live: what it warns of beside the invariants', () => {
   it('names the two instances of one backend that check differently, and what differs', async () => {
     const config = pairConfig('health', [undefined, undefined]);
     const slower = [same[0]!, { ...same[1]!, settings: { ...settings, unhealthyThreshold: 3 } }];
-    expect(await pairWarnings(config, slower)).toEqual([
+    expect(await haproxyWarnings(config, slower)).toEqual([
       'lb-a and lb-b (backend be_api) check differently (unhealthyThreshold): the slower one sets the bounds; give both the same settings so a drain is seen at once',
     ]);
-    expect(await pairWarnings(config, same)).toEqual([]);
+    expect(await haproxyWarnings(config, same)).toEqual([]);
   });
 
   it('warns of drain.method deregister on an HAProxy that keeps no server-state file, or has no config to tell', async () => {
@@ -52,14 +53,14 @@ describe('deploy check --live: what it warns of beside the invariants', () => {
     // commented out is not configured
     const none = await haproxyCfg('global\n  # server-state-file /x\ndefaults\n  mode http\n');
     const config = pairConfig('deregister', [kept, none]);
-    expect(await pairWarnings(config, same)).toEqual([
+    expect(await haproxyWarnings(config, same)).toEqual([
       `lb-b: drain.method deregister without a server-state file in ${none}: a reload during a deploy puts a drained server back in rotation; set server-state-file and load-server-state-from-file (docs/balancers.md)`,
     ]);
-    expect(await pairWarnings(pairConfig('deregister', [kept, undefined]), same)).toEqual([
+    expect(await haproxyWarnings(pairConfig('deregister', [kept, undefined]), same)).toEqual([
       'lb-b: drain.method deregister and no balancer config file to tell whether a server-state file is kept: a reload during a deploy puts a drained server back in rotation; set server-state-file and load-server-state-from-file (docs/balancers.md)',
     ]);
     // drain.method health undoes nothing on a reload: no warning
-    expect(await pairWarnings(pairConfig('health', [none, none]), same)).toEqual([]);
+    expect(await haproxyWarnings(pairConfig('health', [none, none]), same)).toEqual([]);
   });
 
   it('an HAProxy on its own host (ssh:): judged by the config --live read there, never by a file here', async () => {
@@ -71,11 +72,11 @@ describe('deploy check --live: what it warns of beside the invariants', () => {
     const kept =
       'global\n  server-state-file /var/lib/haproxy/state\ndefaults\n  load-server-state-from-file global\n';
     const read = [same[0]!, { ...same[1]!, configText: kept }];
-    expect(await pairWarnings(config, read)).toEqual([
+    expect(await haproxyWarnings(config, read)).toEqual([
       'lb-a: drain.method deregister and no balancer config file to tell whether a server-state file is kept: a reload during a deploy puts a drained server back in rotation; set server-state-file and load-server-state-from-file (docs/balancers.md)',
     ]);
     expect(
-      await pairWarnings(config, [
+      await haproxyWarnings(config, [
         { ...same[0]!, configText: 'defaults\n  mode http\n' },
         read[1]!,
       ]),

@@ -1,0 +1,25 @@
+import { liveRangeWarnings } from '../../config/alb-ranges.js';
+import type { Config } from '../../config/types.js';
+import type { CheckedSettings } from '../kind.js';
+
+/**
+ * Each live ALB group's values that deploy.yml could not hold
+ * (config/alb-ranges.ts), by the type its protocol says; and a
+ * `balancer.type` that is not that type, which holds deploy.yml to the
+ * wrong ranges.
+ */
+export function rangeWarnings(config: Config, settings: readonly CheckedSettings[]): string[] {
+  return config.balancers.flatMap((entry) => {
+    const checked = settings.find((s) => s.name === entry.name);
+    if (entry.kind !== 'alb' || !checked) return [];
+    const written = entry.type ?? 'application';
+    const type = checked.loadBalancerType ?? written;
+    const mismatch =
+      type === written
+        ? []
+        : [
+            `${entry.name}: the target group's protocol is a${type === 'network' ? ' Network' : 'n Application'} Load Balancer's, but balancer.type is ${written}: write type: ${type} so deploy.yml is held to its ranges`,
+          ];
+    return [...mismatch, ...liveRangeWarnings(entry.name, checked.settings, type)];
+  });
+}
