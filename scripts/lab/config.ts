@@ -169,7 +169,11 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
             balancer: {
               ...(layout.balancer === 'alb'
                 ? // the region comes from the SDK's chain (AWS_REGION in lab.deployEnv())
-                  { kind: 'alb', target_group_arn: options.targetGroupArn ?? '' }
+                  {
+                    kind: 'alb',
+                    target_group_arn: options.targetGroupArn ?? '',
+                    ...(layout.loadBalancerType && { type: layout.loadBalancerType }),
+                  }
                 : { kind: 'haproxy', socket: files.haproxySocket, backend: layout.backend }),
               interval: s(options.checks?.interval ?? t.interval),
               timeout: s(t.checkTimeout),

@@ -179,7 +179,9 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       });
     }
     if (layout.balancer === 'alb') {
-      elbv2 = await startElbv2Endpoint(layout);
+      elbv2 = await startElbv2Endpoint(layout, {
+        ...(layout.loadBalancerType && { type: layout.loadBalancerType }),
+      });
       report(`ELBv2 endpoint on ${elbv2.url} (target group ${elbv2.group.arn})`);
     }
   } catch (e) {

@@ -48,6 +48,8 @@ export interface LabLayout {
   readonly backend: string;
   readonly timings: LabTimings;
   readonly balancer: LabBalancer;
+  /** with balancer alb: the ELBv2 endpoint's group is a Network Load Balancer's (default application) */
+  readonly loadBalancerType?: 'network';
   /**
    * a second HAProxy (`lb-b`) in front of the same hosts, with checks of its own and
    * its own frontend; both keep a server-state file across reloads (haproxy.ts)
@@ -86,6 +88,8 @@ export interface LayoutOptions {
   readonly timings?: Partial<LabTimings>;
   /** default haproxy */
   readonly balancer?: LabBalancer;
+  /** with balancer alb: serve the target group as a Network Load Balancer's */
+  readonly loadBalancerType?: 'network';
   /** a second HAProxy with these timings (default pairTimings) on <subnet>.101 */
   readonly pair?: boolean | Partial<LabTimings>;
   /**
@@ -126,6 +130,7 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
     backend: `be_${service}`,
     timings: { ...(balancer === 'alb' ? albTimings : defaultTimings), ...options.timings },
     balancer,
+    ...(options.loadBalancerType && { loadBalancerType: options.loadBalancerType }),
     ...(options.pair
       ? {
           pair: {

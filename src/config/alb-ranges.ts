@@ -88,8 +88,11 @@ function amountProblem(
   return `AWS accepts ${describe(range)} for ${names[type]}'s target group, got ${written}`;
 }
 
-/** the settings that are numbers (HAProxy's shutdownSessionsOnDown names a config line) */
-type NumericSetting = Exclude<keyof HealthCheckSettings, 'shutdownSessionsOnDown'>;
+/** the settings that are numbers (shutdownSessionsOnDown names a config line; the NLB's two are a flag and a protocol) */
+type NumericSetting = Exclude<
+  keyof HealthCheckSettings,
+  'shutdownSessionsOnDown' | 'connectionTermination' | 'checkProtocol'
+>;
 
 /** deploy.yml's key of each setting as `deploy check --live` reads it */
 const liveKeys: Readonly<Record<NumericSetting, string>> = {

@@ -45,6 +45,14 @@ export interface HealthCheckSettings {
    * line): a server marked down has every session on it killed
    */
   readonly shutdownSessionsOnDown?: string;
+  /**
+   * NLB: `deregistration_delay.connection_termination.enabled`, every
+   * connection still open to a deregistered target is closed when the
+   * deregistration delay ends
+   */
+  readonly connectionTermination?: boolean;
+  /** ELBv2: `HealthCheckProtocol`; `TCP` (an NLB's default) only opens a connection, a 503 passes it */
+  readonly checkProtocol?: string;
 }
 
 interface BalancerBase {

@@ -1,5 +1,6 @@
 import { detectionBound } from './bounds.js';
 import { formatDuration as fmt } from './duration.js';
+import { nlbInvariants } from './nlb-invariants.js';
 import type { Invariant, TimingInput } from './types.js';
 
 /**
@@ -109,6 +110,7 @@ function sessionsKept({ settings, drain }: TimingInput): Invariant | undefined {
 export function drainInvariants(input: TimingInput): Invariant[] {
   const out = [drainBeforeStop(input), requestBeforeKill(input)];
   if (input.drain.method === 'deregister') out.push(deregistrationDelay(input));
+  out.push(...nlbInvariants(input));
   out.push(checkTimeout(input));
   const sessions = sessionsKept(input);
   if (sessions) out.push(sessions);

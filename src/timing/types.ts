@@ -57,6 +57,8 @@ export type InvariantId =
   | 'drain-before-stop'
   | 'request-before-kill'
   | 'deregistration-delay'
+  | 'connection-termination'
+  | 'check-protocol'
   | 'check-timeout'
   | 'sessions-kept'
   | 'capacity'

@@ -13,6 +13,7 @@ import {
   type XmlValue,
 } from './protocol.js';
 import { LabMetrics } from './metrics.js';
+import type { GroupType } from './network.js';
 import { ApiError, LabTargetGroup } from './target-group.js';
 
 export const ELBV2_PORT = 4566;
@@ -63,9 +64,29 @@ const handlers: Record<string, Handler> = {
   DescribeTargetGroupAttributes: (p, gs) =>
     Promise.resolve({ Attributes: gs.byArn(p.get('TargetGroupArn')).groupAttributes() }),
   DescribeLoadBalancerAttributes: (p, gs) => {
-    gs.byLoadBalancer(p.get('LoadBalancerArn'));
+    const g = gs.byLoadBalancer(p.get('LoadBalancerArn'));
+    // LoadBalancerAttribute: idle_timeout.timeout_seconds is an Application Load Balancer's
+    if (g.type === 'network')
+      return Promise.resolve({
+        Attributes: [{ Key: 'load_balancing.cross_zone.enabled', Value: 'false' }],
+      });
     // HAProxy's `timeout server`: how long it keeps an idle connection to a host
     return Promise.resolve({ Attributes: [{ Key: 'idle_timeout.timeout_seconds', Value: '30' }] });
+  },
+  // LoadBalancer, Type: "The type of load balancer" (application | network | gateway)
+  DescribeLoadBalancers: (p, gs) => {
+    const arns = members(p, 'LoadBalancerArns').map((m) => m['']);
+    return Promise.resolve({
+      LoadBalancers: arns.map((arn): XmlValue => {
+        const g = gs.byLoadBalancer(arn);
+        return {
+          LoadBalancerArn: g.loadBalancerArn,
+          Type: g.type,
+          Scheme: 'internet-facing',
+          State: { Code: 'active' },
+        };
+      }),
+    });
   },
   DescribeTargetHealth: async (p, gs) => {
     const g = gs.byArn(p.get('TargetGroupArn'));
@@ -98,7 +119,12 @@ const handlers: Record<string, Handler> = {
  */
 export async function startElbv2Endpoint(
   layout: LabLayout,
-  options: { deregistrationDelayS?: number; port?: number } = {},
+  options: {
+    deregistrationDelayS?: number;
+    port?: number;
+    /** the lab's group as a Network Load Balancer's (TCP, TCP checks, connection termination) */
+    type?: GroupType;
+  } = {},
 ): Promise<Elbv2Endpoint> {
   // at least the lab's max_request (5s), as the deregistration-delay invariant asks
   const deregistrationDelayS = options.deregistrationDelayS ?? 5;
@@ -106,6 +132,7 @@ export async function startElbv2Endpoint(
   const group = new LabTargetGroup(layout, files.haproxySocket, LAB_REGION, {
     deregistrationDelayS,
     now: Date.now(),
+    ...(options.type !== undefined && { type: options.type }),
   });
   // with the pair: a second group (another ALB, as an internal one would be) backed by lb-b
   const groups = new Groups([

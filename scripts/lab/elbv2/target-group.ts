@@ -3,6 +3,14 @@ import type { LabLayout, LabTimings } from '../layout.js';
 import type { XmlValue } from './protocol.js';
 import { applyChecks } from './haproxy-checks.js';
 import { checkAttributes, checkGroupFields } from './limits.js';
+import {
+  checkTypeAttributes,
+  loadBalancerPath,
+  protocolFields,
+  resetsAtDelayEnd,
+  typeAttributes,
+  type GroupType,
+} from './network.js';
 import { ApiError, Registrations, type NamedTarget } from './registrations.js';
 import { targetHealth, type Registration, type ReportedHealth } from './target-health.js';
 
@@ -19,6 +27,8 @@ export class LabTargetGroup {
   readonly arn: string;
   readonly name: string;
   readonly loadBalancerArn: string;
+  /** behind an Application (the lab's default) or a Network Load Balancer */
+  readonly type: GroupType;
   /** the group's `Port`: where a target named without a port is registered */
   private port: number;
   private readonly targets: Registrations;
@@ -39,8 +49,11 @@ export class LabTargetGroup {
       now: number;
       /** a second group (the lab's pair): its name, and the checks of the HAProxy behind it */
       second?: { readonly name: string; readonly timings: LabTimings };
+      /** a Network Load Balancer's group (TCP, TCP checks, connection termination) */
+      type?: GroupType;
     },
   ) {
+    this.type = options.type ?? 'application';
     this.port = layout.appPort;
     this.targets = new Registrations(
       this.port,
@@ -52,7 +65,7 @@ export class LabTargetGroup {
     const id = options.second ? '0123456789abcdee' : '0123456789abcdef';
     const lb = options.second ? 'lab-internal/fedcba9876543211' : 'lab/fedcba9876543210';
     this.arn = `arn:aws:elasticloadbalancing:${region}:${ACCOUNT}:targetgroup/${this.name}/${id}`;
-    this.loadBalancerArn = `arn:aws:elasticloadbalancing:${region}:${ACCOUNT}:loadbalancer/app/${lb}`;
+    this.loadBalancerArn = `arn:aws:elasticloadbalancing:${region}:${ACCOUNT}:loadbalancer/${loadBalancerPath(this.type)}/${lb}`;
     const t = options.second?.timings ?? layout.timings;
     this.checks = {
       interval: t.interval / 1000,
@@ -64,7 +77,7 @@ export class LabTargetGroup {
       'deregistration_delay.timeout_seconds',
       String(options.deregistrationDelayS),
     );
-    this.attributes.set('slow_start.duration_seconds', '0');
+    for (const [key, value] of typeAttributes(this.type)) this.attributes.set(key, value);
     this.attributes.set(
       'target_group_health.unhealthy_state_routing.minimum_healthy_targets.count',
       '1',
@@ -86,11 +99,9 @@ export class LabTargetGroup {
     return {
       TargetGroupArn: this.arn,
       TargetGroupName: this.name,
-      Protocol: 'HTTP',
+      ...protocolFields(this.type),
       Port: this.port,
       TargetType: 'ip',
-      HealthCheckProtocol: 'HTTP',
-      HealthCheckPath: '/health',
       HealthCheckIntervalSeconds: this.checks.interval,
       HealthCheckTimeoutSeconds: this.checks.timeout,
       HealthyThresholdCount: this.checks.healthy,
@@ -227,6 +238,7 @@ export class LabTargetGroup {
 
   modifyAttributes(attributes: readonly Record<string, string>[]): void {
     checkAttributes(attributes);
+    checkTypeAttributes(this.type, attributes);
     for (const a of attributes)
       if (a.Key !== undefined && a.Value !== undefined) this.attributes.set(a.Key, a.Value);
   }
@@ -235,10 +247,17 @@ export class LabTargetGroup {
     for (const t of this.timers) clearTimeout(t);
   }
 
-  /** The deregistration is over: HAProxy sends the server nothing at all. */
+  /**
+   * The deregistration is over: HAProxy sends the server nothing at all. An
+   * NLB group with deregistration_delay.connection_termination.enabled
+   * "terminates connections at the end of the deregistration timeout"
+   * (TargetGroupAttribute): every session still open to the server is reset.
+   */
   private async complete(reg: Registration): Promise<void> {
     if (reg.registered || reg.maint) return;
     reg.maint = true;
+    if (reg.server && resetsAtDelayEnd(this.attributes))
+      await this.haproxy(`shutdown sessions server ${this.backend()}/${reg.server}`);
     if (reg.server) await this.haproxy(`set server ${this.backend()}/${reg.server} state maint`);
   }
 

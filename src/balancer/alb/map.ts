@@ -80,6 +80,8 @@ export function toSettings(group: TargetGroup, attributes: AlbAttributes): Healt
   const deregistrationDelay = seconds(attributes.group.get('deregistration_delay.timeout_seconds'));
   const slowStart = seconds(attributes.group.get('slow_start.duration_seconds'));
   const idleTimeout = seconds(attributes.loadBalancer?.get('idle_timeout.timeout_seconds'));
+  // an NLB's only (TargetGroupAttribute): "terminates connections at the end of the deregistration timeout"
+  const termination = attributes.group.get('deregistration_delay.connection_termination.enabled');
   return {
     interval: seconds(group.HealthCheckIntervalSeconds) ?? 30_000,
     timeout: seconds(group.HealthCheckTimeoutSeconds) ?? 5_000,
@@ -88,6 +90,10 @@ export function toSettings(group: TargetGroup, attributes: AlbAttributes): Healt
     ...(deregistrationDelay !== undefined ? { deregistrationDelay } : {}),
     ...(slowStart !== undefined ? { slowStart } : {}),
     ...(idleTimeout !== undefined ? { idleTimeout } : {}),
+    ...(termination === 'true' ? { connectionTermination: true } : {}),
+    ...(group.HealthCheckProtocol !== undefined
+      ? { checkProtocol: group.HealthCheckProtocol }
+      : {}),
   };
 }
 

@@ -228,6 +228,52 @@ describe('the ALB balancer, settings', () => {
   });
 });
 
+describe('the NLB target group, settings', () => {
+  it('reads connection termination and the health-check protocol (TargetGroupAttribute, CreateTargetGroup)', async () => {
+    elb.on(DescribeTargetGroupsCommand, { TargetGroupArns: [arn] }).resolves({
+      TargetGroups: [
+        {
+          TargetGroupArn: arn,
+          Protocol: 'TCP',
+          HealthCheckProtocol: 'TCP',
+          HealthCheckIntervalSeconds: 30,
+          HealthCheckTimeoutSeconds: 10,
+          UnhealthyThresholdCount: 2,
+          HealthyThresholdCount: 5,
+          LoadBalancerArns: [],
+        },
+      ],
+    });
+    elb.on(DescribeTargetGroupAttributesCommand, { TargetGroupArn: arn }).resolves({
+      Attributes: [
+        { Key: 'deregistration_delay.timeout_seconds', Value: '300' },
+        { Key: 'deregistration_delay.connection_termination.enabled', Value: 'true' },
+      ],
+    });
+    expect(await (await createAlbBalancer(config, deps)).settings()).toEqual({
+      interval: 30_000,
+      timeout: 10_000,
+      unhealthyThreshold: 2,
+      healthyThreshold: 5,
+      deregistrationDelay: 300_000,
+      connectionTermination: true,
+      checkProtocol: 'TCP',
+    });
+  });
+
+  it('leaves connection termination out when the attribute is false', async () => {
+    elb.on(DescribeTargetGroupsCommand, { TargetGroupArns: [arn] }).resolves({
+      TargetGroups: [{ TargetGroupArn: arn, Protocol: 'TCP', HealthCheckProtocol: 'HTTP' }],
+    });
+    elb.on(DescribeTargetGroupAttributesCommand, { TargetGroupArn: arn }).resolves({
+      Attributes: [{ Key: 'deregistration_delay.connection_termination.enabled', Value: 'false' }],
+    });
+    const settings = await (await createAlbBalancer(config, deps)).settings();
+    expect(settings.connectionTermination).toBeUndefined();
+    expect(settings.checkProtocol).toBe('HTTP');
+  });
+});
+
 describe('the ALB balancer, registration keyed by (Id, Port)', () => {
   it("deregisters an instance written without a port on the group's port", async () => {
     elb.on(DeregisterTargetsCommand).resolves({});

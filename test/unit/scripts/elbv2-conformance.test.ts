@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { checkAttributes, checkGroupFields } from '../../../scripts/lab/elbv2/limits.js';
+import {
+  checkTypeAttributes,
+  loadBalancerPath,
+  protocolFields,
+  resetsAtDelayEnd,
+  typeAttributes,
+} from '../../../scripts/lab/elbv2/network.js';
 import { Registrations } from '../../../scripts/lab/elbv2/registrations.js';
 import { targetHealth } from '../../../scripts/lab/elbv2/target-health.js';
 
@@ -159,5 +166,55 @@ describe('ModifyTargetGroup and ModifyTargetGroupAttributes: ValidationError out
       { Key: 'deregistration_delay.timeout_seconds', Value: '0' },
     ];
     expect(() => checkAttributes(ok)).not.toThrow();
+  });
+});
+
+describe("a Network Load Balancer's target group", () => {
+  it('is TCP with a TCP health check and no path (CreateTargetGroup, Protocol and HealthCheckProtocol)', () => {
+    expect(protocolFields('network')).toEqual({ Protocol: 'TCP', HealthCheckProtocol: 'TCP' });
+    expect(protocolFields('application')).toMatchObject({
+      Protocol: 'HTTP',
+      HealthCheckPath: '/health',
+    });
+  });
+
+  it('sits behind a load balancer of Type network (LoadBalancer, Type; the ARN names net/)', () => {
+    expect(loadBalancerPath('network')).toBe('net');
+    expect(loadBalancerPath('application')).toBe('app');
+  });
+
+  it('holds connection termination, off by default, and no slow start (TargetGroupAttribute)', () => {
+    expect(new Map(typeAttributes('network'))).toEqual(
+      new Map([['deregistration_delay.connection_termination.enabled', 'false']]),
+    );
+    expect(new Map(typeAttributes('application')).has('slow_start.duration_seconds')).toBe(true);
+  });
+
+  it('refuses slow start with InvalidConfigurationRequest, and connection termination on an ALB group', () => {
+    expect(() =>
+      checkTypeAttributes('network', [{ Key: 'slow_start.duration_seconds', Value: '30' }]),
+    ).toThrow(expect.objectContaining({ code: 'InvalidConfigurationRequest', status: 400 }));
+    expect(() =>
+      checkTypeAttributes('application', [
+        { Key: 'deregistration_delay.connection_termination.enabled', Value: 'true' },
+      ]),
+    ).toThrow(expect.objectContaining({ code: 'InvalidConfigurationRequest', status: 400 }));
+  });
+
+  it('takes connection termination true or false only (ValidationError otherwise)', () => {
+    const set = (Value: string) => () =>
+      checkTypeAttributes('network', [
+        { Key: 'deregistration_delay.connection_termination.enabled', Value },
+      ]);
+    expect(set('true')).not.toThrow();
+    expect(set('false')).not.toThrow();
+    expect(set('yes')).toThrow(expect.objectContaining({ code: 'ValidationError', status: 400 }));
+  });
+
+  it('resets connections at the end of the delay only with the attribute on', () => {
+    const key = 'deregistration_delay.connection_termination.enabled';
+    expect(resetsAtDelayEnd(new Map([[key, 'true']]))).toBe(true);
+    expect(resetsAtDelayEnd(new Map([[key, 'false']]))).toBe(false);
+    expect(resetsAtDelayEnd(new Map())).toBe(false);
   });
 });
