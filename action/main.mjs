@@ -6,7 +6,7 @@
  * with the runner's node, keeps the NDJSON in RUNNER_TEMP, and sets the
  * outputs from its result line. The step summary is deploy's own
  * (GITHUB_STEP_SUMMARY); a run that ends before a rollout adds one line.
- * A cancel (the runner's SIGINT, then SIGTERM) is passed on to deploy, which
+ * A cancel (the runner's SIGINT, then SIGTERM; SIGHUP too) is passed on to deploy, which
  * finishes the current step, undoes it and ends with exit 3 or 1.
  * Plain JavaScript with no dependencies: this file is what runs, unbuilt.
  */
@@ -148,6 +148,7 @@ function runDeploy(entry, args, ndjson, env) {
   const forward = (signal) => () => child.kill(signal);
   process.on('SIGINT', forward('SIGINT'));
   process.on('SIGTERM', forward('SIGTERM'));
+  process.on('SIGHUP', forward('SIGHUP'));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {

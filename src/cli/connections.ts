@@ -132,7 +132,8 @@ export class Connections {
 
 /**
  * Ctrl-C and SIGTERM (CI's cancel: GitHub sends SIGINT, then SIGTERM, then
- * SIGKILL) abort `signal`: the command stops at the next safe point, finishing
+ * SIGKILL) and SIGHUP (a closed terminal or SSH session; some runners send it
+ * to a `run:` step on a cancel instead of SIGINT) abort `signal`: the command stops at the next safe point, finishing
  * or undoing its current step. A second one aborts `urgent` as well: a verify
  * in flight is not waited for, the host is rolled back now.
  */
@@ -163,6 +164,8 @@ export function interruptSignal(log: Log): {
   };
   const onInt = on('SIGINT');
   const onTerm = on('SIGTERM');
+  // node's default for SIGHUP is to exit at once: hosts left drained and locked
+  const onHup = on('SIGHUP');
   // a stopped orchestrator would hold host locks and drained hosts while it sleeps
   const onStop = (): void =>
     log.emit({
@@ -173,6 +176,7 @@ export function interruptSignal(log: Log): {
     });
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
+  process.on('SIGHUP', onHup);
   process.on('SIGTSTP', onStop);
   return {
     signal: controller.signal,
@@ -180,6 +184,7 @@ export function interruptSignal(log: Log): {
     dispose: () => {
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);
+      process.off('SIGHUP', onHup);
       process.off('SIGTSTP', onStop);
     },
   };

@@ -26,4 +26,24 @@ describe('interruptSignal (CI cancel: SIGINT, then SIGTERM, then SIGKILL)', () =
     }
     expect(process.listenerCount('SIGINT')).toBe(0);
   });
+
+  it('takes SIGHUP (a closed terminal, a runner that hangs up) as an interrupt, not as node’s exit at once', () => {
+    const log = new MemoryLog();
+    const interrupt = interruptSignal(log);
+    try {
+      process.emit('SIGHUP');
+      expect(interrupt.signal.aborted).toBe(true);
+      expect(interrupt.urgent.aborted).toBe(false);
+      process.emit('SIGHUP');
+      expect(interrupt.urgent.aborted).toBe(true);
+      const said = log.events.filter((e) => e.event === 'interrupt').map((e) => e.message);
+      expect(said).toEqual([
+        expect.stringMatching(/^SIGHUP: finishing the current step, then undoing it/),
+        expect.stringMatching(/^SIGHUP again: rolling back now/),
+      ]);
+    } finally {
+      interrupt.dispose();
+    }
+    expect(process.listenerCount('SIGHUP')).toBe(0);
+  });
 });

@@ -28,10 +28,18 @@ describe('a pipe whose reader has gone', () => {
     expect(out.written).toEqual(['first\n']);
   });
 
+  it('ends it quietly on EIO too: the terminal it wrote to has gone (a dropped SSH session)', () => {
+    const out = new FakeStream();
+    quietOnEpipe(out);
+    expect(() => out.fail('EIO')).not.toThrow();
+    writeTo(out, 'after\n');
+    expect(out.written).toEqual([]);
+  });
+
   it('still treats any other write error as the bug it is', () => {
     const out = new FakeStream();
     quietOnEpipe(out);
-    expect(() => out.fail('EIO')).toThrow('write EIO');
+    expect(() => out.fail('ENOSPC')).toThrow('write ENOSPC');
   });
 
   it.each([
