@@ -27,20 +27,11 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
   const home = options.home ?? os.homedir();
   const dir = path.dirname(path.resolve(options.source));
   const local = (p: string): string => path.resolve(dir, expandHome(p, home));
-  const { ssh, drain, rollout, watchdog, service } = raw;
+  const { ssh, drain, watchdog, service } = raw;
   return {
     source: options.source,
     service,
-    ssh: {
-      user: ssh.user,
-      port: ssh.port,
-      ...(ssh.identity_file !== undefined && { identityFile: local(ssh.identity_file) }),
-      knownHosts: local(ssh.known_hosts),
-      ...(ssh.proxy_jump !== undefined && { proxyJump: ssh.proxy_jump }),
-      connectTimeout: ssh.connect_timeout,
-      maxConnections: ssh.max_connections,
-      sudo: ssh.sudo,
-    },
+    ssh: sshConfig(ssh, local),
     hosts: raw.hosts.map((h) => ({
       name: h.name,
       address: h.address,
@@ -54,23 +45,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
       maxRequest: drain.max_request,
       stopTimeout: drain.stop_timeout,
     },
-    rollout: {
-      batch: rollout.batch,
-      minHealthy: rollout.min_healthy,
-      verifySuccesses: rollout.verify_successes,
-      verifyTimeout: rollout.verify_timeout,
-      rollback: rollout.rollback,
-      maxTimeBack: rollout.max_time_back,
-      onFailure: rollout.on_failure,
-      superseded: rollout.superseded,
-      unreachable: rollout.unreachable,
-      maxUnreachable: rollout.max_unreachable,
-      allowDowntime: rollout.allow_downtime,
-      ...(rollout.artifact !== undefined && { artifact: local(rollout.artifact) }),
-      keepReleases: rollout.keep_releases,
-      uploadConcurrency: rollout.upload_concurrency,
-      ...canaryConfig(rollout, onlyKind(raw), local),
-    },
+    rollout: rolloutConfig(raw, local),
     host: hostPaths(raw.host, service),
     runtime:
       raw.runtime.kind === 'compose'
@@ -82,16 +57,54 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
         : { kind: 'command' },
     env: envConfig(raw.env),
     services: raw.services.map(serviceConfig),
-    watchdog: {
-      every: watchdog.every,
-      failuresBeforeRestart: watchdog.failures_before_restart,
-      successesBeforeHealthy: watchdog.successes_before_healthy,
-      startPeriod: watchdog.start_period,
-      maxRestarts: watchdog.max_restarts,
-      restartWindow: watchdog.restart_window,
-    },
+    watchdog: watchdogConfig(watchdog),
     hooks: { timeout: raw.hooks.timeout },
     lease: leaseConfig(raw.lease, local),
+  };
+}
+
+function sshConfig(ssh: RawConfig['ssh'], local: (p: string) => string): Config['ssh'] {
+  return {
+    user: ssh.user,
+    port: ssh.port,
+    ...(ssh.identity_file !== undefined && { identityFile: local(ssh.identity_file) }),
+    knownHosts: local(ssh.known_hosts),
+    ...(ssh.proxy_jump !== undefined && { proxyJump: ssh.proxy_jump }),
+    connectTimeout: ssh.connect_timeout,
+    maxConnections: ssh.max_connections,
+    sudo: ssh.sudo,
+  };
+}
+
+function rolloutConfig(raw: RawConfig, local: (p: string) => string): Config['rollout'] {
+  const { rollout } = raw;
+  return {
+    batch: rollout.batch,
+    minHealthy: rollout.min_healthy,
+    verifySuccesses: rollout.verify_successes,
+    verifyTimeout: rollout.verify_timeout,
+    rollback: rollout.rollback,
+    maxTimeBack: rollout.max_time_back,
+    onFailure: rollout.on_failure,
+    superseded: rollout.superseded,
+    unreachable: rollout.unreachable,
+    maxUnreachable: rollout.max_unreachable,
+    allowDowntime: rollout.allow_downtime,
+    ...(rollout.artifact !== undefined && { artifact: local(rollout.artifact) }),
+    keepReleases: rollout.keep_releases,
+    uploadConcurrency: rollout.upload_concurrency,
+    ...canaryConfig(rollout, onlyKind(raw), local),
+  };
+}
+
+function watchdogConfig(watchdog: RawConfig['watchdog']): Config['watchdog'] {
+  return {
+    every: watchdog.every,
+    failuresBeforeRestart: watchdog.failures_before_restart,
+    successesBeforeHealthy: watchdog.successes_before_healthy,
+    startPeriod: watchdog.start_period,
+    maxRestarts: watchdog.max_restarts,
+    restartWindow: watchdog.restart_window,
   };
 }
 

@@ -27,16 +27,7 @@ export function toDocument(config: Config): RawConfigInput {
   const d = formatDuration;
   return {
     service: config.service,
-    ssh: {
-      user: ssh.user,
-      port: ssh.port,
-      ...(ssh.identityFile !== undefined && { identity_file: ssh.identityFile }),
-      known_hosts: ssh.knownHosts,
-      ...(ssh.proxyJump !== undefined && { proxy_jump: ssh.proxyJump }),
-      connect_timeout: d(ssh.connectTimeout),
-      max_connections: ssh.maxConnections,
-      sudo: ssh.sudo,
-    },
+    ssh: sshDocument(ssh),
     hosts: config.hosts.map((h) => ({
       name: h.name,
       address: h.address,
@@ -50,19 +41,7 @@ export function toDocument(config: Config): RawConfigInput {
       max_request: d(drain.maxRequest),
       stop_timeout: d(drain.stopTimeout),
     },
-    rollout: {
-      batch: rollout.batch.kind === 'count' ? rollout.batch.count : `${rollout.batch.percent}%`,
-      min_healthy: rollout.minHealthy,
-      verify_successes: rollout.verifySuccesses,
-      verify_timeout: d(rollout.verifyTimeout),
-      rollback: rollout.rollback,
-      max_time_back: d(rollout.maxTimeBack),
-      on_failure: rollout.onFailure,
-      ...(rollout.allowDowntime ? { allow_downtime: true } : {}),
-      ...(rollout.artifact !== undefined && { artifact: rollout.artifact }),
-      keep_releases: rollout.keepReleases,
-      upload_concurrency: rollout.uploadConcurrency,
-    },
+    rollout: rolloutDocument(rollout),
     host: { root: host.root, lock: host.lock, state: host.state, agent: host.agent },
     runtime:
       runtime.kind === 'compose'
@@ -75,16 +54,52 @@ export function toDocument(config: Config): RawConfigInput {
     // secrets by name only: their values travel with each rollout, never in the host config
     env: { clear: { ...config.env.clear }, secret: [...config.env.secret] },
     services: config.services.map(service),
-    watchdog: {
-      every: d(watchdog.every),
-      failures_before_restart: watchdog.failuresBeforeRestart,
-      successes_before_healthy: watchdog.successesBeforeHealthy,
-      start_period: d(watchdog.startPeriod),
-      max_restarts: watchdog.maxRestarts,
-      restart_window: d(watchdog.restartWindow),
-    },
+    watchdog: watchdogDocument(watchdog),
     hooks: { timeout: d(config.hooks.timeout) },
     lease: lease(config.lease),
+  };
+}
+
+function sshDocument(ssh: Config['ssh']): RawConfigInput['ssh'] {
+  const d = formatDuration;
+  return {
+    user: ssh.user,
+    port: ssh.port,
+    ...(ssh.identityFile !== undefined && { identity_file: ssh.identityFile }),
+    known_hosts: ssh.knownHosts,
+    ...(ssh.proxyJump !== undefined && { proxy_jump: ssh.proxyJump }),
+    connect_timeout: d(ssh.connectTimeout),
+    max_connections: ssh.maxConnections,
+    sudo: ssh.sudo,
+  };
+}
+
+function rolloutDocument(rollout: Config['rollout']): RawConfigInput['rollout'] {
+  const d = formatDuration;
+  return {
+    batch: rollout.batch.kind === 'count' ? rollout.batch.count : `${rollout.batch.percent}%`,
+    min_healthy: rollout.minHealthy,
+    verify_successes: rollout.verifySuccesses,
+    verify_timeout: d(rollout.verifyTimeout),
+    rollback: rollout.rollback,
+    max_time_back: d(rollout.maxTimeBack),
+    on_failure: rollout.onFailure,
+    ...(rollout.allowDowntime ? { allow_downtime: true } : {}),
+    ...(rollout.artifact !== undefined && { artifact: rollout.artifact }),
+    keep_releases: rollout.keepReleases,
+    upload_concurrency: rollout.uploadConcurrency,
+  };
+}
+
+function watchdogDocument(watchdog: Config['watchdog']): RawConfigInput['watchdog'] {
+  const d = formatDuration;
+  return {
+    every: d(watchdog.every),
+    failures_before_restart: watchdog.failuresBeforeRestart,
+    successes_before_healthy: watchdog.successesBeforeHealthy,
+    start_period: d(watchdog.startPeriod),
+    max_restarts: watchdog.maxRestarts,
+    restart_window: d(watchdog.restartWindow),
   };
 }
 

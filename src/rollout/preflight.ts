@@ -67,29 +67,7 @@ export async function preflight(
   const model = slowestModel(models).model;
   const bounds = boundsOfBalancers(each, config.drain);
 
-  const agents = new Map<string, HostAgent>();
-  const statuses = new Map<string, HostStatus>();
-  const failures: HostFailure[] = [];
-  await Promise.all(
-    asked.waves.flat().map(async (host) => {
-      try {
-        const agent = await fleetDeps.agent(host);
-        // before the agent runs at all: one built for Node 22.12 may not parse on an older node
-        const oldNode = await hostNodeProblem(agent);
-        if (oldNode) throw new BlockedError(`${host.name}: ${oldNode}`);
-        // the agent that will hold this host's lock starts now (no lock yet): it checks it
-        // is this deploy's agent, answers the status, and carries every later step
-        await agent.openSession?.();
-        const status = await agent.run('status', {});
-        if (status.compose && 'error' in status.compose)
-          throw new BlockedError(`${host.name}: ${status.compose.error}`);
-        statuses.set(host.name, status);
-        agents.set(host.name, agent);
-      } catch (error) {
-        failures.push({ host: host.name, error });
-      }
-    }),
-  );
+  const { agents, statuses, failures } = await reachHosts(fleetDeps, asked.waves.flat());
   const reach = judgeReach(config.rollout, asked.waves.flat().length, failures);
   // one line per host: several unreachable hosts must not run together into one
   if (reach.problems.length > 0)
@@ -111,19 +89,7 @@ export async function preflight(
   const hosts = plan.waves.flat();
   assertHostConfigs(deps, hosts, statuses);
 
-  // a watchdog tick holds the lock for a moment and stands aside for us (lock-intent)
-  const held = hosts.filter((h) => {
-    const lock = statuses.get(h.name)?.lock;
-    return lock?.locked && lock.holder?.what !== 'watchdog';
-  });
-  if (held.length > 0) {
-    const who = held.map(
-      (h) => `${h.name} (${statuses.get(h.name)?.lock.holder?.what ?? 'unknown holder'})`,
-    );
-    throw new BlockedError(
-      `preflight: host lock held on ${who.join(', ')}; another deploy or a setup script is running`,
-    );
-  }
+  refuseHeldLocks(hosts, statuses);
 
   refuseOperatorDrains(deps, hosts, statuses);
 
@@ -137,6 +103,58 @@ export async function preflight(
   // a dry run makes no call that writes, even one that changes nothing
   if (!dryRun) await proveRegister(deps, states);
   return { settings, model, bounds, agents, statuses, states, failOpen, skipped, plan };
+}
+
+/** Every host asked: its agent started, checked and asked its status; or why not. */
+async function reachHosts(
+  fleetDeps: RolloutDeps,
+  hosts: readonly HostConfig[],
+): Promise<{
+  agents: Map<string, HostAgent>;
+  statuses: Map<string, HostStatus>;
+  failures: HostFailure[];
+}> {
+  const agents = new Map<string, HostAgent>();
+  const statuses = new Map<string, HostStatus>();
+  const failures: HostFailure[] = [];
+  await Promise.all(
+    hosts.map(async (host) => {
+      try {
+        const agent = await fleetDeps.agent(host);
+        // before the agent runs at all: one built for Node 22.12 may not parse on an older node
+        const oldNode = await hostNodeProblem(agent);
+        if (oldNode) throw new BlockedError(`${host.name}: ${oldNode}`);
+        // the agent that will hold this host's lock starts now (no lock yet): it checks it
+        // is this deploy's agent, answers the status, and carries every later step
+        await agent.openSession?.();
+        const status = await agent.run('status', {});
+        if (status.compose && 'error' in status.compose)
+          throw new BlockedError(`${host.name}: ${status.compose.error}`);
+        statuses.set(host.name, status);
+        agents.set(host.name, agent);
+      } catch (error) {
+        failures.push({ host: host.name, error });
+      }
+    }),
+  );
+  return { agents, statuses, failures };
+}
+
+/** A host lock held by anything but a watchdog tick refuses the rollout, naming the holders. */
+function refuseHeldLocks(hosts: readonly HostConfig[], statuses: ReadonlyMap<string, HostStatus>): void {
+  // a watchdog tick holds the lock for a moment and stands aside for us (lock-intent)
+  const held = hosts.filter((h) => {
+    const lock = statuses.get(h.name)?.lock;
+    return lock?.locked && lock.holder?.what !== 'watchdog';
+  });
+  if (held.length > 0) {
+    const who = held.map(
+      (h) => `${h.name} (${statuses.get(h.name)?.lock.holder?.what ?? 'unknown holder'})`,
+    );
+    throw new BlockedError(
+      `preflight: host lock held on ${who.join(', ')}; another deploy or a setup script is running`,
+    );
+  }
 }
 
 /** The deps of a rollout that left `skipped` out: the capacity guard counts them as not serving. */

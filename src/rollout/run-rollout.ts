@@ -78,6 +78,36 @@ interface Shipment {
   readonly artifact: ReadArtifact | undefined;
 }
 
+/** A release that is not on a host (and is not shipped), or an artifact that will not fit, refuses the rollout. */
+async function refuseUnshippable(
+  pre: Awaited<ReturnType<typeof preflight>>,
+  shipment: Shipment,
+  options: RolloutOptions,
+): Promise<void> {
+  const { plan } = pre;
+  const missing = shipment.publish ? [] : missingRelease(pre.statuses, plan.release);
+  if (missing.length > 0)
+    throw new BlockedError(
+      `preflight: release ${plan.release} is not on ${missing.join('; ')}; nothing was touched`,
+    );
+  // a later wave's prepare must not be the first to find the artifact will not fit
+  if (shipment.artifact && !options.dryRun)
+    await checkArtifactRoom(plan.waves.flat(), pre.agents, plan.release, shipment.artifact);
+}
+
+/** The receipt's window opened on the balancer's counters, when the balancer can count. */
+async function beginReceipt(deps: RolloutDeps, plan: Plan): Promise<ReceiptRecorder | undefined> {
+  const evidence = deps.evidence?.receipt;
+  if (!evidence) return undefined;
+  const receipt = new ReceiptRecorder(
+    evidence,
+    plan.waves.flat().map((h) => h.name),
+    deps.log,
+  );
+  await receipt.begin();
+  return receipt;
+}
+
 async function walk(
   fleetDeps: RolloutDeps,
   options: RolloutOptions,
@@ -89,27 +119,12 @@ async function walk(
   // and the capacity guard counts them as not serving
   const { plan, skipped } = pre;
   const deps = notServing(fleetDeps, skipped);
-  const missing = shipment.publish ? [] : missingRelease(pre.statuses, plan.release);
-  if (missing.length > 0)
-    throw new BlockedError(
-      `preflight: release ${plan.release} is not on ${missing.join('; ')}; nothing was touched`,
-    );
-  // a later wave's prepare must not be the first to find the artifact will not fit
-  if (shipment.artifact && !options.dryRun)
-    await checkArtifactRoom(plan.waves.flat(), pre.agents, plan.release, shipment.artifact);
+  await refuseUnshippable(pre, shipment, options);
   const bounds = pre.bounds;
   if (options.dryRun) return { ...dryRunResult(deps, plan, pre, bounds), ...skippedOf(pre) };
   const startedAt = deps.clock.now();
   const liveBefore = await repairLeftovers(deps, plan, pre, bounds);
-  const evidence = deps.evidence?.receipt;
-  const receipt = evidence
-    ? new ReceiptRecorder(
-        evidence,
-        plan.waves.flat().map((h) => h.name),
-        deps.log,
-      )
-    : undefined;
-  await receipt?.begin();
+  const receipt = await beginReceipt(deps, plan);
   const run = {
     ...waveRun(deps, options, plan, pre, { bounds, startedAt, liveBefore, shipment }),
     ...(receipt && { receipt }),

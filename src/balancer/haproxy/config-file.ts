@@ -56,15 +56,14 @@ export function readBackendChecks(
       current = undefined;
       servers = undefined;
       if (keyword === 'defaults') {
-        current = { server: {} };
-        const fromIndex = args.indexOf('from');
-        const from = fromIndex >= 0 ? named.get(args[fromIndex + 1] ?? '') : undefined;
-        if (from) current = copy(from);
+        const from = fromOf(args);
+        const base = from === undefined ? undefined : named.get(from);
+        current = base ? copy(base) : { server: {} };
         lastDefaults = current;
         if (args[0] !== undefined && args[0] !== 'from') named.set(args[0], current);
       } else if ((keyword === 'backend' || keyword === 'listen') && args[0] === backend) {
-        const fromIndex = args.indexOf('from');
-        const base = fromIndex > 0 ? named.get(args[fromIndex + 1] ?? '') : lastDefaults;
+        const from = args.indexOf('from') > 0 ? fromOf(args) : undefined;
+        const base = from === undefined ? lastDefaults : named.get(from);
         if (!base)
           return { ok: false, reason: `backend ${backend} is 'from' an unknown defaults section` };
         current = copy(base);
@@ -87,15 +86,7 @@ export function readBackendChecks(
       if (!parsed.ok || args[0] === undefined) {
         return { ok: false, reason: `${parsed.ok ? 'no name' : parsed.reason} in: ${raw.trim()}` };
       }
-      const s = { ...current.server, ...parsed.values };
-      servers.set(args[0], {
-        check: s.check ?? false,
-        inter: s.inter ?? haproxyDefaults.inter,
-        fall: s.fall ?? haproxyDefaults.fall,
-        rise: s.rise ?? haproxyDefaults.rise,
-        ...(s.slowstart !== undefined ? { slowstart: s.slowstart } : {}),
-        ...(s.shutdownSessions !== undefined ? { shutdownSessions: s.shutdownSessions } : {}),
-      });
+      servers.set(args[0], withDefaults({ ...current.server, ...parsed.values }));
     }
   }
   if (!found) return { ok: false, reason: `no backend ${backend} in it` };
@@ -103,6 +94,24 @@ export function readBackendChecks(
   return {
     ok: true,
     checks: { servers: found.servers, ...(timeoutCheck !== undefined ? { timeoutCheck } : {}) },
+  };
+}
+
+/** The section a `defaults`/`backend` line is `from`, if it names one. */
+function fromOf(args: readonly string[]): string | undefined {
+  const i = args.indexOf('from');
+  return i >= 0 ? (args[i + 1] ?? '') : undefined;
+}
+
+/** A server line's check settings, HAProxy's defaults where neither it nor default-server set one. */
+function withDefaults(s: Partial<ServerCheck>): ServerCheck {
+  return {
+    check: s.check ?? false,
+    inter: s.inter ?? haproxyDefaults.inter,
+    fall: s.fall ?? haproxyDefaults.fall,
+    rise: s.rise ?? haproxyDefaults.rise,
+    ...(s.slowstart !== undefined ? { slowstart: s.slowstart } : {}),
+    ...(s.shutdownSessions !== undefined ? { shutdownSessions: s.shutdownSessions } : {}),
   };
 }
 

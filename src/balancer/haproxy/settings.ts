@@ -37,23 +37,8 @@ export function combineSettings(
     };
   }
   const { checks, path } = source;
-  for (const row of checked) {
-    const file = checks.servers.get(row.server);
-    if (!file) {
-      return {
-        ok: false,
-        reason: `${path} has no server ${row.server} in ${backend}, but the running haproxy has`,
-      };
-    }
-    for (const key of ['fall', 'rise'] as const) {
-      if (file[key] !== row[key]) {
-        return {
-          ok: false,
-          reason: `${path} says ${key} ${file[key]} for ${backend}/${row.server} but the running haproxy uses ${row[key]}`,
-        };
-      }
-    }
-  }
+  const disagreement = fileDisagrees(backend, checked, source);
+  if (disagreement) return { ok: false, reason: disagreement };
   const servers = [...checks.servers.values()].filter((s) => s.check);
   if (servers.length === 0)
     return { ok: false, reason: `no server in ${backend} has 'check' in ${path}` };
@@ -85,6 +70,24 @@ export function combineSettings(
       ...(kills !== undefined && { shutdownSessionsOnDown: `${path} ${kills}` }),
     },
   };
+}
+
+/** Where the config file and the running haproxy disagree on a checked server, in one line. */
+function fileDisagrees(
+  backend: string,
+  checked: readonly StatRow[],
+  { checks, path }: Extract<SettingsSource, { kind: 'file' }>,
+): string | undefined {
+  for (const row of checked) {
+    const file = checks.servers.get(row.server);
+    if (!file)
+      return `${path} has no server ${row.server} in ${backend}, but the running haproxy has`;
+    for (const key of ['fall', 'rise'] as const) {
+      if (file[key] !== row[key])
+        return `${path} says ${key} ${file[key]} for ${backend}/${row.server} but the running haproxy uses ${row[key]}`;
+    }
+  }
+  return undefined;
 }
 
 function max(values: readonly (number | undefined)[], fallback: number): number {
