@@ -141,7 +141,10 @@ async function reachHosts(
 }
 
 /** A host lock held by anything but a watchdog tick refuses the rollout, naming the holders. */
-function refuseHeldLocks(hosts: readonly HostConfig[], statuses: ReadonlyMap<string, HostStatus>): void {
+function refuseHeldLocks(
+  hosts: readonly HostConfig[],
+  statuses: ReadonlyMap<string, HostStatus>,
+): void {
   // a watchdog tick holds the lock for a moment and stands aside for us (lock-intent)
   const held = hosts.filter((h) => {
     const lock = statuses.get(h.name)?.lock;
