@@ -88,10 +88,14 @@ function amountProblem(
   return `AWS accepts ${describe(range)} for ${names[type]}'s target group, got ${written}`;
 }
 
-/** the settings that are numbers (shutdownSessionsOnDown names a config line; the NLB's two are a flag and a protocol) */
+/** the settings deploy.yml writes as numbers (shutdownSessionsOnDown names a config line; the NLB's are flags, a protocol and a live-only interval) */
 type NumericSetting = Exclude<
   keyof HealthCheckSettings,
-  'shutdownSessionsOnDown' | 'connectionTermination' | 'checkProtocol'
+  | 'shutdownSessionsOnDown'
+  | 'connectionTermination'
+  | 'checkProtocol'
+  | 'unhealthyTermination'
+  | 'unhealthyDrainingInterval'
 >;
 
 /** deploy.yml's key of each setting as `deploy check --live` reads it */

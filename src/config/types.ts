@@ -53,6 +53,13 @@ export interface HealthCheckSettings {
   readonly connectionTermination?: boolean;
   /** ELBv2: `HealthCheckProtocol`; `TCP` (an NLB's default) only opens a connection, a 503 passes it */
   readonly checkProtocol?: string;
+  /**
+   * NLB: `target_health_state.unhealthy.connection_termination.enabled` (AWS's
+   * default true): every connection to a target is reset when it turns unhealthy
+   */
+  readonly unhealthyTermination?: boolean;
+  /** NLB: `target_health_state.unhealthy.draining_interval_seconds`, how long an unhealthy target keeps its connections when termination is off */
+  readonly unhealthyDrainingInterval?: Duration;
 }
 
 interface BalancerBase {

@@ -42,9 +42,46 @@ function checkProtocol({ settings, drain }: TimingInput): Invariant | undefined 
   };
 }
 
+/**
+ * A Network Load Balancer resets the connections to a target that turns
+ * unhealthy unless `target_health_state.unhealthy.connection_termination.enabled`
+ * is false (AWS's default is true; its health-check guide: "If a target becomes
+ * unhealthy, the load balancer sends a TCP RST for packets received on the
+ * client connections"). A `drain.method: health` drain makes the target
+ * unhealthy on purpose, then keeps serving the overlap and the stop on the
+ * connections it holds: they must live that long. With termination off, an
+ * unhealthy draining interval other than 0 ends them when it runs out.
+ */
+function unhealthyTermination({ settings, drain }: TimingInput): Invariant | undefined {
+  const { unhealthyTermination: terminates, unhealthyDrainingInterval: interval } = settings;
+  if (drain.method !== 'health' || terminates === undefined) return undefined;
+  const needed = drain.overlap + drain.stopTimeout;
+  const fix = `set target_health_state.unhealthy.connection_termination.enabled false (draining_interval_seconds 0, or at least ${fmt(needed)}), or use drain.method deregister`;
+  if (terminates)
+    return {
+      id: 'unhealthy-termination',
+      severity: 'error',
+      ok: false,
+      message: `unhealthy connection termination on: the NLB resets every connection to a host the moment the drain's 503 makes it unhealthy, cutting what the overlap and the stop (${fmt(needed)}) still serve; ${fix}`,
+    };
+  const ok = interval === undefined || interval === 0 || needed <= interval;
+  const kept =
+    interval === undefined || interval === 0
+      ? 'kept until the services close them'
+      : `kept ${fmt(interval)} ${ok ? '≥' : '<'} overlap + stop_timeout ${fmt(needed)}`;
+  return {
+    id: 'unhealthy-termination',
+    severity: 'error',
+    ok,
+    message: ok
+      ? `unhealthy connection termination off: an unhealthy host's connections are ${kept}: ok`
+      : `unhealthy connection termination off, but an unhealthy host's connections are ${kept}: the NLB resets them while its services may still be serving; ${fix}`,
+  };
+}
+
 /** The invariants only a Network Load Balancer's settings raise (none for the other kinds). */
 export function nlbInvariants(input: TimingInput): Invariant[] {
-  return [connectionTermination(input), checkProtocol(input)].filter(
+  return [connectionTermination(input), checkProtocol(input), unhealthyTermination(input)].filter(
     (i): i is Invariant => i !== undefined,
   );
 }

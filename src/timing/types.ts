@@ -59,6 +59,7 @@ export type InvariantId =
   | 'deregistration-delay'
   | 'connection-termination'
   | 'check-protocol'
+  | 'unhealthy-termination'
   | 'check-timeout'
   | 'sessions-kept'
   | 'capacity'

@@ -29,7 +29,12 @@ export function planAlbInfra(
   current: HealthCheckSettings,
   desired: HealthCheckSettings,
 ): AlbInfraPlan {
-  const changes = diffSettings(current, desired, (s) => (s === 'idleTimeout' ? 'manual' : 'apply'));
+  // an NLB's group has no slow start attribute (TargetGroupAttribute: "supported only if
+  // the load balancer is an Application Load Balancer"): its absence is slow start 0, and
+  // sending one is refused by AWS
+  const noSlowStart = current.slowStart === undefined && desired.slowStart === 0;
+  const want = noSlowStart ? { ...desired, slowStart: undefined } : desired;
+  const changes = diffSettings(current, want, (s) => (s === 'idleTimeout' ? 'manual' : 'apply'));
   const problems: ConfigProblem[] = [];
   const targetGroup: Record<string, number> = {};
   const attributes: { Key: string; Value: string }[] = [];

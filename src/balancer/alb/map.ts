@@ -82,6 +82,13 @@ export function toSettings(group: TargetGroup, attributes: AlbAttributes): Healt
   const idleTimeout = seconds(attributes.loadBalancer?.get('idle_timeout.timeout_seconds'));
   // an NLB's only (TargetGroupAttribute): "terminates connections at the end of the deregistration timeout"
   const termination = attributes.group.get('deregistration_delay.connection_termination.enabled');
+  // an NLB's only (TargetGroupAttribute): connections to a target that turns unhealthy
+  const unhealthy = attributes.group.get(
+    'target_health_state.unhealthy.connection_termination.enabled',
+  );
+  const unhealthyDrainingInterval = seconds(
+    attributes.group.get('target_health_state.unhealthy.draining_interval_seconds'),
+  );
   return {
     interval: seconds(group.HealthCheckIntervalSeconds) ?? 30_000,
     timeout: seconds(group.HealthCheckTimeoutSeconds) ?? 5_000,
@@ -91,6 +98,10 @@ export function toSettings(group: TargetGroup, attributes: AlbAttributes): Healt
     ...(slowStart !== undefined ? { slowStart } : {}),
     ...(idleTimeout !== undefined ? { idleTimeout } : {}),
     ...(termination === 'true' ? { connectionTermination: true } : {}),
+    ...(unhealthy === 'true' || unhealthy === 'false'
+      ? { unhealthyTermination: unhealthy === 'true' }
+      : {}),
+    ...(unhealthyDrainingInterval !== undefined ? { unhealthyDrainingInterval } : {}),
     ...(group.HealthCheckProtocol !== undefined
       ? { checkProtocol: group.HealthCheckProtocol }
       : {}),

@@ -84,6 +84,15 @@ afterEach(() => {
   elb.reset();
 });
 
+describe('planAlbInfra on an NLB group (no slow start attribute)', () => {
+  it('sends no slow_start.duration_seconds for slow_start 0: AWS refuses the attribute on an NLB, and its absence is 0', () => {
+    const { slowStart: _none, ...nlb } = live;
+    const plan = planAlbInfra(nlb, { ...desired, slowStart: 0 });
+    expect(plan.attributes.map((a) => a.Key)).toEqual(['deregistration_delay.timeout_seconds']);
+    expect(plan.changes.map((c) => c.setting)).not.toContain('slowStart');
+  });
+});
+
 describe('the ALB infra plan', () => {
   it('lists each setting deploy.yml names and AWS has otherwise, and the calls that fix them', () => {
     expect(planAlbInfra(live, desired)).toEqual({

@@ -121,4 +121,31 @@ describe('deploy check --live on an NLB target group', () => {
     expect(text).toContain('health-check settings live from the alb balancer');
     expect(text).toContain('≤ deregistration delay 5m: ok');
   });
+
+  it('fails drain.method health behind an HTTP check while the NLB resets an unhealthy target’s connections (AWS’s default), passes once it keeps them', async () => {
+    nlbGroup('HTTP', {
+      'deregistration_delay.timeout_seconds': '300',
+      'target_health_state.unhealthy.connection_termination.enabled': 'true',
+      'target_health_state.unhealthy.draining_interval_seconds': '0',
+    });
+    const refused = textOutput();
+    await expect(check(nlbConfig('health'), refused.out)).rejects.toMatchObject({
+      exitCode: 1,
+      message: 'invariant unhealthy-termination fails',
+    });
+    expect(refused.lines.join('\n')).toContain(
+      "unhealthy connection termination on: the NLB resets every connection to a host the moment the drain's 503 makes it unhealthy",
+    );
+    elb.reset();
+    nlbGroup('HTTP', {
+      'deregistration_delay.timeout_seconds': '300',
+      'target_health_state.unhealthy.connection_termination.enabled': 'false',
+      'target_health_state.unhealthy.draining_interval_seconds': '120',
+    });
+    const kept = textOutput();
+    await expect(check(nlbConfig('health'), kept.out)).resolves.toBeUndefined();
+    expect(kept.lines.join('\n')).toContain(
+      "an unhealthy host's connections are kept 2m ≥ overlap + stop_timeout 1m15s: ok",
+    );
+  });
 });

@@ -69,3 +69,55 @@ describe('check-protocol', () => {
     expect(ids(deregister)).not.toContain('check-protocol');
   });
 });
+
+describe('unhealthy-termination', () => {
+  const nlb = (settings: { unhealthyTermination?: boolean; unhealthyDrainingInterval?: number }) =>
+    timingModel(input({ drain: { overlap: s(15), stopTimeout: s(150) }, settings }));
+
+  it('refuses drain.method health when the NLB resets an unhealthy target’s connections (AWS’s default)', () => {
+    const inv = only(nlb({ unhealthyTermination: true }), 'unhealthy-termination');
+    expect(inv).toMatchObject({ severity: 'error', ok: false });
+    expect(inv.message).toBe(
+      "unhealthy connection termination on: the NLB resets every connection to a host the moment the drain's 503 makes it unhealthy, cutting what the overlap and the stop (2m45s) still serve; set target_health_state.unhealthy.connection_termination.enabled false (draining_interval_seconds 0, or at least 2m45s), or use drain.method deregister",
+    );
+  });
+
+  it('holds with termination off and no draining interval: the connections are kept', () => {
+    const inv = only(
+      nlb({ unhealthyTermination: false, unhealthyDrainingInterval: 0 }),
+      'unhealthy-termination',
+    );
+    expect(inv.ok).toBe(true);
+    expect(inv.message).toBe(
+      "unhealthy connection termination off: an unhealthy host's connections are kept until the services close them: ok",
+    );
+  });
+
+  it('holds when the draining interval covers the overlap and the stop, and fails one millisecond short', () => {
+    const fits = only(
+      nlb({ unhealthyTermination: false, unhealthyDrainingInterval: s(165) }),
+      'unhealthy-termination',
+    );
+    expect(fits.ok).toBe(true);
+    const short = only(
+      nlb({ unhealthyTermination: false, unhealthyDrainingInterval: s(165) - 1 }),
+      'unhealthy-termination',
+    );
+    expect(short.ok).toBe(false);
+    expect(short.message).toContain(
+      'connections are kept 2m44s999ms < overlap + stop_timeout 2m45s: the NLB resets them',
+    );
+  });
+
+  it('is not raised without the attribute (an ALB), or with drain.method deregister', () => {
+    const alb = timingModel(input({ settings: {} }));
+    const deregister = timingModel(
+      input({
+        drain: { method: 'deregister' },
+        settings: { unhealthyTermination: true, deregistrationDelay: s(300) },
+      }),
+    );
+    expect(ids(alb)).not.toContain('unhealthy-termination');
+    expect(ids(deregister)).not.toContain('unhealthy-termination');
+  });
+});
