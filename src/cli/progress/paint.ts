@@ -15,10 +15,26 @@ const ASCII: Readonly<Record<string, string>> = {
   '█': '#',
 };
 
+/** The widest of a line's leading marks spelt out (`FAIL`): the column they all take under LANG=C. */
+const MARK_COLUMN = 4;
+
+/**
+ * A mark that opens a line (`✓ drain-before-stop …`, `! keep-alive …`) is a
+ * column: spelt out, `ok`, `FAIL` and `!` are padded to one width so what
+ * follows them still lines up.
+ */
+function padLeadingMarks(text: string): string {
+  return text.replace(
+    // once: a mark already padded is followed by a second space
+    /^([✓✗!]) (?=\S)/gmu,
+    (_, mark: string) => `${mark}${' '.repeat(MARK_COLUMN - (ASCII[mark] ?? mark).length)} `,
+  );
+}
+
 /** What a terminal without UTF-8 can show: known symbols spelt out, anything else `?`. */
 export function toAscii(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[^\u0000-\u007f]/gu, (c) => ASCII[c] ?? '?');
+  return padLeadingMarks(text).replace(/[^\u0000-\u007f]/gu, (c) => ASCII[c] ?? '?');
 }
 
 /**
@@ -42,7 +58,7 @@ export function paint(style: Style, tone: Tone, text: string): string {
 
 /** A printable line as this terminal shows it: ✓ in green, ✗ in red, ASCII under LANG=C. */
 export function decorate(style: Style, line: string): string {
-  const marked = line.replace(/[✓✗]/gu, (mark) => {
+  const marked = (style.unicode ? line : padLeadingMarks(line)).replace(/[✓✗]/gu, (mark) => {
     const word = style.unicode ? mark : (ASCII[mark] ?? mark);
     return paint(style, mark === '✓' ? 'green' : 'red', word);
   });

@@ -33,8 +33,13 @@ describe('LANG=C: ASCII in every command, the same way (issue 34)', () => {
   ])('%s draws the timeline bars as # and prints nothing but ASCII', async (_, args) => {
     const r = await deployIn('C', args);
     expect(stopBar(r.all)).toMatch(/\|\s*#+\s*\|/);
-    expect(r.all).toMatch(/^ok drain-before-stop .* >= /m);
+    expect(r.all).toMatch(/^ok {3}drain-before-stop .* >= /m);
     expect(r.all.match(nonAscii), r.all).toBeNull();
+    // the marks are a column: ok, FAIL and ! padded alike, so the invariants' names line up
+    const names = r.all.split('\n').filter((l) => /^(ok|FAIL|!) +[a-z-]+ {2}/.test(l));
+    expect(names.length).toBeGreaterThan(3);
+    const column = (l: string) => /^(ok|FAIL|!) +/.exec(l)?.[0].length;
+    expect(new Set(names.map(column)), names.join('\n')).toEqual(new Set([5]));
   });
 
   it.each([

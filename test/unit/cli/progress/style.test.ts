@@ -53,9 +53,17 @@ describe('colour, live lines and symbols, decided from the environment', () => {
 
 describe('symbols as the terminal can show them', () => {
   it('spells the marks and punctuation out in ASCII and replaces anything else', () => {
-    expect(toAscii('✓ web-1 — lock 12ms · drain… ≥ 2 ✗ 日')).toBe(
-      'ok web-1 - lock 12ms | drain... >= 2 FAIL ?',
+    expect(toAscii('web-1 — lock 12ms · drain… ≥ 2 ✓ ✗ 日')).toBe(
+      'web-1 - lock 12ms | drain... >= 2 ok FAIL ?',
     );
+  });
+
+  it('keeps a column of leading marks one width: ok, FAIL and ! padded alike', () => {
+    expect(toAscii('✓ keep-alive  a\n✗ capacity    b\n! slow-start  c')).toBe(
+      'ok   keep-alive  a\nFAIL capacity    b\n!    slow-start  c',
+    );
+    // a line spelt out twice (a command's text, then its screen) is padded once
+    expect(toAscii(toAscii('! slow-start  c'))).toBe('!    slow-start  c');
   });
 
   it('colours the marks without colouring the words around them', () => {
