@@ -1,4 +1,65 @@
-import { nginxRollouts } from './nginx-rollouts.js';
+import { readFile, writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatReport, startLoad } from '../../scripts/lab/index.js';
+import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
 
-// Debian's nginx on this machine, in front of three lab hosts
-nginxRollouts({ subnet: '127.0.170', overSsh: false, title: 'a rollout through nginx' });
+// Debian's nginx in front of three lab hosts; handoff drains by marking a server line down
+let fleet: Fleet;
+let files: NonNullable<Fleet['lab']['nginx']>;
+beforeAll(async () => {
+  fleet = await startFleet({
+    hosts: 3,
+    subnet: '127.0.170',
+    workDir: '/tmp/handoff-e2e-170',
+    balancer: 'nginx',
+  });
+  if (!fleet.lab.nginx) throw new Error('the lab started no nginx');
+  files = fleet.lab.nginx;
+});
+afterAll(async () => {
+  await fleet?.stop();
+});
+
+const releases = (): Promise<string[]> => liveReleases((args) => fleet.deploy(args));
+
+/** load through nginx as its clients send it: keep-alive, retrying only a reset idle connection */
+const loadThroughNginx = () =>
+  startLoad({ url: fleet.lab.url, concurrency: 8, retryIdleReset: true });
+
+describe('a rollout through nginx', () => {
+  it("deploy check --live reads nginx's own numbers", async () => {
+    const r = await fleet.deploy(['check', '--live']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('deregistration delay 10s ≥ max_request 5s: ok');
+  });
+
+  it('reaches the new release with zero failed requests, and leaves no server down', async () => {
+    await fleet.stageEverywhere('r2');
+    const load = loadThroughNginx();
+    const r = await fleet.deploy(['rollout', '--release', 'r2']);
+    const report = await load.stop();
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(report.total).toBeGreaterThan(100);
+    expect(report.failed, formatReport(report)).toBe(0);
+    expect(await releases()).toEqual(['r2', 'r2', 'r2']);
+    expect(await readFile(files.upstream, 'utf8')).not.toContain('down');
+  });
+
+  it('stops with one line and leaves the file as it was when nginx -t fails', async () => {
+    await fleet.stageEverywhere('r3');
+    const before = await readFile(files.upstream, 'utf8');
+    // another file of nginx's config broken by someone else: no reload may go out now
+    await writeFile(files.extra, 'bogus_directive on;\n');
+    const load = loadThroughNginx();
+    const r = await fleet.deploy(['rollout', '--release', 'r3']);
+    const report = await load.stop();
+    await writeFile(files.extra, '');
+    expect(r.code, r.stderr + r.stdout).toBe(1);
+    expect(r.stderr).toMatch(
+      /nginx -t failed with \S+ marked down on this machine, so nginx was not reloaded/,
+    );
+    expect(await readFile(files.upstream, 'utf8')).toBe(before);
+    expect(report.failed, formatReport(report)).toBe(0);
+    expect(await releases()).toEqual(['r2', 'r2', 'r2']);
+  });
+});

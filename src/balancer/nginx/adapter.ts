@@ -83,7 +83,7 @@ export class NginxBalancer implements Balancer {
   }
 
   close(): Promise<void> {
-    return this.host.close();
+    return Promise.resolve();
   }
 
   /**
