@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatReport, startLoad } from '../../scripts/lab/index.js';
-import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
-import { watchGroupStates } from './group-states.js';
+import { startFleet, type Fleet } from './fleet-harness.js';
+import { APP_PORT, GROUP_PORT, rolloutOnPortOverride, targetsOnAppPort } from './port-override.js';
 
 /**
  * An ALB target group on port 8100 whose targets are registered on a port
@@ -13,11 +12,8 @@ import { watchGroupStates } from './group-states.js';
  * drains nothing. The lab's endpoint keys them the same way.
  */
 const SUBNET = '127.0.120';
-const APP_PORT = 8000;
-const GROUP_PORT = 8100;
 let fleet: Fleet;
-const withPorts = () =>
-  Object.fromEntries(fleet.lab.hosts.map((h) => [h.name, `${h.address}:${APP_PORT}`]));
+const withPorts = () => targetsOnAppPort(fleet);
 
 beforeAll(async () => {
   // r1 goes out with the group on the app's port; then the group is as if made on 8100
@@ -36,23 +32,9 @@ afterAll(async () => {
 
 describe('deploy rollout through an ALB group whose targets sit on a port override', () => {
   it('drains and restores exactly the (Id, 8000) registrations, under load, zero failed', async () => {
-    const group = fleet.lab.elbv2!.group;
-    await fleet.stageEverywhere('r2');
-    const load = startLoad({ url: fleet.lab.url, concurrency: 8 });
-    const ids = fleet.lab.hosts.map((h) => h.address);
-    const { result: r, seen } = await watchGroupStates([group], ids, () =>
-      fleet.deploy(['rollout', '--release', 'r2']),
-    );
-    const report = await load.stop();
-    expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
-    expect(report.failed, formatReport(report)).toBe(0);
-    expect(await liveReleases((args) => fleet.deploy(args))).toEqual(['r2', 'r2']);
-    for (const states of seen.get(group.name) ?? [])
+    const watched = await rolloutOnPortOverride(fleet, 'r2');
+    for (const states of watched)
       expect(states).toEqual(['healthy', 'draining', 'unused', 'initial', 'healthy']);
-    // nothing was added on the group's port, where nothing listens
-    expect(group.registrations()).toEqual(
-      ids.map((id) => ({ id, port: APP_PORT, registered: true })),
-    );
   });
 
   it('a target written without its port stops in preflight, exit 3, naming the ports, nothing drained', async () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatReport, startLoad } from '../../scripts/lab/index.js';
-import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
-import { watchGroupStates } from './group-states.js';
+import { startFleet, type Fleet } from './fleet-harness.js';
+import { GROUP_PORT, rolloutOnPortOverride, targetsOnAppPort } from './port-override.js';
 
 /**
  * The same as alb-port-override, through a Network Load Balancer's group
@@ -13,11 +12,8 @@ import { watchGroupStates } from './group-states.js';
  * AWS accepts for an NLB (0–3600 s, true/false).
  */
 const SUBNET = '127.0.180';
-const APP_PORT = 8000;
-const GROUP_PORT = 8100;
 let fleet: Fleet;
-const withPorts = () =>
-  Object.fromEntries(fleet.lab.hosts.map((h) => [h.name, `${h.address}:${APP_PORT}`]));
+const withPorts = () => targetsOnAppPort(fleet);
 
 beforeAll(async () => {
   fleet = await startFleet({
@@ -51,26 +47,12 @@ describe('deploy rollout through an NLB group whose targets sit on a port overri
   });
 
   it('drains and restores exactly the (Id, 8000) registrations, under load, zero failed', async () => {
-    const group = fleet.lab.elbv2!.group;
-    await fleet.stageEverywhere('r2');
-    const load = startLoad({ url: fleet.lab.url, concurrency: 8 });
-    const ids = fleet.lab.hosts.map((h) => h.address);
-    const { result: r, seen } = await watchGroupStates([group], ids, () =>
-      fleet.deploy(['rollout', '--release', 'r2']),
-    );
-    const report = await load.stop();
-    expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
-    expect(report.failed, formatReport(report)).toBe(0);
-    expect(await liveReleases((args) => fleet.deploy(args))).toEqual(['r2', 'r2']);
-    const watched = seen.get(group.name) ?? [];
-    expect(watched).toHaveLength(ids.length);
+    const watched = await rolloutOnPortOverride(fleet, 'r2');
+    expect(watched).toHaveLength(fleet.lab.hosts.length);
     // each drained (draining), back through initial; re-registered within the 15 s delay or after it
     for (const states of watched) {
       expect(states.slice(0, 2)).toEqual(['healthy', 'draining']);
       expect(states.slice(-2)).toEqual(['initial', 'healthy']);
     }
-    expect(group.registrations()).toEqual(
-      ids.map((id) => ({ id, port: APP_PORT, registered: true })),
-    );
   });
 });
