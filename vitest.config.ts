@@ -20,7 +20,9 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          // builds the bundle; the run fails on a leftover, as the unit run does
           globalSetup: ['test/e2e/global-setup.ts'],
+          setupFiles: ['test/support/run/use-scratch.ts'],
           // each file's lab has its own loopback subnet (127.0.N), work dir and mount
           // namespaces, so three files run side by side on two cores: a lab mostly
           // waits (health intervals, overlaps), and a test waits on conditions, never

@@ -144,6 +144,11 @@ describe('deploy check --live against a TLS etcd', () => {
       () => leaseOf(withAuth.endpoints[0] ?? '', { ca: certs.ca, ...cn() }, 'deployer'),
       /^etcd: https:\/\/127\.0\.190\.2:2379: etcd refuses a client certificate with a CommonName on its JSON gateway while etcd auth is on: use a certificate whose subject has no CN, and lease\.username$/,
     ],
+    [
+      'an http:// endpoint at this etcd, which serves TLS',
+      () => leaseOf((certOnly.endpoints[0] ?? '').replace('https:', 'http:'), undefined),
+      /^etcd: http:\/\/127\.0\.190\.1:2379: closed the connection on a plain http:\/\/ request without answering, as an etcd serving TLS does: write https:\/\/ in lease\.endpoints$/,
+    ],
   ])('%s: one line, exit 2', async (_, lease, said) => {
     const checking = checkLease(testConfig({ lease: lease() }), true, env);
     await expect(checking).rejects.toMatchObject({ exitCode: 2 });

@@ -24,7 +24,11 @@ export async function removeScratch(): Promise<void> {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
-/** Processes whose working directory or command line lies inside one of `roots`. */
+/**
+ * Processes whose working directory or command line lies inside one of `roots`,
+ * or that were started with `TMPDIR` set to one of them (a child of a test, even
+ * one working elsewhere, inherits the run's TMPDIR).
+ */
 export async function processesInside(
   roots: readonly string[],
 ): Promise<{ pid: number; what: string }[]> {
@@ -34,14 +38,18 @@ export async function processesInside(
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === process.pid) continue;
     const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => '');
-    const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''))
-      .split('\0')
-      .join(' ')
-      .trim();
-    if (roots.some((root) => inside(root, cwd) || args.includes(`${root}/`) || args.endsWith(root)))
+    const args = (await procText(pid, 'cmdline')).join(' ').trim();
+    const env = await procText(pid, 'environ');
+    const started = (root: string): boolean =>
+      inside(root, cwd) || args.includes(`${root}/`) || args.endsWith(root);
+    if (roots.some((root) => started(root) || env.includes(`TMPDIR=${root}`)))
       found.push({ pid, what: args || cwd });
   }
   return found;
+}
+
+async function procText(pid: number, file: 'cmdline' | 'environ'): Promise<string[]> {
+  return (await readFile(`/proc/${pid}/${file}`, 'utf8').catch(() => '')).split('\0');
 }
 
 function inside(root: string, file: string): boolean {

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { describeLeftovers, leftovers, makeScratchRoot, sweep } from './scratch-root.js';
+import { failOnLeftovers, makeScratchRoot } from './scratch-root.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,13 +15,5 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const root = await makeScratchRoot(project.name);
   project.provide('scratchRoot', root);
-  return async () => {
-    const found = await leftovers(root);
-    await sweep(root, found);
-    const problem = describeLeftovers(root, found);
-    if (!problem) return;
-    // a throw here is printed as "error during close" but leaves the exit code 0
-    console.error(problem);
-    process.exitCode = 1;
-  };
+  return () => failOnLeftovers(root);
 }

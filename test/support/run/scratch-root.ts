@@ -21,11 +21,19 @@ export async function makeScratchRoot(name: string): Promise<string> {
   return mkdtemp(path.join(tmpdir(), `handoff-${name}-`));
 }
 
-export async function leftovers(root: string): Promise<Leftovers> {
+/**
+ * What is left under `root`; `alsoWatched` are directories whose processes
+ * count too but which may stay (a lab's work dir at a fixed path, reused by the
+ * next run and cleaned by the lab itself when it starts again).
+ */
+export async function leftovers(
+  root: string,
+  alsoWatched: readonly string[] = [],
+): Promise<Leftovers> {
   const dirs = (await readdir(root).catch(() => []))
     .filter((entry) => !toolCaches.test(entry))
     .map((entry) => path.join(root, entry));
-  return { dirs, processes: await processesInside([root]) };
+  return { dirs, processes: await processesInside([root, ...alsoWatched]) };
 }
 
 /** Stop what outlived the run, then remove the root: the machine is left as it was found. */
@@ -48,4 +56,21 @@ export function describeLeftovers(root: string, found: Leftovers): string | unde
     ...found.dirs.map((dir) => `  directory ${dir}`),
   ];
   return lines.join('\n');
+}
+
+/**
+ * The run's end: sweep what was left and fail the run, naming each, if
+ * anything was. A throw in a global teardown is printed as "error during
+ * close" but leaves the exit code 0, hence the exit code set here.
+ */
+export async function failOnLeftovers(
+  root: string,
+  alsoWatched: readonly string[] = [],
+): Promise<void> {
+  const found = await leftovers(root, alsoWatched);
+  await sweep(root, found);
+  const problem = describeLeftovers(root, found);
+  if (!problem) return;
+  console.error(problem);
+  process.exitCode = 1;
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -32,6 +32,31 @@ describe('the run scratch root', () => {
     await sweep(root, found);
     expect(await exited).toBeDefined();
     expect(await leftovers(root)).toEqual({ dirs: [], processes: [] });
+  });
+
+  it('finds a child started with the run TMPDIR wherever it works, and one in a watched lab dir', async () => {
+    const root = await makeScratchRoot('probe');
+    const lab = await makeScratchRoot('lab');
+    const inherited = spawn('sleep', ['60'], {
+      cwd: '/',
+      env: { ...process.env, TMPDIR: root },
+      stdio: 'ignore',
+    });
+    const inLab = spawn('sleep', ['61'], { cwd: lab, stdio: 'ignore' });
+    const exits = [inherited, inLab].map(
+      (child) => new Promise((resolve) => child.once('exit', resolve)),
+    );
+    const found = await eventually(async () => {
+      const now = await leftovers(root, [lab]);
+      return now.processes.length === 2 ? now : undefined;
+    });
+    expect(found.processes.map((p) => p.pid).sort()).toEqual([inherited.pid, inLab.pid].sort());
+    // a watched dir's processes count; the dir itself may stay (the lab cleans it)
+    expect(found.dirs).toEqual([]);
+    await sweep(root, found);
+    await Promise.all(exits);
+    expect((await leftovers(root, [lab])).processes).toEqual([]);
+    await rm(lab, { recursive: true, force: true });
   });
 
   it('says nothing when nothing was left', () => {

@@ -57,9 +57,15 @@ const CLIENT_REFUSED = /alert (bad certificate|certificate required|unknown ca)/
 const GATEWAY_CN = /^CommonName of client sending a request against gateway/;
 
 /** node's TLS failure in the words of deploy.yml's lease.tls; anything else as it is */
-function tlsRefusal(error: unknown, options: EtcdOptions): Error {
+function tlsRefusal(error: unknown, options: EtcdOptions, plainFirstTry: boolean): Error {
   const code = (error as { code?: unknown }).code;
   const message = messageOf(error);
+  // an etcd serving TLS closes a plain request's connection without a word (node: "socket
+  // hang up"); on a reused keep-alive socket the same error is only an idle close
+  if (plainFirstTry && code === 'ECONNRESET')
+    return new TlsRefusal(
+      'closed the connection on a plain http:// request without answering, as an etcd serving TLS does: write https:// in lease.endpoints',
+    );
   if (typeof code === 'string' && UNTRUSTED.has(code))
     return new TlsRefusal(
       options.ca === undefined
@@ -102,13 +108,13 @@ const INVALID_TOKEN = /invalid auth token|user name is empty/;
 export class EtcdGateway {
   private current = 0;
   private token: Promise<string> | undefined;
-  private readonly agent: https.Agent | http.Agent;
+  // one per scheme: endpoints may mix http:// and https://
+  private readonly plain = new http.Agent({ keepAlive: true });
+  private readonly secure: https.Agent;
 
   constructor(private readonly options: EtcdOptions) {
-    const tls = { ca: options.ca, cert: options.cert, key: options.key };
-    this.agent = options.endpoints.some((e) => e.startsWith('https:'))
-      ? new https.Agent({ keepAlive: true, ...tls })
-      : new http.Agent({ keepAlive: true });
+    const { ca, cert, key } = options;
+    this.secure = new https.Agent({ keepAlive: true, ca, cert, key });
   }
 
   /** One call, e.g. `call('kv/range', { key })`; exit 3 when no endpoint answers. */
@@ -134,7 +140,8 @@ export class EtcdGateway {
 
   /** Keep-alive sockets closed, so the command exits at once. */
   close(): void {
-    this.agent.destroy();
+    this.plain.destroy();
+    this.secure.destroy();
   }
 
   private async authHeaders(): Promise<Record<string, string>> {
@@ -183,13 +190,14 @@ export class EtcdGateway {
   ): Promise<T> {
     const url = new URL(`/v3/${path}`, endpoint);
     const data = JSON.stringify(body);
-    const send = url.protocol === 'https:' ? https.request : http.request;
+    const secure = url.protocol === 'https:';
+    const send = secure ? https.request : http.request;
     return new Promise<T>((resolve, reject) => {
       const request = send(
         url,
         {
           method: 'POST',
-          agent: this.agent,
+          agent: secure ? this.secure : this.plain,
           timeout: this.options.timeoutMs ?? 2_000,
           headers: { 'content-type': 'application/json', ...headers },
         },
@@ -207,7 +215,9 @@ export class EtcdGateway {
         },
       );
       request.on('timeout', () => request.destroy(new Error('timed out')));
-      request.on('error', (error) => reject(tlsRefusal(error, this.options)));
+      request.on('error', (error) =>
+        reject(tlsRefusal(error, this.options, !secure && !request.reusedSocket)),
+      );
       request.end(data);
     });
   }
