@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { publishRelease, switchRelease } from '../../src/host/releases.js';
 import { createRuntime } from '../../src/host/runtime/create.js';
 import { runtimeSettings } from '../../src/host/runtime/runtime.js';
 import { hostFixture, type HostFixture } from '../support/host-fixture.js';
+import { scratchDir } from '../support/scratch.js';
 
 const example = path.resolve('infra/deploy.example.yml');
 
@@ -19,7 +19,7 @@ async function deploy(args: readonly string[]) {
 async function variant(replace: [string, string]): Promise<string> {
   const text = await readFile(example, 'utf8');
   if (!text.includes(replace[0])) throw new Error(`example has no ${replace[0]}`);
-  const file = path.join(await mkdtemp(path.join(tmpdir(), 'handoff-cli-')), 'deploy.yml');
+  const file = path.join(await scratchDir('handoff-cli-'), 'deploy.yml');
   await writeFile(file, text.replace(replace[0], replace[1]));
   return file;
 }
