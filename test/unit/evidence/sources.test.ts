@@ -60,6 +60,26 @@ describe('HaproxyCountSource', () => {
     });
   });
 
+  it('counts only the hosts a window was opened for, with the backend', async () => {
+    const reads = [
+      snapshot('1@1', [100, 0], [100, 1], [200, 0]),
+      snapshot('1@1', [150, 2], [180, 1], [332, 2]),
+    ];
+    const source = new HaproxyCountSource(
+      () => Promise.resolve(reads.shift() ?? snapshot('x', [0, 0], [0, 0], [0, 0])),
+      targets,
+      new FakeClock(),
+      'be_api',
+    );
+    const counts = await (await source.open(['h2'])).read();
+    expect([...counts.keys()]).toEqual(['h2', BACKEND_OWN]);
+    expect(counts.get('h2')).toMatchObject({
+      kind: 'counted',
+      counts: { requests: 80, failed: 0 },
+    });
+    expect(counts.get(BACKEND_OWN)).toMatchObject({ counts: { requests: 132, failed: 2 } });
+  });
+
   it('says a host whose server haproxy no longer has, instead of a zero', async () => {
     const gone = snapshot('1@1', [1, 0], [1, 0], [2, 0]);
     const source = new HaproxyCountSource(
