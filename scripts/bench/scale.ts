@@ -14,6 +14,8 @@ import { mb, ms, type Row } from './table.js';
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1,100,500').split(',').map(Number);
 // BENCH_SCALE_NODE_ARGS: node flags for each CLI run, e.g. --cpu-prof --cpu-prof-dir=DIR
 const NODE_ARGS = (process.env.BENCH_SCALE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+// BENCH_SCALE_VERIFY=0: the rollouts alone (a memory or CPU profile of the rollout; no verify rows)
+const WITH_VERIFY = process.env.BENCH_SCALE_VERIFY !== '0';
 const RTT_MS = 20;
 const CHECK_MS = 200;
 const WALL_GOAL = 3;
@@ -61,7 +63,7 @@ async function timed(
 
 interface Measured {
   readonly hosts: number;
-  readonly verify: Run;
+  readonly verify?: Run;
   readonly rollout: Run;
   /** the waves' span from the first lock to the last unlock, and the sum of each wave's slowest host */
   readonly spanMs: number;
@@ -83,7 +85,7 @@ async function measure(hosts: number, report: (line: string) => void): Promise<M
   });
   try {
     const c = ['-c', fleet.configPath];
-    const verify = await timed(['verify', ...c], workDir);
+    const verify = WITH_VERIFY ? await timed(['verify', ...c], workDir) : undefined;
     const before = callCounts(fleet);
     const rollout = await timed(
       ['rollout', '--release', 'r2', '--batch', '10%', '--json', ...c],
@@ -99,9 +101,9 @@ async function measure(hosts: number, report: (line: string) => void): Promise<M
     };
     const { spanMs, pathMs, waves } = criticalPath(result.hosts ?? []);
     report(
-      `scale ${hosts}: verify ${ms(verify.wallMs)} (CPU ${ms(verify.cpuMs)}, ${mb(verify.rssKib)}), rollout ${ms(rollout.wallMs)} (CPU ${ms(rollout.cpuMs)}, ${mb(rollout.rssKib)}), ${waves} waves: span ${ms(spanMs)}, critical path ${ms(pathMs)}`,
+      `scale ${hosts}: ${verify ? `verify ${ms(verify.wallMs)} (CPU ${ms(verify.cpuMs)}, ${mb(verify.rssKib)}), ` : ''}rollout ${ms(rollout.wallMs)} (CPU ${ms(rollout.cpuMs)}, ${mb(rollout.rssKib)}), ${waves} waves: span ${ms(spanMs)}, critical path ${ms(pathMs)}`,
     );
-    return { hosts, verify, rollout, spanMs, pathMs };
+    return { hosts, ...(verify && { verify }), rollout, spanMs, pathMs };
   } finally {
     await fleet.stop();
     await rm(workDir, { recursive: true, force: true });
@@ -219,6 +221,26 @@ function deadRows(d: DeadRun): Row[] {
 
 const DEAD_RSS_GOAL_MB = 400;
 
+/** verify's wall time at each size against one host's (none with BENCH_SCALE_VERIFY=0) */
+function verifyRows(runs: readonly Measured[], one: Measured, big: Measured): Row[] {
+  const oneVerify = one.verify;
+  if (!oneVerify) return [];
+  return runs.slice(1).flatMap((r) => {
+    if (!r.verify) return [];
+    const ratio = r.verify.wallMs / oneVerify.wallMs;
+    return [
+      {
+        figure: `deploy verify wall time, ${r.hosts} hosts`,
+        value: ms(r.verify.wallMs),
+        baseline: `${ms(oneVerify.wallMs)} on 1 host`,
+        ratio,
+        goal: `≤ ${WALL_GOAL}×`,
+        ...(r === big ? { pass: ratio <= WALL_GOAL } : {}),
+      },
+    ];
+  });
+}
+
 /**
  * `deploy verify` and a `--batch 10%` rollout over 1, 100 and 500 simulated
  * hosts (scripts/bench/sim: in-process SSH servers answering the agent
@@ -232,25 +254,13 @@ export async function benchScale(report: (line: string) => void): Promise<Row[]>
   const one = runs[0];
   const big = runs.at(-1);
   if (!one || !big) return [];
-  const perHost = (r: Run, n: number) => r.cpuMs / n;
-  const rows: Row[] = [];
-  for (const r of runs.slice(1)) {
-    const ratio = r.verify.wallMs / one.verify.wallMs;
-    rows.push({
-      figure: `deploy verify wall time, ${r.hosts} hosts`,
-      value: ms(r.verify.wallMs),
-      baseline: `${ms(one.verify.wallMs)} on 1 host`,
-      ratio,
-      goal: `≤ ${WALL_GOAL}×`,
-      ...(r === big ? { pass: ratio <= WALL_GOAL } : {}),
-    });
-  }
-  const peak = Math.max(big.verify.rssKib, big.rollout.rssKib);
+  const rows: Row[] = [...verifyRows(runs, one, big)];
+  const peak = Math.max(big.verify?.rssKib ?? 0, big.rollout.rssKib);
   rows.push({
-    figure: `orchestrator peak RSS, ${big.hosts} hosts (verify, rollout)`,
-    value: `${mb(big.verify.rssKib)}, ${mb(big.rollout.rssKib)}`,
-    baseline: `${mb(one.verify.rssKib)}, ${mb(one.rollout.rssKib)} on 1 host`,
-    ratio: peak / Math.max(one.verify.rssKib, one.rollout.rssKib),
+    figure: `orchestrator peak RSS, ${big.hosts} hosts (${big.verify ? 'verify, ' : ''}rollout)`,
+    value: [big.verify, big.rollout].flatMap((r) => (r ? [mb(r.rssKib)] : [])).join(', '),
+    baseline: `${[one.verify, one.rollout].flatMap((r) => (r ? [mb(r.rssKib)] : [])).join(', ')} on ${one.hosts} host${one.hosts === 1 ? '' : 's'}`,
+    ratio: peak / Math.max(one.verify?.rssKib ?? 0, one.rollout.rssKib),
     goal: `≤ ${RSS_GOAL_MB} MB`,
     pass: peak / 1024 <= RSS_GOAL_MB,
   });
@@ -258,11 +268,13 @@ export async function benchScale(report: (line: string) => void): Promise<Row[]>
     ['verify', (m: Measured) => m.verify],
     ['rollout', (m: Measured) => m.rollout],
   ] as const) {
-    const cpu = perHost(pick(big), big.hosts);
+    const [bigRun, oneRun] = [pick(big), pick(one)];
+    if (!bigRun || !oneRun) continue;
+    const cpu = bigRun.cpuMs / big.hosts;
     rows.push({
       figure: `orchestrator CPU per host, ${what} of ${big.hosts}`,
       value: `${cpu.toFixed(1)} ms`,
-      baseline: `${ms(pick(one).cpuMs)} for 1 host`,
+      baseline: `${ms(oneRun.cpuMs)} for ${one.hosts} host${one.hosts === 1 ? '' : 's'}`,
       goal: `≤ ${CPU_GOAL_MS} ms`,
       pass: cpu <= CPU_GOAL_MS,
     });

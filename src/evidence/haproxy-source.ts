@@ -28,18 +28,33 @@ export class HaproxyCountSource implements EvidenceSource {
     this.label = name === undefined ? `haproxy ${backend}` : `${name} (haproxy ${backend})`;
   }
 
-  async open(): Promise<CountWindow> {
+  /**
+   * `hosts`: the hosts the window counts (default every target), with the
+   * backend's own row: a host's receipt asks for its own server only, which
+   * at 2 000 hosts is one difference per read instead of 2 000 for each host.
+   */
+  async open(hosts?: readonly string[]): Promise<CountWindow> {
     const openedAt = this.clock.now();
+    const counted = hosts
+      ? hosts.flatMap((h) => {
+          const server = this.targets.get(h);
+          return server === undefined ? [] : [[h, server] as const];
+        })
+      : [...this.targets];
     const start = await this.read();
     return {
       openedAt,
-      read: async () => this.delta(start, await this.read()),
+      read: async () => this.delta(counted, start, await this.read()),
     };
   }
 
-  private delta(start: HaproxyCounters, end: HaproxyCounters): ReadonlyMap<string, WindowCounts> {
+  private delta(
+    counted: readonly (readonly [string, string])[],
+    start: HaproxyCounters,
+    end: HaproxyCounters,
+  ): ReadonlyMap<string, WindowCounts> {
     const out = new Map<string, WindowCounts>();
-    for (const [host, server] of this.targets) {
+    for (const [host, server] of counted) {
       const a = start.servers.get(server);
       const b = end.servers.get(server);
       out.set(

@@ -96,12 +96,14 @@ async function refuseUnshippable(
 }
 
 /** The receipt's window opened on the balancer's counters, when the balancer can count. */
-async function beginReceipt(deps: RolloutDeps, plan: Plan): Promise<ReceiptRecorder | undefined> {
+async function beginReceipt(deps: RolloutDeps): Promise<ReceiptRecorder | undefined> {
   const evidence = deps.evidence?.receipt;
   if (!evidence) return undefined;
+  // the rollout's total counts every server of the backend, as the backend's requests do;
+  // each host's own window counts its server alone
   const receipt = new ReceiptRecorder(
     evidence,
-    plan.waves.flat().map((h) => h.name),
+    deps.config.hosts.map((h) => h.name),
     deps.log,
   );
   await receipt.begin();
@@ -124,7 +126,7 @@ async function walk(
   if (options.dryRun) return { ...dryRunResult(deps, plan, pre, bounds), ...skippedOf(pre) };
   const startedAt = deps.clock.now();
   const liveBefore = await repairLeftovers(deps, plan, pre, bounds);
-  const receipt = await beginReceipt(deps, plan);
+  const receipt = await beginReceipt(deps);
   const run = {
     ...waveRun(deps, options, plan, pre, { bounds, startedAt, liveBefore, shipment }),
     ...(receipt && { receipt }),

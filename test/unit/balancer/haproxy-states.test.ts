@@ -79,6 +79,11 @@ describe('show stat', () => {
     expect(parseStatCsv('No such proxy.\n')).toEqual({ ok: false, reason: 'no CSV header' });
   });
 
+  it('splits a line that quotes nothing the same way, empty fields kept', () => {
+    expect(splitCsv('be_api,web-1,,UP 1/2,')).toEqual(['be_api', 'web-1', '', 'UP 1/2', '']);
+    expect(splitCsv('')).toEqual(['']);
+  });
+
   it('splits quoted fields that hold commas and quotes', () => {
     expect(splitCsv('a,"b, c","say ""hi""",')).toEqual(['a', 'b, c', 'say "hi"', '']);
   });

@@ -29,18 +29,24 @@ const targets = new Map([
   ['h2', 'web-2'],
 ]);
 
+/** h1 +50 requests, 2 failed; h2 +80, none; the backend +132, 2 of its own */
+function twoSnapshots(): HaproxyCountSource {
+  const reads = [
+    snapshot('1@1', [100, 0], [100, 1], [200, 0]),
+    snapshot('1@1', [150, 2], [180, 1], [332, 2]),
+  ];
+  const source = new HaproxyCountSource(
+    () => Promise.resolve(reads.shift() ?? snapshot('x', [0, 0], [0, 0], [0, 0])),
+    targets,
+    new FakeClock(),
+    'be_api',
+  );
+  return source;
+}
+
 describe('HaproxyCountSource', () => {
   it("gives each host its server's window and the backend in all", async () => {
-    const reads = [
-      snapshot('1@1', [100, 0], [100, 1], [200, 0]),
-      snapshot('1@1', [150, 2], [180, 1], [332, 2]),
-    ];
-    const source = new HaproxyCountSource(
-      () => Promise.resolve(reads.shift() ?? snapshot('x', [0, 0], [0, 0], [0, 0])),
-      targets,
-      new FakeClock(),
-      'be_api',
-    );
+    const source = twoSnapshots();
     expect(source.label).toBe('haproxy be_api');
     const window = await source.open();
     const counts = await window.read();
@@ -58,6 +64,17 @@ describe('HaproxyCountSource', () => {
       kind: 'counted',
       counts: { requests: 132, failed: 4 },
     });
+  });
+
+  it('counts only the hosts a window was opened for, with the backend', async () => {
+    const source = twoSnapshots();
+    const counts = await (await source.open(['h2'])).read();
+    expect([...counts.keys()]).toEqual(['h2', BACKEND_OWN]);
+    expect(counts.get('h2')).toMatchObject({
+      kind: 'counted',
+      counts: { requests: 80, failed: 0 },
+    });
+    expect(counts.get(BACKEND_OWN)).toMatchObject({ counts: { requests: 132, failed: 2 } });
   });
 
   it('says a host whose server haproxy no longer has, instead of a zero', async () => {
