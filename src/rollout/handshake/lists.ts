@@ -8,6 +8,7 @@ import {
   awaitStep,
   drainStep,
   inMessage,
+  listEnd,
   lockStep,
   outMessage,
   overlapStep,
@@ -23,18 +24,22 @@ import {
   verifyStep,
   type VerifyStepOptions,
 } from './release-steps.js';
-import type { HostContext, HostStep } from './step.js';
+import type { HostContext, HostList, HostStep } from './step.js';
 
 /**
  * A host's deploy, as data: lock → capacity (the guard again, with the lock
  * held: capacity-step.ts) → drain → await-out → overlap → stop → switch
- * → start → verify → undrain → await-in → confirm (unlock is the runner's, at
- * the end whatever happened). Each change carries its undo, so a failure walks
+ * → start → verify → undrain → await-in → confirm, and its end (listEnd: the
+ * unlock), which the runner runs whatever happened. Each change carries its undo, so a failure walks
  * back from the last step reached (runner.ts walkBack): before `stop` that is
  * an undrain; from `stop` on, the same steps toward the previous release.
  * Pure: the dry run prints this list with its bounds.
  */
-export function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
+export function handshakeList(config: Config, bounds: Bounds): HostList {
+  return { steps: handshakeSteps(config, bounds), end: listEnd() };
+}
+
+function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
   const { drain, rollout } = config;
   const confirm: VerifyStepOptions = {
     name: 'confirm',
@@ -140,7 +145,11 @@ function failStep(message: string): HostStep {
  * fails and the marker's rollout had switched, back to the previous release
  * first; undrain only what verifies.
  */
-export function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostStep[] {
+export function repairList(config: Config, bounds: Bounds, status: HostStatus): HostList {
+  return { steps: repairSteps(config, bounds, status), end: listEnd() };
+}
+
+function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostStep[] {
   const marker = status.draining;
   const previous = status.previous;
   const switchedByRollout = marker?.release !== undefined && marker.release === status.release;

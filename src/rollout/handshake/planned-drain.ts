@@ -8,16 +8,16 @@ import type { RolloutDeps } from '../types.js';
 import {
   awaitStep,
   drainStep,
+  listEnd,
   lockStep,
   overlapStep,
-  releaseLock,
   undrainStep,
   unlockStep,
 } from './drain-steps.js';
 import { failOpenOfEach } from '../preflight.js';
 import { capacityStep } from './capacity-step.js';
-import { runSteps } from './runner.js';
-import { hostContext, type HostStep } from './step.js';
+import { runList } from './runner.js';
+import { hostContext, type HostList, type HostStep } from './step.js';
 
 export interface PlannedDrainOptions {
   /** true: drain; false: undrain */
@@ -45,9 +45,19 @@ export interface PlannedDrainResult {
  * the host nothing new and what it had has finished. A drain is guarded as a
  * rollout's host is (capacity-step.ts), unless forced. The lock is held only
  * while the marker changes, and its steps go to the host's audit: the wait
- * touches nothing. Pure.
+ * touches nothing. Its end (listEnd, quiet as the unlock in the middle) releases
+ * the lock only when a step before that unlock failed. Pure.
  */
-export function plannedSteps(
+function plannedList(
+  options: PlannedDrainOptions,
+  bounds: Bounds | undefined,
+  overlapMs: number,
+  who: string,
+): HostList {
+  return { steps: plannedSteps(options, bounds, overlapMs, who), end: listEnd({ quiet: true }) };
+}
+
+function plannedSteps(
   options: PlannedDrainOptions,
   bounds: Bounds | undefined,
   overlapMs: number,
@@ -103,11 +113,9 @@ export async function plannedDrain(
     liveBefore: null,
     guard: { wave: [host], failOpen },
   });
-  try {
-    await runSteps(ctx, plannedSteps(options, bounds, config.drain.overlap, deps.who));
-  } finally {
-    await releaseLock(ctx);
-  }
+  await runList(ctx, plannedList(options, bounds, config.drain.overlap, deps.who), {
+    done: () => undefined,
+  });
   return {
     host: host.name,
     drained: options.drain,
