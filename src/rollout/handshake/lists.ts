@@ -3,6 +3,7 @@ import { BlockedError, OperationError } from '../../errors.js';
 import type { HostStatus } from '../../protocol/results.js';
 import { summarizeVerify } from '../host-actions.js';
 import type { Bounds } from '../rotation.js';
+import { stepBounds, type StepBounds } from '../../timing/step-bounds.js';
 import { capacityStep } from './capacity-step.js';
 import {
   awaitStep,
@@ -40,10 +41,11 @@ export function handshakeList(config: Config, bounds: Bounds): HostList {
 }
 
 function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
-  const { drain, rollout } = config;
+  const bound = stepBounds(config, bounds);
+  const { rollout } = config;
   const confirm: VerifyStepOptions = {
     name: 'confirm',
-    boundMs: rollout.verifyTimeout,
+    boundMs: bound.confirm,
     successes: rollout.verifySuccesses,
     allowDraining: false,
     failure: (ctx, summary) =>
@@ -54,20 +56,20 @@ function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
     capacityStep(),
     {
       ...drainStep(),
-      undo: (ctx) => (ctx.progress.stopped ? putBack(config, bounds) : [undrainStep()]),
+      undo: (ctx) => (ctx.progress.stopped ? putBack(bound) : [undrainStep()]),
     },
-    awaitStep('out', bounds.awaitOut, outMessage),
-    overlapStep(drain.overlap),
+    awaitStep('out', bound['await-out'], outMessage),
+    overlapStep(bound.overlap),
     {
-      ...stopStep('release', drain.stopTimeout),
+      ...stopStep('release', bound.stop),
       rollsBack: true,
-      undo: (ctx) => returnToPrevious(ctx, config, bounds),
+      undo: (ctx) => returnToPrevious(ctx, bound),
     },
     switchStep('release'),
     startStep(),
     verifyStep({
       name: 'verify',
-      boundMs: rollout.verifyTimeout,
+      boundMs: bound.verify,
       successes: 1,
       allowDraining: true,
       failure: (ctx, summary) =>
@@ -78,7 +80,7 @@ function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
       // the failed release is taken out again before anything else
       undo: (ctx) => (ctx.progress.drained ? [] : [redrainStep()]),
     },
-    awaitStep('in', bounds.awaitIn, inMessage),
+    awaitStep('in', bound['await-in'], inMessage),
     confirmStep(confirm),
   ];
 }
@@ -89,7 +91,7 @@ function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
  * routes to). A stop that proved nothing and switched nothing left the old
  * release running in part: start again only what its status says is stopped.
  */
-function returnToPrevious(ctx: HostContext, config: Config, bounds: Bounds): HostStep[] {
+function returnToPrevious(ctx: HostContext, bound: StepBounds): HostStep[] {
   const p = ctx.progress;
   if (p.stopUnproven && !p.switched) {
     if (ctx.run.liveBefore === null)
@@ -106,28 +108,28 @@ function returnToPrevious(ctx: HostContext, config: Config, bounds: Bounds): Hos
     ? [
         awaitStep(
           'out',
-          bounds.awaitOut,
+          bound['await-out'],
           ({ run }) => `${run.host.target} is still in rotation after the drain; not stopping it`,
         ),
-        overlapStep(config.drain.overlap),
+        overlapStep(bound.overlap),
       ]
     : [];
   return [...drainOut, stopStep('previous'), switchStep('previous'), startStep()];
 }
 
 /** The walk-back of `drain` once the host was stopped: undrain only when what runs verifies. */
-function putBack(config: Config, bounds: Bounds): HostStep[] {
+function putBack(bound: StepBounds): HostStep[] {
   return [
     verifyStep({
       name: 'verify',
-      boundMs: config.rollout.verifyTimeout,
+      boundMs: bound.verify,
       successes: 1,
       allowDraining: true,
       // the release rolled back to may predate x-release; another id still fails
       releaseOptional: true,
     }),
     undrainStep(),
-    awaitStep('in', bounds.awaitIn, undefined),
+    awaitStep('in', bound['await-in'], undefined),
   ];
 }
 
@@ -153,9 +155,10 @@ function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostSt
   const marker = status.draining;
   const previous = status.previous;
   const switchedByRollout = marker?.release !== undefined && marker.release === status.release;
+  const bound = stepBounds(config, bounds);
   const verify: VerifyStepOptions = {
     name: 'verify',
-    boundMs: config.rollout.verifyTimeout,
+    boundMs: bound.verify,
     successes: 1,
     allowDraining: true,
     // what it repairs to may be a release from before x-release; another id still fails
@@ -203,7 +206,7 @@ function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostSt
     },
     // the marker goes whatever the balancer answers, as in a deploy's undrain
     undrainStep(),
-    awaitStep('in', bounds.awaitIn, undefined),
+    awaitStep('in', bound['await-in'], undefined),
   ];
 }
 

@@ -3,7 +3,8 @@ import type { HostConfig } from '../../config/types.js';
 import { formatMs } from '../../timing/duration.js';
 import { StepRecorder } from '../recorder.js';
 import { settingsOfEach } from '../../balancer/set.js';
-import { boundsOfBalancers, describeState, type Bounds } from '../rotation.js';
+import { boundsOfBalancers, describeState } from '../rotation.js';
+import { stepBounds, type StepBounds } from '../../timing/step-bounds.js';
 import type { RolloutDeps } from '../types.js';
 import {
   awaitStep,
@@ -50,17 +51,15 @@ export interface PlannedDrainResult {
  */
 function plannedList(
   options: PlannedDrainOptions,
-  bounds: Bounds | undefined,
-  overlapMs: number,
+  bounds: StepBounds | undefined,
   who: string,
 ): HostList {
-  return { steps: plannedSteps(options, bounds, overlapMs, who), end: listEnd({ quiet: true }) };
+  return { steps: plannedSteps(options, bounds, who), end: listEnd({ quiet: true }) };
 }
 
 function plannedSteps(
   options: PlannedDrainOptions,
-  bounds: Bounds | undefined,
-  overlapMs: number,
+  bounds: StepBounds | undefined,
   who: string,
 ): HostStep[] {
   const change = [
@@ -74,17 +73,17 @@ function plannedSteps(
   const wait = options.drain
     ? awaitStep(
         'out',
-        bounds.awaitOut,
+        bounds['await-out'],
         ({ run }, w, bound) =>
           `${run.host.name}: target ${run.host.target} still ${describeState(w.last)} ${formatMs(bound)} after the drain (the timing model's bound); the host stays drained, but the balancer has not taken it out`,
       )
     : awaitStep(
         'in',
-        bounds.awaitIn,
+        bounds['await-in'],
         ({ run }, w, bound) =>
           `${run.host.name}: target ${run.host.target} still ${describeState(w.last)} ${formatMs(bound)} after the undrain (the timing model's bound); do its services pass the balancer's health check? ('deploy verify --hosts ${run.host.name}')`,
       );
-  return [...change, wait, ...(options.drain ? [overlapStep(overlapMs)] : [])];
+  return [...change, wait, ...(options.drain ? [overlapStep(bounds.overlap)] : [])];
 }
 
 /** `deploy drain HOST` / `undrain HOST`, through the same runner as a rollout. */
@@ -113,7 +112,8 @@ export async function plannedDrain(
     liveBefore: null,
     guard: { wave: [host], failOpen },
   });
-  await runList(ctx, plannedList(options, bounds, config.drain.overlap, deps.who), {
+  const bound = bounds && stepBounds(config, bounds);
+  await runList(ctx, plannedList(options, bound, deps.who), {
     done: () => undefined,
   });
   return {
