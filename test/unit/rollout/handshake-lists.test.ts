@@ -284,6 +284,20 @@ describe('the end of a list, the runner’s whatever happened', () => {
     expect(asked).toEqual(['audit drain', 'release', 'audit unlock']);
   });
 
+  it('with record: false (a repair), neither its steps nor its end are recorded; the lock still goes', async () => {
+    const { ctx } = context();
+    const asked = held(ctx);
+    const loud: HostStep = { name: 'switch', run: () => Promise.resolve() };
+    await runList(
+      ctx,
+      { steps: [loud], end: listEnd() },
+      { done: () => undefined },
+      { record: false },
+    );
+    expect(ctx.run.rec.steps).toEqual([]);
+    expect(asked).toEqual(['release']);
+  });
+
   it('a lost lock is not released again, nor its receipt closed; the audit sink still ends', async () => {
     const { ctx } = context();
     const asked = held(ctx);
