@@ -1,7 +1,7 @@
-import { timerMs } from '../config/duration.js';
 import type { HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { StopReport, VerifyReport } from '../protocol/results.js';
+import { drainLeaseMs, stepBounds } from '../timing/step-bounds.js';
 import type { RolloutDeps } from './types.js';
 
 /** Drain and undrain by the configured method; the marker is written either way. */
@@ -90,11 +90,7 @@ export function describeStop(report: StopReport): { ok: boolean; detail?: string
   return { ok: report.proven, ...(detail ? { detail } : {}) };
 }
 
-/** How long the drain marker is good for if the orchestrator dies: the whole worst-case window, twice. */
+/** How long the drain marker is good for if the orchestrator dies (timing/step-bounds.ts). */
 export function drainLease(deps: RolloutDeps, awaitOut: number, awaitIn: number): number {
-  const { drain, rollout } = deps.config;
-  // a lease the agent refuses (past a timer's reach) would fail the drain: clamp it
-  return timerMs(
-    2 * (awaitOut + drain.overlap + drain.stopTimeout + rollout.verifyTimeout * 2 + awaitIn),
-  );
+  return drainLeaseMs(stepBounds(deps.config, { awaitOut, awaitIn }));
 }

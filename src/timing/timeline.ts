@@ -8,6 +8,7 @@ import {
 } from './bounds.js';
 import { bakePlan } from './bake.js';
 import { formatDuration as fmt } from './duration.js';
+import { stepBounds } from './step-bounds.js';
 import type { Phase, Timeline, TimingInput } from './types.js';
 
 type Step = Omit<Phase, 'offset'>;
@@ -28,16 +29,21 @@ function awaitInBasis(input: TimingInput): string {
   return settings.slowStart ? `${base} + slow_start ${fmt(settings.slowStart)}` : base;
 }
 
+/** The handshake's phases, each lasting its step's bound (step-bounds.ts); start and verify are one. */
 function steps(input: TimingInput): Step[] {
-  const { settings, drain, rollout } = input;
+  const { settings, drain } = input;
+  const bound = stepBounds(input, {
+    awaitOut: awaitOutBound(settings, drain),
+    awaitIn: awaitInBound(settings),
+  });
   return [
     { id: 'drain', duration: 0, basis: 'one command: write the drain marker (or deregister)' },
-    { id: 'await-out', duration: awaitOutBound(settings, drain), basis: awaitOutBasis(input) },
-    { id: 'overlap', duration: drain.overlap, basis: 'drain.overlap' },
-    { id: 'stop', duration: drain.stopTimeout, basis: 'drain.stop_timeout' },
-    { id: 'start-verify', duration: rollout.verifyTimeout, basis: 'rollout.verify_timeout' },
-    { id: 'await-in', duration: awaitInBound(settings), basis: awaitInBasis(input) },
-    { id: 'confirm', duration: rollout.verifyTimeout, basis: 'rollout.verify_timeout' },
+    { id: 'await-out', duration: bound['await-out'], basis: awaitOutBasis(input) },
+    { id: 'overlap', duration: bound.overlap, basis: 'drain.overlap' },
+    { id: 'stop', duration: bound.stop, basis: 'drain.stop_timeout' },
+    { id: 'start-verify', duration: bound.verify, basis: 'rollout.verify_timeout' },
+    { id: 'await-in', duration: bound['await-in'], basis: awaitInBasis(input) },
+    { id: 'confirm', duration: bound.confirm, basis: 'rollout.verify_timeout' },
   ];
 }
 

@@ -1,8 +1,13 @@
 import type { LogEvent } from '../../log.js';
 import { formatMs } from '../../timing/duration.js';
+import { BOUNDED_STEPS } from '../../timing/step-bounds.js';
 
-/** The steps that wait on something slow: the balancer, a drain, services stopping or starting. */
-const WAITING = new Set(['await-out', 'overlap', 'stop', 'start', 'verify', 'await-in', 'confirm']);
+/**
+ * The steps that wait on something slow: those the timing model bounds (the
+ * balancer, a drain, services stopping, verifies), and services starting
+ * (within the timeline's start-verify, no bound of its own).
+ */
+const WAITING = new Set<string>([...BOUNDED_STEPS, 'start']);
 
 export interface Wait {
   readonly host: string;

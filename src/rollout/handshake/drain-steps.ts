@@ -1,6 +1,6 @@
 import type { HeldLock } from '../../agent-client/host-agent.js';
 import type { TargetState } from '../../balancer/balancer.js';
-import { OperationError } from '../../errors.js';
+import { messageOf, OperationError } from '../../errors.js';
 import { formatMs } from '../../timing/duration.js';
 import { awaitRotation, describeState, type RotationWait } from '../rotation.js';
 import type { HostContext, HostStep, StepVerdict } from './step.js';
@@ -55,7 +55,7 @@ export function watchLock(ctx: HostContext, lock: HeldLock): void {
   });
 }
 
-/** Release the lock now (deploy drain waits for the balancer without holding it). */
+/** Release the lock now, mid-list (deploy drain waits for the balancer without holding it). */
 export function unlockStep(options: { quiet?: boolean } = {}): HostStep {
   return {
     name: 'unlock',
@@ -65,6 +65,50 @@ export function unlockStep(options: { quiet?: boolean } = {}): HostStep {
       ctx.run.rec.audit = undefined;
     },
   };
+}
+
+/** the lock is still this run's: what the end of a list releases */
+const holding = (ctx: HostContext): boolean =>
+  ctx.progress.lock !== undefined && !ctx.progress.lockLost;
+
+/**
+ * What ends every list, run by the runner whatever happened (after a failure's
+ * walk-back): the receipt window closes (its figures go to the audit, through
+ * the lock's holder), then the lock goes. An unlock that fails is said on the
+ * log and recorded, never thrown: it must not hide what happened before it.
+ * Quiet: not recorded as a step (deploy drain, deploy undrain).
+ */
+export function listEnd(options: { quiet?: boolean } = {}): HostStep[] {
+  return [
+    {
+      name: 'unlock',
+      quiet: true,
+      when: holding,
+      async run(ctx) {
+        const receipt = await ctx.run.receipt?.close().catch(() => undefined);
+        if (receipt) ctx.run.rec.note('receipt', receipt);
+      },
+    },
+    {
+      name: 'unlock',
+      ...(options.quiet ? { quiet: true } : {}),
+      when: holding,
+      async run(ctx): Promise<StepVerdict | void> {
+        try {
+          await releaseLock(ctx);
+        } catch (error) {
+          const message = `could not release the host lock cleanly: ${messageOf(error)}`;
+          ctx.run.deps.log.emit({
+            level: 'error',
+            event: 'unlock',
+            message,
+            host: ctx.run.host.name,
+          });
+          return { ok: false, detail: messageOf(error) };
+        }
+      },
+    },
+  ];
 }
 
 /** Release the lock if this run still holds it (the audit goes through the holder: it ends too). */

@@ -3,11 +3,13 @@ import { BlockedError, OperationError } from '../../errors.js';
 import type { HostStatus } from '../../protocol/results.js';
 import { summarizeVerify } from '../host-actions.js';
 import type { Bounds } from '../rotation.js';
+import { stepBounds, type StepBounds } from '../../timing/step-bounds.js';
 import { capacityStep } from './capacity-step.js';
 import {
   awaitStep,
   drainStep,
   inMessage,
+  listEnd,
   lockStep,
   outMessage,
   overlapStep,
@@ -23,22 +25,27 @@ import {
   verifyStep,
   type VerifyStepOptions,
 } from './release-steps.js';
-import type { HostContext, HostStep } from './step.js';
+import type { HostContext, HostList, HostStep } from './step.js';
 
 /**
  * A host's deploy, as data: lock → capacity (the guard again, with the lock
  * held: capacity-step.ts) → drain → await-out → overlap → stop → switch
- * → start → verify → undrain → await-in → confirm (unlock is the runner's, at
- * the end whatever happened). Each change carries its undo, so a failure walks
+ * → start → verify → undrain → await-in → confirm, and its end (listEnd: the
+ * unlock), which the runner runs whatever happened. Each change carries its undo, so a failure walks
  * back from the last step reached (runner.ts walkBack): before `stop` that is
  * an undrain; from `stop` on, the same steps toward the previous release.
  * Pure: the dry run prints this list with its bounds.
  */
-export function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
-  const { drain, rollout } = config;
+export function handshakeList(config: Config, bounds: Bounds): HostList {
+  return { steps: handshakeSteps(config, bounds), end: listEnd() };
+}
+
+function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
+  const bound = stepBounds(config, bounds);
+  const { rollout } = config;
   const confirm: VerifyStepOptions = {
     name: 'confirm',
-    boundMs: rollout.verifyTimeout,
+    boundMs: bound.confirm,
     successes: rollout.verifySuccesses,
     allowDraining: false,
     failure: (ctx, summary) =>
@@ -49,20 +56,20 @@ export function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
     capacityStep(),
     {
       ...drainStep(),
-      undo: (ctx) => (ctx.progress.stopped ? putBack(config, bounds) : [undrainStep()]),
+      undo: (ctx) => (ctx.progress.stopped ? putBack(bound) : [undrainStep()]),
     },
-    awaitStep('out', bounds.awaitOut, outMessage),
-    overlapStep(drain.overlap),
+    awaitStep('out', bound['await-out'], outMessage),
+    overlapStep(bound.overlap),
     {
-      ...stopStep('release', drain.stopTimeout),
+      ...stopStep('release', bound.stop),
       rollsBack: true,
-      undo: (ctx) => returnToPrevious(ctx, config, bounds),
+      undo: (ctx) => returnToPrevious(ctx, bound),
     },
     switchStep('release'),
     startStep(),
     verifyStep({
       name: 'verify',
-      boundMs: rollout.verifyTimeout,
+      boundMs: bound.verify,
       successes: 1,
       allowDraining: true,
       failure: (ctx, summary) =>
@@ -73,7 +80,7 @@ export function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
       // the failed release is taken out again before anything else
       undo: (ctx) => (ctx.progress.drained ? [] : [redrainStep()]),
     },
-    awaitStep('in', bounds.awaitIn, inMessage),
+    awaitStep('in', bound['await-in'], inMessage),
     confirmStep(confirm),
   ];
 }
@@ -84,7 +91,7 @@ export function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
  * routes to). A stop that proved nothing and switched nothing left the old
  * release running in part: start again only what its status says is stopped.
  */
-function returnToPrevious(ctx: HostContext, config: Config, bounds: Bounds): HostStep[] {
+function returnToPrevious(ctx: HostContext, bound: StepBounds): HostStep[] {
   const p = ctx.progress;
   if (p.stopUnproven && !p.switched) {
     if (ctx.run.liveBefore === null)
@@ -101,28 +108,28 @@ function returnToPrevious(ctx: HostContext, config: Config, bounds: Bounds): Hos
     ? [
         awaitStep(
           'out',
-          bounds.awaitOut,
+          bound['await-out'],
           ({ run }) => `${run.host.target} is still in rotation after the drain; not stopping it`,
         ),
-        overlapStep(config.drain.overlap),
+        overlapStep(bound.overlap),
       ]
     : [];
   return [...drainOut, stopStep('previous'), switchStep('previous'), startStep()];
 }
 
 /** The walk-back of `drain` once the host was stopped: undrain only when what runs verifies. */
-function putBack(config: Config, bounds: Bounds): HostStep[] {
+function putBack(bound: StepBounds): HostStep[] {
   return [
     verifyStep({
       name: 'verify',
-      boundMs: config.rollout.verifyTimeout,
+      boundMs: bound.verify,
       successes: 1,
       allowDraining: true,
       // the release rolled back to may predate x-release; another id still fails
       releaseOptional: true,
     }),
     undrainStep(),
-    awaitStep('in', bounds.awaitIn, undefined),
+    awaitStep('in', bound['await-in'], undefined),
   ];
 }
 
@@ -140,13 +147,18 @@ function failStep(message: string): HostStep {
  * fails and the marker's rollout had switched, back to the previous release
  * first; undrain only what verifies.
  */
-export function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostStep[] {
+export function repairList(config: Config, bounds: Bounds, status: HostStatus): HostList {
+  return { steps: repairSteps(config, bounds, status), end: listEnd() };
+}
+
+function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostStep[] {
   const marker = status.draining;
   const previous = status.previous;
   const switchedByRollout = marker?.release !== undefined && marker.release === status.release;
+  const bound = stepBounds(config, bounds);
   const verify: VerifyStepOptions = {
     name: 'verify',
-    boundMs: config.rollout.verifyTimeout,
+    boundMs: bound.verify,
     successes: 1,
     allowDraining: true,
     // what it repairs to may be a release from before x-release; another id still fails
@@ -194,7 +206,7 @@ export function repairSteps(config: Config, bounds: Bounds, status: HostStatus):
     },
     // the marker goes whatever the balancer answers, as in a deploy's undrain
     undrainStep(),
-    awaitStep('in', bounds.awaitIn, undefined),
+    awaitStep('in', bound['await-in'], undefined),
   ];
 }
 

@@ -3,21 +3,22 @@ import type { HostConfig } from '../../config/types.js';
 import { formatMs } from '../../timing/duration.js';
 import { StepRecorder } from '../recorder.js';
 import { settingsOfEach } from '../../balancer/set.js';
-import { boundsOfBalancers, describeState, type Bounds } from '../rotation.js';
+import { boundsOfBalancers, describeState } from '../rotation.js';
+import { stepBounds, type StepBounds } from '../../timing/step-bounds.js';
 import type { RolloutDeps } from '../types.js';
 import {
   awaitStep,
   drainStep,
+  listEnd,
   lockStep,
   overlapStep,
-  releaseLock,
   undrainStep,
   unlockStep,
 } from './drain-steps.js';
 import { failOpenOfEach } from '../preflight.js';
 import { capacityStep } from './capacity-step.js';
-import { runSteps } from './runner.js';
-import { hostContext, type HostStep } from './step.js';
+import { runList } from './runner.js';
+import { hostContext, type HostList, type HostStep } from './step.js';
 
 export interface PlannedDrainOptions {
   /** true: drain; false: undrain */
@@ -45,12 +46,20 @@ export interface PlannedDrainResult {
  * the host nothing new and what it had has finished. A drain is guarded as a
  * rollout's host is (capacity-step.ts), unless forced. The lock is held only
  * while the marker changes, and its steps go to the host's audit: the wait
- * touches nothing. Pure.
+ * touches nothing. Its end (listEnd, quiet as the unlock in the middle) releases
+ * the lock only when a step before that unlock failed. Pure.
  */
-export function plannedSteps(
+function plannedList(
   options: PlannedDrainOptions,
-  bounds: Bounds | undefined,
-  overlapMs: number,
+  bounds: StepBounds | undefined,
+  who: string,
+): HostList {
+  return { steps: plannedSteps(options, bounds, who), end: listEnd({ quiet: true }) };
+}
+
+function plannedSteps(
+  options: PlannedDrainOptions,
+  bounds: StepBounds | undefined,
   who: string,
 ): HostStep[] {
   const change = [
@@ -64,17 +73,17 @@ export function plannedSteps(
   const wait = options.drain
     ? awaitStep(
         'out',
-        bounds.awaitOut,
+        bounds['await-out'],
         ({ run }, w, bound) =>
           `${run.host.name}: target ${run.host.target} still ${describeState(w.last)} ${formatMs(bound)} after the drain (the timing model's bound); the host stays drained, but the balancer has not taken it out`,
       )
     : awaitStep(
         'in',
-        bounds.awaitIn,
+        bounds['await-in'],
         ({ run }, w, bound) =>
           `${run.host.name}: target ${run.host.target} still ${describeState(w.last)} ${formatMs(bound)} after the undrain (the timing model's bound); do its services pass the balancer's health check? ('deploy verify --hosts ${run.host.name}')`,
       );
-  return [...change, wait, ...(options.drain ? [overlapStep(overlapMs)] : [])];
+  return [...change, wait, ...(options.drain ? [overlapStep(bounds.overlap)] : [])];
 }
 
 /** `deploy drain HOST` / `undrain HOST`, through the same runner as a rollout. */
@@ -103,11 +112,10 @@ export async function plannedDrain(
     liveBefore: null,
     guard: { wave: [host], failOpen },
   });
-  try {
-    await runSteps(ctx, plannedSteps(options, bounds, config.drain.overlap, deps.who));
-  } finally {
-    await releaseLock(ctx);
-  }
+  const bound = bounds && stepBounds(config, bounds);
+  await runList(ctx, plannedList(options, bound, deps.who), {
+    done: () => undefined,
+  });
   return {
     host: host.name,
     drained: options.drain,

@@ -1,9 +1,7 @@
-import { timerMs } from '../../config/duration.js';
-import type { Config } from '../../config/types.js';
 import { AgentError, BlockedError, messageOf } from '../../errors.js';
 import { LOCK_LOST } from '../../protocol/lines.js';
 import { formatMs } from '../../timing/duration.js';
-import type { Bounds } from '../rotation.js';
+import { rollbackBudgetMs, stepBounds } from '../../timing/step-bounds.js';
 import type { HostOutcome } from '../types.js';
 import type { LockLossCause } from '../../agent-client/host-agent.js';
 import { watchLock } from './drain-steps.js';
@@ -17,21 +15,6 @@ export interface RollbackResult {
   readonly ok: boolean;
   readonly release: string;
   readonly detail: string;
-}
-
-/** The whole handshake's worst case and a minute, within what a timer holds. */
-export function rollbackBudgetMs(
-  config: Pick<Config, 'drain' | 'rollout'>,
-  bounds: Pick<Bounds, 'awaitOut' | 'awaitIn'>,
-): number {
-  return timerMs(
-    bounds.awaitOut +
-      config.drain.overlap +
-      config.drain.stopTimeout +
-      config.rollout.verifyTimeout +
-      bounds.awaitIn +
-      60_000,
-  );
 }
 
 /** What every outcome of a failed host starts from, and its log. */
@@ -145,7 +128,7 @@ async function walkBackFrom(ctx: HostContext, error: unknown): Promise<HostOutco
   const { host, deps } = run;
   const { interrupted, base, result, blocked, log } = failure(ctx, error);
   // the walk-back has its own time budget: the Ctrl-C that may have caused it must not cut it short
-  ctx.signal = AbortSignal.timeout(rollbackBudgetMs(deps.config, run.bounds));
+  ctx.signal = AbortSignal.timeout(rollbackBudgetMs(stepBounds(deps.config, run.bounds)));
   // and its verifies are waited for, a second Ctrl-C or not: they decide the undrain
   ctx.cut = undefined;
   const back = walkBack(ctx);

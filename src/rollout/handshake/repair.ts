@@ -5,9 +5,8 @@ import { StepRecorder } from '../recorder.js';
 import type { Bounds } from '../rotation.js';
 import type { RolloutDeps } from '../types.js';
 import { drainOwner } from '../drain-owner.js';
-import { releaseLock } from './drain-steps.js';
-import { repairSteps } from './lists.js';
-import { runSteps } from './runner.js';
+import { repairList } from './lists.js';
+import { runList } from './runner.js';
 import { hostContext } from './step.js';
 
 /**
@@ -18,7 +17,7 @@ import { hostContext } from './step.js';
  * while its lease runs (preflight refuses a plan that has that host,
  * drain-owner.ts); once its lease is over it is a leftover too. Before
  * starting, put such a host back the way the last rollout would have
- * (repairSteps): if its services verify, undrain it; if not and it has a
+ * (repairList): if its services verify, undrain it; if not and it has a
  * previous release, switch back to that first. A host that cannot be
  * repaired blocks the rollout with a message: it needs a person.
  * Returns the release the host runs afterwards.
@@ -57,11 +56,12 @@ export async function repairLeftover(
     leaseMs: 0,
     liveBefore: status.previous,
   });
-  try {
-    await runSteps(ctx, repairSteps(deps.config, bounds, status), { record: false });
-  } finally {
-    await releaseLock(ctx);
-  }
+  await runList(
+    ctx,
+    repairList(deps.config, bounds, status),
+    { done: () => undefined },
+    { record: false },
+  );
   deps.log.emit({
     level: 'info',
     event: 'repair',

@@ -1,4 +1,4 @@
-import type { HostContext, HostStep } from './step.js';
+import type { HostContext, HostList, HostStep, StepVerdict } from './step.js';
 
 export interface RunOptions {
   /** false: the steps are parts of one recorded step (a rollback), not recorded one by one */
@@ -22,13 +22,49 @@ export async function runSteps(
     if (step.when && !step.when(ctx)) continue;
     ctx.progress.step = step.name;
     ctx.reached.push(step);
-    const run = async () => (await step.run(ctx)) ?? {};
-    const verdict =
-      record && !step.quiet
-        ? await ctx.run.rec.step(step.name, run, (v) => v, step.boundMs)
-        : await run();
+    const verdict = await runOne(ctx, step, record);
     if (verdict.error) throw verdict.error;
     step.after?.(ctx);
+  }
+}
+
+async function runOne(ctx: HostContext, step: HostStep, record: boolean): Promise<StepVerdict> {
+  const run = async () => (await step.run(ctx)) ?? {};
+  return record && !step.quiet
+    ? await ctx.run.rec.step(step.name, run, (v) => v, step.boundMs)
+    : await run();
+}
+
+/** How a list's run turns out: what its success gives, and what a failure gives (none: it throws). */
+export interface ListOutcome<T> {
+  done(): T;
+  failed?(error: unknown): Promise<T>;
+}
+
+/**
+ * Run a list: its steps (runSteps), and after them, whatever happened (a
+ * success, a failure once `failed` walked it back, an interrupt, a lost
+ * lock), its end: every end step runs, aborted or not, and the recorder's
+ * audit through the lock's holder ends with it. The one place a list ends.
+ */
+export async function runList<T>(
+  ctx: HostContext,
+  list: HostList,
+  outcome: ListOutcome<T>,
+  { record = true }: RunOptions = {},
+): Promise<T> {
+  try {
+    await runSteps(ctx, list.steps, { record });
+    return outcome.done();
+  } catch (error) {
+    if (!outcome.failed) throw error;
+    return await outcome.failed(error);
+  } finally {
+    for (const step of list.end) {
+      if (step.when && !step.when(ctx)) continue;
+      await runOne(ctx, step, record);
+    }
+    ctx.run.rec.audit = undefined;
   }
 }
 

@@ -140,6 +140,15 @@ export interface HostStep {
 }
 
 /**
+ * A list of steps as it is run and planned: its steps in order, and its end,
+ * which the runner runs whatever happened (the unlock: drain-steps.ts listEnd).
+ */
+export interface HostList {
+  readonly steps: readonly HostStep[];
+  readonly end: readonly HostStep[];
+}
+
+/**
  * A fresh context for one run of a list on a host: its drain actions, its
  * progress, and a signal that fires on the command's abort (Ctrl-C) or when
  * the lock holder goes away.

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { hostActions } from '../../../src/rollout/host-actions.js';
-import { handshakeSteps, repairSteps } from '../../../src/rollout/handshake/lists.js';
-import { runSteps, walkBack } from '../../../src/rollout/handshake/runner.js';
+import { handshakeList, repairList } from '../../../src/rollout/handshake/lists.js';
+import { runList, runSteps, walkBack } from '../../../src/rollout/handshake/runner.js';
+import { listEnd } from '../../../src/rollout/handshake/drain-steps.js';
+import type { HeldLock } from '../../../src/agent-client/host-agent.js';
 import {
   freshProgress,
   type HostContext,
@@ -41,7 +43,7 @@ function context(options: { rollback?: boolean; liveBefore?: string | null } = {
 
 /** Mark the handshake reached up to (and including) `last`, as the runner would. */
 function reachedUpTo(ctx: HostContext, last: string): void {
-  const steps = handshakeSteps(testConfig(), bounds);
+  const steps = handshakeList(testConfig(), bounds).steps;
   for (const step of steps) {
     ctx.reached.push(step);
     if (step.name === last) return;
@@ -53,7 +55,8 @@ const names = (steps: readonly HostStep[]) => steps.map((s) => s.name);
 describe('the handshake as a list', () => {
   it('is lock, capacity and on to confirm, each wait held to the timing model’s bound', () => {
     const config = testConfig();
-    const steps = handshakeSteps(config, bounds);
+    const list = handshakeList(config, bounds);
+    const steps = list.steps;
     expect(steps.map((s) => [s.name, s.boundMs])).toEqual([
       ['lock', undefined],
       ['capacity', undefined],
@@ -69,6 +72,11 @@ describe('the handshake as a list', () => {
       ['confirm', config.rollout.verifyTimeout],
     ]);
     expect(steps.filter((s) => s.rollsBack).map((s) => s.name)).toEqual(['stop']);
+    // its end: the receipt's close (no line of its own), then the recorded unlock
+    expect(list.end.map((s) => [s.name, s.quiet ?? false])).toEqual([
+      ['unlock', true],
+      ['unlock', false],
+    ]);
   });
 });
 
@@ -185,8 +193,8 @@ describe('repair as a list built from the host’s status', () => {
       release: 'r2',
       previous: 'r1',
       draining: { by: 'ci', since: 'x', until: 'y', release: 'r2' },
-    } as unknown as Parameters<typeof repairSteps>[2];
-    const steps = repairSteps(testConfig(), bounds, status);
+    } as unknown as Parameters<typeof repairList>[2];
+    const steps = repairList(testConfig(), bounds, status).steps;
     const { ctx } = context();
     ctx.verified = { ok: false, services: [] } as unknown as HostContext['verified'];
     const conditional = steps.filter((s) => s.when).map((s) => [s.name, s.when!(ctx)]);
@@ -199,5 +207,140 @@ describe('repair as a list built from the host’s status', () => {
     ]);
     ctx.verified = { ok: true, services: [] } as unknown as HostContext['verified'];
     expect(steps.filter((s) => s.when?.(ctx)).length).toBe(0);
+  });
+});
+
+/** A lock this run holds: what it was asked, and how its release answers. */
+function held(ctx: HostContext, release: () => Promise<void> = () => Promise.resolve()) {
+  const asked: string[] = [];
+  const lock: HeldLock = {
+    release: () => {
+      asked.push('release');
+      return release();
+    },
+    audit: (entry) => asked.push(`audit ${entry.step}`),
+    lost: new Promise(() => undefined),
+  };
+  ctx.progress.lock = lock;
+  ctx.run.rec.audit = (entry) => lock.audit(entry);
+  return asked;
+}
+
+describe('the end of a list, the runner’s whatever happened', () => {
+  const failing: HostStep = {
+    name: 'drain',
+    run: () => Promise.resolve({ error: new Error('refused') }),
+  };
+
+  it('after a success: closes the receipt into the audit, then unlocks, recorded', async () => {
+    const { ctx } = context();
+    const asked = held(ctx);
+    Object.assign(ctx.run, { receipt: { close: () => Promise.resolve('saw 3 requests') } });
+    const result = await runList(
+      ctx,
+      { steps: [], end: listEnd() },
+      { done: () => 'done', failed: () => Promise.resolve('failed') },
+    );
+    expect(result).toBe('done');
+    expect(asked).toEqual(['audit receipt', 'release', 'audit unlock']);
+    expect(ctx.run.rec.steps.map((s) => [s.step, s.ok])).toEqual([['unlock', true]]);
+    expect(ctx.run.rec.audit).toBeUndefined();
+    expect(ctx.progress.lock).toBeUndefined();
+  });
+
+  it('after an interrupt: `failed` first (the walk-back needs the lock), then the unlock, aborted or not', async () => {
+    const { ctx } = context();
+    const asked = held(ctx);
+    const aborted = new AbortController();
+    aborted.abort();
+    ctx.signal = aborted.signal;
+    const result = await runList(
+      ctx,
+      { steps: [failing], end: listEnd({ quiet: true }) },
+      {
+        done: () => 'done',
+        failed: (error) => {
+          asked.push(`failed ${(error as Error).message}`);
+          return Promise.resolve('failed');
+        },
+      },
+    );
+    expect(result).toBe('failed');
+    // interrupted before the drain: nothing ran, and the quiet unlock is no line
+    expect(asked).toEqual(['failed This operation was aborted', 'release']);
+    expect(ctx.run.rec.steps).toEqual([]);
+    expect(ctx.run.rec.audit).toBeUndefined();
+  });
+
+  it('without `failed`, a failure is what the list throws; the lock still goes', async () => {
+    const { ctx } = context();
+    const asked = held(ctx);
+    const thrown = await runList(
+      ctx,
+      { steps: [failing], end: listEnd() },
+      { done: () => 'done' },
+    ).catch((e: unknown) => e);
+    expect((thrown as Error).message).toBe('refused');
+    expect(asked).toEqual(['audit drain', 'release', 'audit unlock']);
+  });
+
+  it('with record: false (a repair), neither its steps nor its end are recorded; the lock still goes', async () => {
+    const { ctx } = context();
+    const asked = held(ctx);
+    const loud: HostStep = { name: 'switch', run: () => Promise.resolve() };
+    await runList(
+      ctx,
+      { steps: [loud], end: listEnd() },
+      { done: () => undefined },
+      { record: false },
+    );
+    expect(ctx.run.rec.steps).toEqual([]);
+    expect(asked).toEqual(['release']);
+  });
+
+  it('a lost lock is not released again, nor its receipt closed; the audit sink still ends', async () => {
+    const { ctx } = context();
+    const asked = held(ctx);
+    ctx.progress.lockLost = true;
+    let closed = false;
+    Object.assign(ctx.run, {
+      receipt: {
+        close: () => {
+          closed = true;
+          return Promise.resolve('x');
+        },
+      },
+    });
+    await runList(
+      ctx,
+      { steps: [], end: listEnd() },
+      { done: () => undefined, failed: () => Promise.resolve(undefined) },
+    );
+    expect(asked).toEqual([]);
+    expect(closed).toBe(false);
+    expect(ctx.run.rec.steps).toEqual([]);
+    expect(ctx.run.rec.audit).toBeUndefined();
+  });
+
+  it('an unlock that fails is said and recorded, never thrown over what came before', async () => {
+    const { ctx, f } = context();
+    held(ctx, () => Promise.reject(new Error('connection reset')));
+    const result = await runList(
+      ctx,
+      { steps: [], end: listEnd() },
+      { done: () => 'done', failed: () => Promise.resolve('failed') },
+    );
+    expect(result).toBe('done');
+    expect(ctx.run.rec.steps.map((s) => [s.step, s.ok, s.detail])).toEqual([
+      ['unlock', false, 'connection reset'],
+    ]);
+    expect(f.log.events.filter((e) => e.event === 'unlock')).toEqual([
+      {
+        level: 'error',
+        event: 'unlock',
+        message: 'could not release the host lock cleanly: connection reset',
+        host: ctx.run.host.name,
+      },
+    ]);
   });
 });

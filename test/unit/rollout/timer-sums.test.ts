@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_DURATION_MS, timerMs } from '../../../src/config/duration.js';
 import { drainLease } from '../../../src/rollout/host-actions.js';
-import { rollbackBudgetMs } from '../../../src/rollout/handshake/recover.js';
+import { rollbackBudgetMs, stepBounds } from '../../../src/timing/step-bounds.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';
 import { testConfig } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';
@@ -21,10 +21,12 @@ describe('waits built from sums of durations', () => {
     expect(timerMs(1500)).toBe(1500);
     const f = fleet(huge());
     expect(drainLease(f.deps, 60_000, 60_000)).toBe(MAX_DURATION_MS);
-    expect(rollbackBudgetMs(huge(), { awaitOut: 60_000, awaitIn: 60_000 })).toBe(MAX_DURATION_MS);
+    expect(rollbackBudgetMs(stepBounds(huge(), { awaitOut: 60_000, awaitIn: 60_000 }))).toBe(
+      MAX_DURATION_MS,
+    );
     // within reach, the sum itself: the whole handshake and a minute
     const small = testConfig();
-    expect(rollbackBudgetMs(small, { awaitOut: 1000, awaitIn: 2000 })).toBe(
+    expect(rollbackBudgetMs(stepBounds(small, { awaitOut: 1000, awaitIn: 2000 }))).toBe(
       1000 +
         small.drain.overlap +
         small.drain.stopTimeout +
