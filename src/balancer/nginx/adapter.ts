@@ -83,7 +83,7 @@ export class NginxBalancer implements Balancer {
   }
 
   close(): Promise<void> {
-    return Promise.resolve();
+    return this.host.close();
   }
 
   /**

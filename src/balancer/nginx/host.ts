@@ -19,6 +19,8 @@ export interface NginxHost {
   run(argv: readonly string[]): Promise<ExecResult>;
   /** `fn` while holding `file`'s lock: an edit by anyone else waits, or this one fails */
   locked<T>(file: string, fn: () => Promise<T>): Promise<T>;
+  /** the SSH connection, when there is one */
+  close(): Promise<void>;
 }
 
 // the lock lives a few seconds (read, rewrite, nginx -t, reload); a crashed holder's goes stale
@@ -64,6 +66,7 @@ export const localNginxHost: NginxHost = {
       await release().catch(() => undefined);
     }
   },
+  close: () => Promise.resolve(),
 };
 
 function code(error: unknown): string {

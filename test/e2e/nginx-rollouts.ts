@@ -1,0 +1,73 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatReport, startLoad } from '../../scripts/lab/index.js';
+import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
+
+/**
+ * Debian's nginx in front of three lab hosts, drained by marking a server
+ * line down: a rollout under load, then one whose nginx -t fails. Here (this
+ * machine) or over SSH (web-1's sshd; the lab's hosts share /tmp, where
+ * nginx's files are), as a balancer on a host of its own is reached.
+ */
+export function nginxRollouts(o: { subnet: string; overSsh: boolean; title: string }): void {
+  let fleet: Fleet;
+  let files: NonNullable<Fleet['lab']['nginx']>;
+  beforeAll(async () => {
+    fleet = await startFleet({
+      hosts: 3,
+      subnet: o.subnet,
+      workDir: `/tmp/handoff-e2e-${o.subnet.split('.').at(-1) ?? ''}`,
+      balancer: 'nginx',
+      ...(o.overSsh && { config: { nginxOverSsh: true } }),
+    });
+    if (!fleet.lab.nginx) throw new Error('the lab started no nginx');
+    files = fleet.lab.nginx;
+  });
+  afterAll(async () => {
+    await fleet?.stop();
+  });
+
+  const releases = (): Promise<string[]> => liveReleases((args) => fleet.deploy(args));
+  /** load through nginx as its clients send it: keep-alive, retrying only a reset idle connection */
+  const loadThroughNginx = () =>
+    startLoad({ url: fleet.lab.url, concurrency: 8, retryIdleReset: true });
+  const where = o.overSsh ? `${o.subnet.replaceAll('.', '\\.')}\\.\\d+` : 'this machine';
+
+  describe(o.title, () => {
+    it("deploy check --live reads nginx's own numbers", async () => {
+      const r = await fleet.deploy(['check', '--live']);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain('deregistration delay 10s ≥ max_request 5s: ok');
+    });
+
+    it('reaches the new release with zero failed requests, and leaves no server down', async () => {
+      await fleet.stageEverywhere('r2');
+      const load = loadThroughNginx();
+      const r = await fleet.deploy(['rollout', '--release', 'r2']);
+      const report = await load.stop();
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(report.total).toBeGreaterThan(100);
+      expect(report.failed, formatReport(report)).toBe(0);
+      expect(await releases()).toEqual(['r2', 'r2', 'r2']);
+      expect(await readFile(files.upstream, 'utf8')).not.toContain('down');
+    });
+
+    it('stops with one line and leaves the file as it was when nginx -t fails', async () => {
+      await fleet.stageEverywhere('r3');
+      const before = await readFile(files.upstream, 'utf8');
+      // another file of nginx's config broken by someone else: no reload may go out now
+      await writeFile(files.extra, 'bogus_directive on;\n');
+      const load = loadThroughNginx();
+      const r = await fleet.deploy(['rollout', '--release', 'r3']);
+      const report = await load.stop();
+      await writeFile(files.extra, '');
+      expect(r.code, r.stderr + r.stdout).toBe(1);
+      expect(r.stderr).toMatch(
+        new RegExp(`nginx -t failed with \\S+ marked down on ${where}, so nginx was not reloaded`),
+      );
+      expect(await readFile(files.upstream, 'utf8')).toBe(before);
+      expect(report.failed, formatReport(report)).toBe(0);
+      expect(await releases()).toEqual(['r2', 'r2', 'r2']);
+    });
+  });
+}
