@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { chown, readFile, stat, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReport, startLoad } from '../../scripts/lab/index.js';
 import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
@@ -42,6 +42,8 @@ export function nginxRollouts(o: { subnet: string; overSsh: boolean; title: stri
 
     it('reaches the new release with zero failed requests, and leaves no server down', async () => {
       await fleet.stageEverywhere('r2');
+      // someone else's file: every rewrite keeps its owner (and mode)
+      await chown(files.upstream, 1, 1);
       const load = loadThroughNginx();
       const r = await fleet.deploy(['rollout', '--release', 'r2']);
       const report = await load.stop();
@@ -50,6 +52,8 @@ export function nginxRollouts(o: { subnet: string; overSsh: boolean; title: stri
       expect(report.failed, formatReport(report)).toBe(0);
       expect(await releases()).toEqual(['r2', 'r2', 'r2']);
       expect(await readFile(files.upstream, 'utf8')).not.toContain('down');
+      const { uid, gid } = await stat(files.upstream);
+      expect([uid, gid]).toEqual([1, 1]);
     });
 
     it('stops with one line and leaves the file as it was when nginx -t fails', async () => {

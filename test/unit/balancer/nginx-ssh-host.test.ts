@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { sshNginxHost, type RemoteHost } from '../../../src/balancer/nginx/ssh-host.js';
 import { OperationError } from '../../../src/errors.js';
-import type { ExecResult, RemoteProcess, Transport } from '../../../src/remote/transport.js';
+import type {
+  ExecResult,
+  FileOwner,
+  RemoteProcess,
+  Transport,
+} from '../../../src/remote/transport.js';
 
 /**
  * The balancer host's SSH connection as the nginx host drives it: execs
@@ -11,15 +16,20 @@ import type { ExecResult, RemoteProcess, Transport } from '../../../src/remote/t
 class FakeConnection implements Transport {
   readonly host = 'lb-1';
   readonly execs: string[][] = [];
-  readonly puts: { path: string; content: string; mode: number | undefined }[] = [];
+  readonly puts: {
+    path: string;
+    content: string;
+    mode: number | undefined;
+    owner: FileOwner | undefined;
+  }[] = [];
   readonly events: string[] = [];
   lockBusy = false;
-  mode = '640';
+  stat = '640 0 33';
 
   exec(argv: readonly string[]): Promise<ExecResult> {
     this.execs.push([...argv]);
     if (argv[0] === 'stat')
-      return Promise.resolve({ code: 0, stdout: `${this.mode}\n`, stderr: '' });
+      return Promise.resolve({ code: 0, stdout: `${this.stat}\n`, stderr: '' });
     return Promise.resolve({ code: 0, stdout: '', stderr: '' });
   }
   spawn(argv: readonly string[]): RemoteProcess {
@@ -59,8 +69,8 @@ class FakeConnection implements Transport {
       kill: () => finish(143),
     };
   }
-  put(path: string, content: string | Uint8Array, mode?: number): Promise<void> {
-    this.puts.push({ path, content: String(content), mode });
+  put(path: string, content: string | Uint8Array, mode?: number, owner?: FileOwner): Promise<void> {
+    this.puts.push({ path, content: String(content), mode, owner });
     return Promise.resolve();
   }
   upload(): Promise<void> {
@@ -98,13 +108,29 @@ describe('nginx on its own host over SSH', () => {
     ]);
   });
 
-  it("rewrites a file with the original's mode (put: temp file beside it, then rename)", async () => {
+  it("rewrites a file with the original's mode and owner (put: temp file beside it, then rename)", async () => {
     const connection = new FakeConnection();
     await sshNginxHost(remoteOf(connection), true).write('/etc/nginx/handoff/api.conf', 'x\n');
-    expect(connection.execs).toEqual([['stat', '-c', '%a', '--', '/etc/nginx/handoff/api.conf']]);
-    expect(connection.puts).toEqual([
-      { path: '/etc/nginx/handoff/api.conf', content: 'x\n', mode: 0o640 },
+    expect(connection.execs).toEqual([
+      ['stat', '-c', '%a %u %g', '--', '/etc/nginx/handoff/api.conf'],
     ]);
+    expect(connection.puts).toEqual([
+      {
+        path: '/etc/nginx/handoff/api.conf',
+        content: 'x\n',
+        mode: 0o640,
+        owner: { uid: 0, gid: 33 },
+      },
+    ]);
+  });
+
+  it('writes nothing when the file cannot be stat-ed there', async () => {
+    const connection = new FakeConnection();
+    connection.stat = '';
+    await expect(
+      sshNginxHost(remoteOf(connection), true).write('/etc/nginx/handoff/api.conf', 'x\n'),
+    ).rejects.toThrow('cannot stat /etc/nginx/handoff/api.conf on lb-1');
+    expect(connection.puts).toEqual([]);
   });
 
   it('names the file and the host when it cannot be read', async () => {
