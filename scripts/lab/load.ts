@@ -14,12 +14,13 @@ export interface LoadOptions {
   readonly requestTimeoutMs?: number;
   /**
    * A GET that failed with ECONNRESET on a reused keep-alive connection before
-   * any answer began is sent once more on a new connection, as a browser does:
+   * any answer began is sent once more on a new connection (RFC 9112 §9.3.1):
    * the server closed that idle connection as the request went out (an nginx
    * reload closes its idle keep-alive connections). Node documents this retry
    * (`request.reusedSocket`), and RFC 9110 §9.2.2 lets a client retry an
-   * idempotent request automatically. Counted as `retried`, never hidden; a
-   * retry that fails counts as failed. Default false.
+   * idempotent request automatically. Not on another pooled connection: the
+   * same reload may be closing that one too. Counted as `retried`, never
+   * hidden; a retry that fails counts as failed. Default false.
    */
   readonly retryIdleReset?: boolean;
 }
@@ -71,7 +72,8 @@ type Outcome =
   | { status: number; body: string; reused: boolean }
   | { error: string; idleReset?: boolean; reused: boolean };
 
-function once(url: string, agent: http.Agent, timeoutMs: number): Promise<Outcome> {
+/** `agent: false`: a connection of its own, never one from the pool */
+function once(url: string, agent: http.Agent | false, timeoutMs: number): Promise<Outcome> {
   return new Promise((resolve) => {
     const req = http.get(url, { agent }, (res) => {
       let body = '';
@@ -155,7 +157,8 @@ export function startLoad(options: LoadOptions): Load {
       const retry = options.retryIdleReset === true && 'error' in outcome && !!outcome.idleReset;
       if (retry) {
         retried++;
-        outcome = await once(options.url, agent, timeoutMs);
+        // a new connection: another pooled one may be closing under the same reload
+        outcome = await once(options.url, false, timeoutMs);
       }
       record(outcome, retry);
       if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
