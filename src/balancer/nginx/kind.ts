@@ -18,5 +18,9 @@ export const nginx: BalancerKind<NginxBalancerConfig> = {
     return new NginxBalancer(entry, sshNginxHost(remote, user === 'root'));
   },
   infra: () => Promise.reject(new UsageError(noInfra)),
+  async liveWarnings(config, checked) {
+    const { nginxWarnings } = await import('./warnings.js');
+    return nginxWarnings(config, checked);
+  },
   noInfra,
 };
