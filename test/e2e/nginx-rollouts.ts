@@ -1,17 +1,23 @@
 import { chown, readFile, stat, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatReport, startLoad } from '../../scripts/lab/index.js';
+import { execa } from 'execa';
+import { parse, stringify } from 'yaml';
+import { ensureLabUser, formatReport, startLoad } from '../../scripts/lab/index.js';
 import { liveReleases, startFleet, type Fleet } from './fleet-harness.js';
+
+type NginxFiles = NonNullable<Fleet['lab']['nginx']>;
 
 /**
  * Debian's nginx in front of three lab hosts, drained by marking a server
  * line down: a rollout under load, then one whose nginx -t fails. Here (this
  * machine) or over SSH (web-1's sshd; the lab's hosts share /tmp, where
- * nginx's files are), as a balancer on a host of its own is reached.
+ * nginx's files are), as a balancer on a host of its own is reached; over
+ * SSH, then a rollout as a non-root user through sudo.
  */
+
 export function nginxRollouts(o: { subnet: string; overSsh: boolean; title: string }): void {
   let fleet: Fleet;
-  let files: NonNullable<Fleet['lab']['nginx']>;
+  let files: NginxFiles;
   beforeAll(async () => {
     fleet = await startFleet({
       hosts: 3,
@@ -75,5 +81,42 @@ export function nginxRollouts(o: { subnet: string; overSsh: boolean; title: stri
       expect(report.failed, formatReport(report)).toBe(0);
       expect(await releases()).toEqual(['r2', 'r2', 'r2']);
     });
+
+    if (o.overSsh)
+      it('drains as a non-root SSH user through exactly the sudoers line docs/security.md gives', async () => {
+        await nginxAsLabUser(files, fleet.configPath);
+        // deploy.yml changed: the hosts verify by it only once setup has run
+        const setup = await fleet.deploy(['setup']);
+        expect(setup.code, setup.stderr + setup.stdout).toBe(0);
+        await fleet.stageEverywhere('r4');
+        const load = loadThroughNginx();
+        const r = await fleet.deploy(['rollout', '--release', 'r4']);
+        const report = await load.stop();
+        expect(r.code, r.stderr + r.stdout).toBe(0);
+        expect(report.failed, formatReport(report)).toBe(0);
+        expect(await releases()).toEqual(['r4', 'r4', 'r4']);
+        const { uid } = await stat(files.upstream);
+        expect(uid).toBe(Number((await execa('id', ['-u', SUDO_USER])).stdout));
+      });
   });
+}
+
+const SUDO_USER = 'handoff-lab-nginx';
+
+/**
+ * The balancer's SSH user becomes a lab user that owns nginx's directory (the
+ * rewrite's temp file and the lock live there) and the upstream file, with
+ * the sudoers rule docs/security.md gives for `main_config:` and nothing else.
+ */
+async function nginxAsLabUser(files: NginxFiles, configPath: string): Promise<void> {
+  const nginx = '/usr/sbin/nginx';
+  await ensureLabUser(SUDO_USER, {
+    nopasswd: `${SUDO_USER} ALL=(root) NOPASSWD: ${nginx} -c ${files.main} -t -q, ${nginx} -c ${files.main} -s reload\n`,
+  });
+  // `user:` gives the user's own group too: a rewrite keeps both, which only root could change
+  await execa('chown', [`${SUDO_USER}:`, files.dir, files.upstream]);
+  const doc = parse(await readFile(configPath, 'utf8')) as { balancer: Record<string, unknown> };
+  // the lab writes `ssh: ADDRESS`; the long form names the user
+  doc.balancer.ssh = { address: doc.balancer.ssh, user: SUDO_USER };
+  await writeFile(configPath, stringify(doc, { lineWidth: 0 }));
 }
