@@ -111,10 +111,11 @@ async function main(): Promise<number> {
     // the pair's lb-b is reached over SSH, as a balancer on a host of its own (docs/lab.md)
     await writeFile(configPath, lab.config('pair' in args ? { peerOverSsh: true } : {}));
     console.log(`  deploy.yml: ${configPath}\n  frontend:   ${lab.url}`);
-    say('deploy check: the drain timeline and its invariants, from the live HAProxy');
-    if ((await deploy(bundle, configPath, deployEnv, ['check', '--live'])) !== 0) return 1;
+    // setup first: check --live reads each host's last stop through its agent
     say('deploy setup: agent, host config and directories on every host');
     if ((await deploy(bundle, configPath, deployEnv, ['setup'])) !== 0) return 1;
+    say('deploy check: the drain timeline and its invariants, from the live balancers');
+    if ((await deploy(bundle, configPath, deployEnv, ['check', '--live'])) !== 0) return 1;
     say('first rollout onto the fresh fleet: release r1');
     await stage(lab, 'r1');
     if ((await deploy(bundle, configPath, deployEnv, ['rollout', '--release', 'r1'])) !== 0)
