@@ -6,7 +6,8 @@
 // `npm run demo -- --runtime compose`: the same with real containers (Podman,
 // docs/lab.md); `--subnet` and `--work-dir` keep it apart from another lab.
 // `npm run demo -- --balancers 2`: an HAProxy pair with different check timings in
-// front of the same hosts, load through both frontends (docs/balancers.md).
+// front of the same hosts, the second reached over SSH, load through both
+// frontends (docs/balancers.md).
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -100,19 +101,21 @@ async function main(): Promise<number> {
     args.balancer === 'alb' ? ", behind the lab's ELBv2 endpoint" : '',
     args.balancer === 'nginx' ? ', behind nginx (Debian nginx-light)' : '',
     args.runtime === 'compose' ? ', services in Podman containers' : '',
-    'pair' in args ? ', and a second HAProxy with slower checks (a pair)' : '',
+    'pair' in args ? ', and a second HAProxy with slower checks, reached over SSH (a pair)' : '',
   ].join('');
   say(`starting the lab: ${HOSTS} hosts with real sshd behind a real HAProxy${what}`);
   const lab = await startLab({ hosts: HOSTS, ...args, report: (l) => console.log(`  ${l}`) });
   const deployEnv = lab.deployEnv();
   try {
     const configPath = path.join(lab.layout.workDir, 'deploy.yml');
-    await writeFile(configPath, lab.config());
+    // the pair's lb-b is reached over SSH, as a balancer on a host of its own (docs/lab.md)
+    await writeFile(configPath, lab.config('pair' in args ? { peerOverSsh: true } : {}));
     console.log(`  deploy.yml: ${configPath}\n  frontend:   ${lab.url}`);
-    say('deploy check: the drain timeline and its invariants, from the live HAProxy');
-    if ((await deploy(bundle, configPath, deployEnv, ['check', '--live'])) !== 0) return 1;
+    // setup first: check --live reads each host's last stop through its agent
     say('deploy setup: agent, host config and directories on every host');
     if ((await deploy(bundle, configPath, deployEnv, ['setup'])) !== 0) return 1;
+    say('deploy check: the drain timeline and its invariants, from the live balancers');
+    if ((await deploy(bundle, configPath, deployEnv, ['check', '--live'])) !== 0) return 1;
     say('first rollout onto the fresh fleet: release r1');
     await stage(lab, 'r1');
     if ((await deploy(bundle, configPath, deployEnv, ['rollout', '--release', 'r1'])) !== 0)

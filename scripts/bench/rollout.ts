@@ -106,6 +106,8 @@ export async function benchRollout(report: (line: string) => void): Promise<Row[
     ['haproxy', '127.0.33'],
     // an HAProxy pair with different check timings, load through both frontends
     ['haproxy-pair', '127.0.91'],
+    // the same pair with lb-b on a host of its own, reached over SSH (its socket and config there)
+    ['haproxy-pair-ssh', '127.0.187'],
     ['alb', '127.0.32'],
   ] as const;
   // ROLLOUT_BALANCERS=haproxy-pair: one lab alone, to measure it again without the others
@@ -122,7 +124,7 @@ export async function benchRollout(report: (line: string) => void): Promise<Row[
 
 /** The same figures with deploy.yml naming HAProxy itself, or the ELBv2 endpoint in front of it. */
 async function benchRolloutThrough(
-  balancer: LabBalancer | 'haproxy-pair',
+  balancer: LabBalancer | 'haproxy-pair' | 'haproxy-pair-ssh',
   subnet: string,
   report: (line: string) => void,
 ): Promise<Row[]> {
@@ -131,7 +133,11 @@ async function benchRolloutThrough(
     hosts: 3,
     subnet,
     workDir: `/tmp/handoff-bench-rollout-${balancer}`,
-    ...(balancer === 'haproxy-pair' ? { balancer: 'haproxy', pair: true } : { balancer }),
+    ...(balancer === 'haproxy-pair'
+      ? { balancer: 'haproxy', pair: true }
+      : balancer === 'haproxy-pair-ssh'
+        ? { balancer: 'haproxy', pair: true, config: { peerOverSsh: true } }
+        : { balancer }),
     report: (line) => report(`  ${line}`),
   });
   try {

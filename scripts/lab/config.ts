@@ -54,6 +54,11 @@ export interface LabConfigOptions {
    * of its own would be
    */
   readonly peerOverSsh?: boolean;
+  /**
+   * nginx reached over SSH (by web-1's sshd, as peerOverSsh): its files
+   * edited, nginx -t and the reload run there, as a balancer host's would be
+   */
+  readonly nginxOverSsh?: boolean;
 }
 
 const s = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
@@ -134,9 +139,15 @@ function targetOf(layout: LabLayout, address: string, name: string): string {
 }
 
 /** nginx reads its own numbers (worker_shutdown_timeout, keepalive) from the files named here. */
-function nginxBalancer(layout: LabLayout) {
+function nginxBalancer(layout: LabLayout, options: LabConfigOptions) {
   const f = nginxFiles(layout.workDir);
-  return { kind: 'nginx', config: f.upstream, upstream: NGINX_UPSTREAM, main_config: f.main };
+  return {
+    kind: 'nginx',
+    ...(options.nginxOverSsh ? { ssh: layout.hosts[0]?.address ?? '' } : {}),
+    config: f.upstream,
+    upstream: NGINX_UPSTREAM,
+    main_config: f.main,
+  };
 }
 
 /** deploy.yml for the lab: service `lab` on the lab's hosts, behind the lab's HAProxy. */
@@ -164,7 +175,7 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
     ...(layout.pair
       ? { balancers: pairBalancers(layout, options) }
       : layout.balancer === 'nginx'
-        ? { balancer: nginxBalancer(layout) }
+        ? { balancer: nginxBalancer(layout, options) }
         : {
             balancer: {
               ...(layout.balancer === 'alb'

@@ -14,12 +14,13 @@ export interface LoadOptions {
   readonly requestTimeoutMs?: number;
   /**
    * A GET that failed with ECONNRESET on a reused keep-alive connection before
-   * any answer began is sent once more on a new connection, as a browser does:
+   * any answer began is sent once more on a new connection (RFC 9112 §9.3.1):
    * the server closed that idle connection as the request went out (an nginx
    * reload closes its idle keep-alive connections). Node documents this retry
    * (`request.reusedSocket`), and RFC 9110 §9.2.2 lets a client retry an
-   * idempotent request automatically. Counted as `retried`, never hidden; a
-   * retry that fails counts as failed. Default false.
+   * idempotent request automatically. Not on another pooled connection: the
+   * same reload may be closing that one too. Counted as `retried`, never
+   * hidden; a retry that fails counts as failed. Default false.
    */
   readonly retryIdleReset?: boolean;
 }
@@ -41,7 +42,22 @@ export interface LoadReport {
   readonly durationMs: number;
   /** requests sent again after an idle keep-alive connection was closed under them (retryIdleReset) */
   readonly retried: number;
+  /** the first few failures as they happened, to tell a reload's race from a lost request */
+  readonly failures?: readonly Failure[];
 }
+
+export interface Failure {
+  /** ms since the load started */
+  readonly atMs: number;
+  /** error code, or the HTTP status */
+  readonly what: string;
+  /** sent on a kept-alive connection that had served before */
+  readonly reused: boolean;
+  /** this was the second send of a retried request */
+  readonly retry: boolean;
+}
+
+const MAX_FAILURES = 20;
 
 export interface Load {
   /** resolves when the load stopped by itself (count or time) or was stopped */
@@ -52,16 +68,22 @@ export interface Load {
   snapshot(): LoadReport;
 }
 
-type Outcome = { status: number; body: string } | { error: string; idleReset?: boolean };
+type Outcome =
+  | { status: number; body: string; reused: boolean }
+  | { error: string; idleReset?: boolean; reused: boolean };
 
-function once(url: string, agent: http.Agent, timeoutMs: number): Promise<Outcome> {
+/** `agent: false`: a connection of its own, never one from the pool */
+function once(url: string, agent: http.Agent | false, timeoutMs: number): Promise<Outcome> {
   return new Promise((resolve) => {
     const req = http.get(url, { agent }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+      const reused = req.reusedSocket;
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, reused }));
+      res.on('error', (e: NodeJS.ErrnoException) =>
+        resolve({ error: e.code ?? e.message, reused }),
+      );
     });
     req.setTimeout(timeoutMs, () =>
       req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
@@ -69,7 +91,8 @@ function once(url: string, agent: http.Agent, timeoutMs: number): Promise<Outcom
     req.on('error', (e: NodeJS.ErrnoException) => {
       const code = e.code ?? e.message;
       // no response yet (a 'response' error goes through res): nothing of it was read
-      resolve({ error: code, idleReset: req.reusedSocket && code === 'ECONNRESET' });
+      const reused = req.reusedSocket;
+      resolve({ error: code, idleReset: reused && code === 'ECONNRESET', reused });
     });
   });
 }
@@ -101,11 +124,22 @@ export function startLoad(options: LoadOptions): Load {
   const errors: Record<string, number> = {};
   const releases: Record<string, number> = {};
   const hosts: Record<string, number> = {};
+  const failures: Failure[] = [];
+  const failed = (what: string, o: Outcome, retry: boolean): void => {
+    if (failures.length < MAX_FAILURES)
+      failures.push({ atMs: Date.now() - started, what, reused: o.reused, retry });
+  };
 
-  const record = (o: Outcome): void => {
+  const record = (o: Outcome, retry: boolean): void => {
     total++;
-    if ('error' in o) return bump(errors, o.error);
-    if (o.status < 200 || o.status > 299) return bump(statuses, String(o.status));
+    if ('error' in o) {
+      failed(o.error, o, retry);
+      return bump(errors, o.error);
+    }
+    if (o.status < 200 || o.status > 299) {
+      failed(String(o.status), o, retry);
+      return bump(statuses, String(o.status));
+    }
     ok++;
     try {
       const body = JSON.parse(o.body) as { release?: unknown; host?: unknown };
@@ -120,11 +154,13 @@ export function startLoad(options: LoadOptions): Load {
     while (!stopping && sent < maxRequests && Date.now() < deadline) {
       sent++;
       let outcome = await once(options.url, agent, timeoutMs);
-      if (options.retryIdleReset && 'error' in outcome && outcome.idleReset) {
+      const retry = options.retryIdleReset === true && 'error' in outcome && !!outcome.idleReset;
+      if (retry) {
         retried++;
-        outcome = await once(options.url, agent, timeoutMs);
+        // a new connection: another pooled one may be closing under the same reload
+        outcome = await once(options.url, false, timeoutMs);
       }
-      record(outcome);
+      record(outcome, retry);
       if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
     }
   };
@@ -143,6 +179,7 @@ export function startLoad(options: LoadOptions): Load {
     hosts: { ...hosts },
     durationMs: (endedAt ?? Date.now()) - started,
     retried,
+    failures: [...failures],
   });
   return {
     snapshot,
@@ -162,6 +199,10 @@ export function formatReport(r: LoadReport): string {
   if (Object.keys(r.statuses).length > 0) parts.push(`statuses ${JSON.stringify(r.statuses)}`);
   if (Object.keys(r.errors).length > 0) parts.push(`errors ${JSON.stringify(r.errors)}`);
   parts.push(`hosts ${JSON.stringify(r.hosts)}`, `releases ${JSON.stringify(r.releases)}`);
+  if (r.failures?.length)
+    parts.push(
+      `failures ${r.failures.map((f) => `${f.what}@${f.atMs}ms${f.reused ? ' reused' : ' new'}${f.retry ? ' retry' : ''}`).join(', ')}`,
+    );
   return parts.join('; ');
 }
 
@@ -182,5 +223,6 @@ export function addReports(a: LoadReport, b: LoadReport): LoadReport {
     hosts: add(a.hosts, b.hosts),
     durationMs: Math.max(a.durationMs, b.durationMs),
     retried: a.retried + b.retried,
+    failures: [...(a.failures ?? []), ...(b.failures ?? [])],
   };
 }

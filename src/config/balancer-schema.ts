@@ -72,7 +72,7 @@ function balancerSsh() {
     .optional()
     .meta({
       description:
-        "the balancer's own host over SSH: its socket and config are read there (absent: this machine)",
+        "the balancer's own host over SSH: its socket or files are there, and its config is read there (absent: this machine)",
     });
 }
 
@@ -130,6 +130,7 @@ const nginx = z.strictObject({
     "the file that holds the upstream block; handoff rewrites its server lines (marks one 'down'), so it should own it",
   ),
   upstream: text('the upstream whose server lines are the hosts (hosts[].target: ADDRESS:PORT)'),
+  ssh: balancerSsh(),
   main_config: text(
     "nginx's main config, given to nginx -c for its test and reload, and read for its pid file and worker_shutdown_timeout (default /etc/nginx/nginx.conf)",
   ).optional(),

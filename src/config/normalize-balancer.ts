@@ -1,5 +1,5 @@
 import type { RawBalancer } from './balancer-schema.js';
-import type { BalancerConfig, BalancerEntry, HealthCheckSettings } from './types.js';
+import type { BalancerConfig, BalancerEntry, BalancerSsh, HealthCheckSettings } from './types.js';
 
 /**
  * The balancer block → BalancerConfig. Its flat health-check keys become
@@ -25,9 +25,7 @@ export function balancerConfig(raw: RawBalancer, local: (p: string) => string): 
         kind: 'haproxy',
         socket: raw.socket,
         backend: raw.backend,
-        ...(raw.ssh !== undefined && {
-          ssh: typeof raw.ssh === 'string' ? { address: raw.ssh } : raw.ssh,
-        }),
+        ...(raw.ssh !== undefined && { ssh: sshOf(raw.ssh) }),
         // a path on the balancer's host is not resolved against deploy.yml's directory
         ...(raw.config !== undefined && {
           config: raw.ssh !== undefined ? raw.config : local(raw.config),
@@ -39,9 +37,13 @@ export function balancerConfig(raw: RawBalancer, local: (p: string) => string): 
       const healthCheck = optionalHealthCheck(raw);
       return {
         kind: 'nginx',
-        config: local(raw.config),
+        ...(raw.ssh !== undefined && { ssh: sshOf(raw.ssh) }),
+        // paths on the balancer's host are not resolved against deploy.yml's directory
+        config: raw.ssh !== undefined ? raw.config : local(raw.config),
         upstream: raw.upstream,
-        ...(raw.main_config !== undefined && { mainConfig: local(raw.main_config) }),
+        ...(raw.main_config !== undefined && {
+          mainConfig: raw.ssh !== undefined ? raw.main_config : local(raw.main_config),
+        }),
         ...(healthCheck && { healthCheck }),
       };
     }
@@ -103,8 +105,13 @@ export function defaultName(b: Readonly<Record<string, unknown>>): string | unde
     return `alb:${/:targetgroup\/([^/]+)/.exec(b.target_group_arn)?.[1] ?? b.target_group_arn}`;
   if (b.kind === 'haproxy' && typeof b.socket === 'string')
     return `haproxy:${sshPrefix(b.ssh)}${b.socket}`;
-  if (b.kind === 'nginx' && typeof b.upstream === 'string') return `nginx:${b.upstream}`;
+  if (b.kind === 'nginx' && typeof b.upstream === 'string')
+    return `nginx:${sshPrefix(b.ssh)}${b.upstream}`;
   return b.kind === 'static' ? 'static' : undefined;
+}
+
+function sshOf(ssh: string | BalancerSsh): BalancerSsh {
+  return typeof ssh === 'string' ? { address: ssh } : ssh;
 }
 
 function sshPrefix(ssh: unknown): string {

@@ -149,6 +149,7 @@ function kindSettings(b: BalancerConfig): RawEntry {
     case 'nginx':
       return {
         kind: 'nginx',
+        ...(b.ssh !== undefined && { ssh: { ...b.ssh } }),
         config: b.config,
         upstream: b.upstream,
         ...(b.mainConfig !== undefined && { main_config: b.mainConfig }),

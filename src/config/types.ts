@@ -103,6 +103,8 @@ export interface HaproxyBalancerConfig extends BalancerBase {
 
 export interface NginxBalancerConfig extends BalancerBase {
   readonly kind: 'nginx';
+  /** its files are on this host, and nginx -t and the reload run there, over SSH */
+  readonly ssh?: BalancerSsh;
   /** the file that holds the upstream block, whose server lines a drain marks `down` */
   readonly config: string;
   readonly upstream: string;

@@ -1,6 +1,6 @@
 import type { ConnectionSlots, Holder } from './connection-slots.js';
 import type { UploadOptions } from './sftp-upload.js';
-import type { ExecOptions, ExecResult, RemoteProcess, Transport } from './transport.js';
+import type { ExecOptions, ExecResult, FileOwner, RemoteProcess, Transport } from './transport.js';
 
 /**
  * One host's connection under ssh.max_connections: opened when the first
@@ -23,8 +23,8 @@ export class PooledTransport implements Transport, Holder {
     return this.using((t) => t.exec(argv, options));
   }
 
-  put(path: string, content: string | Uint8Array, mode?: number): Promise<void> {
-    return this.using((t) => t.put(path, content, mode));
+  put(path: string, content: string | Uint8Array, mode?: number, owner?: FileOwner): Promise<void> {
+    return this.using((t) => t.put(path, content, mode, owner));
   }
 
   upload(localPath: string, path: string, options?: UploadOptions): Promise<void> {

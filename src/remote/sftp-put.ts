@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { messageOf } from '../errors.js';
+import type { FileOwner } from './transport.js';
 
 type Callback<T> = (error: Error | null | undefined, value: T) => void;
 
@@ -20,13 +21,15 @@ function call<T = void>(start: (callback: Callback<T>) => void): Promise<T> {
  * Writes `content` to `path` so that a reader sees the old file or the whole
  * new one, never a prefix: a temp name in the same directory (same filesystem,
  * so rename is atomic), flushed, chmod-ed (the open mode passes through the
- * remote umask), then renamed over the target.
+ * remote umask), given `owner` if asked (only root may give a file away),
+ * then renamed over the target.
  */
 export async function sftpPut(
   sftp: SFTPWrapper,
   path: string,
   content: string | Uint8Array,
   mode: number,
+  owner?: FileOwner,
 ): Promise<void> {
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
   const temp = posix.join(
@@ -38,6 +41,7 @@ export async function sftpPut(
     try {
       if (bytes.length > 0) await call((cb) => sftp.write(handle, bytes, 0, bytes.length, 0, cb));
       await call((cb) => sftp.fchmod(handle, mode, cb));
+      if (owner) await chown(sftp, handle, owner);
       await call((cb) => sftp.ext_openssh_fsync(handle, cb)).catch(() => undefined);
     } finally {
       await call((cb) => sftp.close(handle, cb));
@@ -46,6 +50,17 @@ export async function sftpPut(
   } catch (error) {
     await call((cb) => sftp.unlink(temp, cb)).catch(() => undefined);
     throw error;
+  }
+}
+
+async function chown(sftp: SFTPWrapper, handle: Buffer, { uid, gid }: FileOwner): Promise<void> {
+  try {
+    await call((cb) => sftp.fchown(handle, uid, gid, cb));
+  } catch (error) {
+    throw new Error(
+      `cannot keep its owner ${uid}:${gid} (${messageOf(error)}): only root can give a file away, so log in as root or as its owner`,
+      { cause: error },
+    );
   }
 }
 

@@ -9,7 +9,7 @@ import { sftpUpload, type UploadOptions } from './sftp-upload.js';
 import { connectionLost } from './ssh-errors.js';
 import { execOnChannel } from './ssh-exec.js';
 import { pendingProcess } from './ssh-process.js';
-import type { ExecOptions, ExecResult, RemoteProcess, Transport } from './transport.js';
+import type { ExecOptions, ExecResult, FileOwner, RemoteProcess, Transport } from './transport.js';
 
 /**
  * Every call to one host over its one SSH connection: each exec and spawn is a
@@ -49,10 +49,15 @@ export class SshTransport implements Transport {
     return process;
   }
 
-  async put(path: string, content: string | Uint8Array, mode = 0o644): Promise<void> {
+  async put(
+    path: string,
+    content: string | Uint8Array,
+    mode = 0o644,
+    owner?: FileOwner,
+  ): Promise<void> {
     const sftp = await this.openSftp();
     try {
-      await sftpPut(sftp, path, content, mode);
+      await sftpPut(sftp, path, content, mode, owner);
     } catch (error) {
       if (this.dropped) throw connectionLost(this.host, `while writing ${path}`);
       throw new OperationError(`${this.host}: cannot write ${path}: ${messageOf(error)}`, {

@@ -33,13 +33,19 @@ export interface RemoteProcess {
   kill(): void;
 }
 
+/** numeric, as `stat -c '%u %g'` prints them */
+export interface FileOwner {
+  readonly uid: number;
+  readonly gid: number;
+}
+
 export interface Transport {
   /** the host name from deploy.yml, for messages */
   readonly host: string;
   exec(argv: readonly string[], options?: ExecOptions): Promise<ExecResult>;
   spawn(argv: readonly string[]): RemoteProcess;
-  /** write a file atomically: temp name in the same directory, then rename */
-  put(path: string, content: string | Uint8Array, mode?: number): Promise<void>;
+  /** write a file atomically: temp name in the same directory (given `owner`, if any), then rename */
+  put(path: string, content: string | Uint8Array, mode?: number, owner?: FileOwner): Promise<void>;
   /** copy a local file to `path` as it is (no rename: the caller names a temp path) */
   upload(localPath: string, path: string, options?: UploadOptions): Promise<void>;
   close(): Promise<void>;

@@ -31,6 +31,11 @@ export class NginxBalancer implements Balancer {
     return settings;
   }
 
+  /** the main config as read where nginx runs: `deploy check --live` warns from it */
+  async configText(): Promise<string> {
+    return this.host.read(this.config.mainConfig ?? DEBIAN_MAIN_CONFIG);
+  }
+
   async states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
     const [upstream, workers] = await Promise.all([this.upstream(), this.workers()]);
     const before = this.before;
@@ -83,7 +88,7 @@ export class NginxBalancer implements Balancer {
   }
 
   close(): Promise<void> {
-    return Promise.resolve();
+    return this.host.close();
   }
 
   /**

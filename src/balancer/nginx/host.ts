@@ -1,9 +1,11 @@
-import { chmod, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { chmod, chown, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { execa } from 'execa';
-import lockfile from 'proper-lockfile';
 import { OperationError, messageOf } from '../../errors.js';
-import type { ExecResult } from '../../remote/transport.js';
+import type { ExecResult, RemoteProcess } from '../../remote/transport.js';
+import { withFileLock } from './file-lock.js';
 
 /**
  * Where nginx runs, as the adapter needs it: read a file, replace one
@@ -14,19 +16,14 @@ export interface NginxHost {
   /** for messages: `this machine`, or the balancer's SSH host */
   readonly where: string;
   read(file: string): Promise<string>;
-  /** temp file in the same directory, the original's mode, then rename */
+  /** temp file in the same directory, the original's mode and owner, then rename */
   write(file: string, text: string): Promise<void>;
   run(argv: readonly string[]): Promise<ExecResult>;
-  /** `fn` while holding `file`'s lock: an edit by anyone else waits, or this one fails */
+  /** `fn` while holding `file`'s lock (file-lock.ts): an edit by anyone else waits, or this one fails */
   locked<T>(file: string, fn: () => Promise<T>): Promise<T>;
+  /** the SSH connection, when there is one */
+  close(): Promise<void>;
 }
-
-// the lock lives a few seconds (read, rewrite, nginx -t, reload); a crashed holder's goes stale
-const lockOptions = {
-  realpath: false,
-  stale: 10_000,
-  retries: { retries: 20, minTimeout: 100, maxTimeout: 500 },
-};
 
 export const localNginxHost: NginxHost = {
   where: 'this machine',
@@ -38,10 +35,18 @@ export const localNginxHost: NginxHost = {
     }
   },
   async write(file, text) {
-    const mode = (await stat(file)).mode & 0o7777;
+    const { mode, uid, gid } = await stat(file);
     const temp = path.join(path.dirname(file), `.${path.basename(file)}.handoff-${process.pid}`);
-    await writeFile(temp, text, { mode });
-    await chmod(temp, mode);
+    await writeFile(temp, text, { mode: mode & 0o7777 });
+    await chmod(temp, mode & 0o7777);
+    try {
+      await chown(temp, uid, gid);
+    } catch (error) {
+      await unlink(temp).catch(() => undefined);
+      throw new OperationError(
+        `cannot keep ${file}'s owner ${uid}:${gid} (${code(error)}): only root can give a file away, so run as root or as its owner`,
+      );
+    }
     await rename(temp, file);
   },
   async run(argv) {
@@ -49,22 +54,27 @@ export const localNginxHost: NginxHost = {
     const r = await execa(command, args, { reject: false, timeout: 30_000 });
     return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
   },
-  async locked(file, fn) {
-    let release: () => Promise<void>;
-    try {
-      release = await lockfile.lock(file, lockOptions);
-    } catch (error) {
-      throw new OperationError(
-        `another edit of ${file} holds its lock (${code(error)}); try again`,
-      );
-    }
-    try {
-      return await fn();
-    } finally {
-      await release().catch(() => undefined);
-    }
-  },
+  locked: (file, fn) => withFileLock(spawnHere, file, 'this machine', fn),
+  close: () => Promise.resolve(),
 };
+
+/** a process of this machine as the lock's holder: lines of its stdout, its stdin open */
+function spawnHere(argv: readonly string[]): RemoteProcess {
+  const [command = '', ...args] = argv;
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+  const exited = new Promise<number>((resolve) => {
+    child.once('error', () => resolve(-1));
+    child.once('close', (exit) => resolve(exit ?? -1));
+  });
+  child.stdin.on('error', () => undefined);
+  return {
+    lines: createInterface({ input: child.stdout }),
+    write: (line) => void child.stdin.write(line),
+    end: () => child.stdin.end(),
+    exited,
+    kill: () => void child.kill(),
+  };
+}
 
 function code(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? messageOf(error);

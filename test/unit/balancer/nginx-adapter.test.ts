@@ -57,6 +57,9 @@ class FakeNginx implements NginxHost {
     ];
     return Promise.resolve({ code: 0, stdout: '', stderr: '' });
   }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
   locked<T>(_file: string, fn: () => Promise<T>): Promise<T> {
     return fn();
   }

@@ -54,6 +54,26 @@ describe('balancers: in deploy.yml', () => {
     ]);
   });
 
+  it('keeps an nginx over SSH its own paths there, and names it by its host', async () => {
+    const text = withBalancers(`  - { kind: nginx, config: up.conf, upstream: api }
+  - { kind: nginx, ssh: { address: lb-1, user: deploy }, config: handoff/up.conf, upstream: api, main_config: nginx.conf }
+`).replace('runtime:', 'drain:\n  method: deregister\nruntime:');
+    const config = await loadConfig(await writeConfig(text), { env: {} });
+    const [here, there] = config.balancers;
+    expect(here?.name).toBe('nginx:api');
+    expect(here?.kind === 'nginx' && here.config.startsWith('/')).toBe(true);
+    expect(there).toMatchObject({
+      name: 'nginx:lb-1:api',
+      ssh: { address: 'lb-1', user: 'deploy' },
+      config: 'handoff/up.conf',
+      mainConfig: 'nginx.conf',
+    });
+    const published = await loadConfig(await writeConfig(toHostJson(config), 'host.json'), {
+      env: {},
+    });
+    expect(published.balancers[1]).toEqual(there);
+  });
+
   it("maps hosts to this balancer's own targets, ports included", async () => {
     const text = withBalancers(`  - kind: alb
     name: grpc
