@@ -25,7 +25,7 @@ export const probeBundlePath = path.join(root, 'dist', 'probe.cjs');
  * packages only the orchestrator uses: SSH to the hosts, and the ALB API; and
  * commands no host runs, loaded lazily by their command (`deploy report`'s page)
  */
-const ORCHESTRATOR_ONLY = /^(?:ssh2|@aws-sdk\/.+|\.\.\/report-command\.js)$/;
+const ORCHESTRATOR_ONLY = /^(?:ssh2|@aws-sdk\/.+|\.\.\/report\/report-command\.js)$/;
 
 /**
  * The host agent never opens SSH or calls AWS, yet parsing ssh2 and the AWS

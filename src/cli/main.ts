@@ -1,6 +1,6 @@
 import { ExitCode } from '../errors.js';
-import { hostArgs, runHostOp } from './commands/host.js';
-import { runWatchdog, tickCommand } from './commands/watchdog.js';
+import { hostArgs, runHostOp } from './commands/register-host.js';
+import { runWatchdog, tickCommand } from './commands/register-watchdog.js';
 import { outcomeOf, outcomeOfRun, type Outcome } from './outcome.js';
 import { runMain, startMain } from './run-main.js';
 import { toStderr, toStdout } from './stdio.js';

@@ -1,4 +1,4 @@
-import { runWatchdog, tickCommand } from './commands/watchdog.js';
+import { runWatchdog, tickCommand } from './commands/register-watchdog.js';
 import { outcomeOfRun } from './outcome.js';
 import { runMain, startMain } from './run-main.js';
 

@@ -1,6 +1,6 @@
 /**
  * Every operation of the `deploy host` agent, declared once. The agent's argv
- * (cli/commands/host.ts), its dispatch and the session's allow-lists
+ * (cli/commands/register-host.ts), its dispatch and the session's allow-lists
  * (host/agent/), and the client's one entry point (agent-client/client.ts
  * `run`, which callers call with the operation's name) are all read from this
  * table: adding an operation is an entry here, its handler on the host

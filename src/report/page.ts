@@ -3,7 +3,7 @@ import { esc, pct } from './escape.js';
 import { figures } from './host-row.js';
 import type { Report, ReportHost, ReportJudgement } from './model.js';
 import { ticks } from './scale.js';
-import { CSS, STEP_COLOURS } from './style.js';
+import { CSS, STEP_COLOURS } from './page-style.js';
 import { waveSection, type WaveView } from './wave.js';
 
 function end(h: ReportHost): number {

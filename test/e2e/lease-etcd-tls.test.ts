@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEtcd, type EtcdCluster } from '../../scripts/lab/etcd.js';
 import { makeEtcdCerts, type EtcdCerts } from '../../scripts/lab/etcd-tls.js';
-import { checkLease } from '../../src/cli/check-lease.js';
+import { checkLease } from '../../src/cli/check/check-lease.js';
 import type { LeaseConfig } from '../../src/config/types.js';
 import { EtcdGateway, b64 } from '../../src/rollout/lease/etcd/gateway.js';
 import { testConfig } from '../support/config.js';

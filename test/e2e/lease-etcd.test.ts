@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEtcd, type EtcdCluster } from '../../scripts/lab/etcd.js';
-import { checkLease } from '../../src/cli/check-lease.js';
+import { checkLease } from '../../src/cli/check/check-lease.js';
 import { testConfig } from '../support/config.js';
 import { EtcdLeaseStore } from '../../src/rollout/lease/etcd/etcd-store.js';
 import { EtcdGateway, b64 } from '../../src/rollout/lease/etcd/gateway.js';

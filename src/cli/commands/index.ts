@@ -1,17 +1,17 @@
 import type { RegisterCommand } from './register.js';
-import { registerCheck } from './check.js';
-import { registerFleet } from './fleet.js';
-import { registerHost } from './host.js';
-import { registerInfra } from './infra.js';
-import { registerInit } from './init.js';
-import { registerLease } from './lease.js';
-import { registerLock } from './lock.js';
-import { registerOnHosts } from './on-hosts.js';
-import { registerReport } from './report.js';
-import { registerRollback } from './rollback.js';
-import { registerRollout } from './rollout.js';
-import { registerSchema } from './schema.js';
-import { registerWatchdog } from './watchdog.js';
+import { registerCheck } from './register-check.js';
+import { registerFleet } from './register-fleet.js';
+import { registerHost } from './register-host.js';
+import { registerInfra } from './register-infra.js';
+import { registerInit } from './register-init.js';
+import { registerLease } from './register-lease.js';
+import { registerLock } from './register-lock.js';
+import { registerOnHosts } from './register-on-hosts.js';
+import { registerReport } from './register-report.js';
+import { registerRollback } from './register-rollback.js';
+import { registerRollout } from './register-rollout.js';
+import { registerSchema } from './register-schema.js';
+import { registerWatchdog } from './register-watchdog.js';
 
 export type { RegisterCommand } from './register.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeAudit, parseSince, renderTimeline } from '../../../src/cli/audit-timeline.js';
+import { mergeAudit, parseSince, renderTimeline } from '../../../src/cli/fleet/audit-timeline.js';
 import type { AuditEntry } from '../../../src/protocol/results.js';
 import { UsageError } from '../../../src/errors.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withCanaryFlags } from '../../../src/cli/canary-flags.js';
+import { withCanaryFlags } from '../../../src/cli/rollout/canary-flags.js';
 import type { Config } from '../../../src/config/types.js';
 import { UsageError } from '../../../src/errors.js';
 import { testConfig } from '../../support/config.js';

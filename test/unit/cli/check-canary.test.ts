@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canaryTrafficWarnings, SAMPLE_MS } from '../../../src/cli/check-canary.js';
+import { canaryTrafficWarnings, SAMPLE_MS } from '../../../src/cli/check/check-canary.js';
 import type { Config } from '../../../src/config/types.js';
 import type { WindowCounts } from '../../../src/evidence/counts.js';
 import type { EvidenceSource } from '../../../src/evidence/source.js';

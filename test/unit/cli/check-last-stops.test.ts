@@ -3,7 +3,7 @@ import {
   killedAtLastStop,
   readLastStops,
   renderLastStops,
-} from '../../../src/cli/check-last-stops.js';
+} from '../../../src/cli/check/check-last-stops.js';
 import type { Output } from '../../../src/cli/output.js';
 import { testConfig } from '../../support/config.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkLease } from '../../../src/cli/check-lease.js';
+import { checkLease } from '../../../src/cli/check/check-lease.js';
 import type { Config, LeaseConfig } from '../../../src/config/types.js';
 import { testConfig } from '../../support/config.js';
 

@@ -5,7 +5,7 @@ import {
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCheck } from '../../../src/cli/check.js';
+import { runCheck } from '../../../src/cli/check/check-command.js';
 import type { Output } from '../../../src/cli/output.js';
 import type { Config } from '../../../src/config/types.js';
 import { testConfig } from '../../support/config.js';

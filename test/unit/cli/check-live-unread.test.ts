@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCheck } from '../../../src/cli/check.js';
+import { runCheck } from '../../../src/cli/check/check-command.js';
 import type { Output } from '../../../src/cli/output.js';
 import { testConfig } from '../../support/config.js';
 import { settings } from '../timing/fixture.js';

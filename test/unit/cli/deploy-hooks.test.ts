@@ -3,7 +3,7 @@ import { BlockedError } from '../../../src/errors.js';
 import type { HookName, Hooks } from '../../../src/hooks/hooks.js';
 import { MemoryLog } from '../../../src/log.js';
 import type { RolloutResult } from '../../../src/rollout/types.js';
-import { withDeployHooks } from '../../../src/cli/deploy-hooks.js';
+import { withDeployHooks } from '../../../src/cli/rollout/deploy-hooks.js';
 
 function hooksFailing(failing: HookName[]) {
   const calls: string[] = [];

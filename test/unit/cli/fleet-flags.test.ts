@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { open } from '../../../src/cli/fleet-cmd/open.js';
-import { runRollout } from '../../../src/cli/rollout-command.js';
+import { open } from '../../../src/cli/open-fleet.js';
+import { runRollout } from '../../../src/cli/rollout/rollout-command.js';
 import { UsageError } from '../../../src/errors.js';
 import { minimal, writeConfig } from '../config/temp-config.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runHostOp } from '../../../src/cli/commands/host.js';
+import { runHostOp } from '../../../src/cli/commands/register-host.js';
 import { ExitStatus } from '../../../src/errors.js';
 import { minimal, tempDir, writeConfig } from '../config/temp-config.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakLease } from '../../../src/cli/fleet-cmd/lease-break.js';
+import { breakLease } from '../../../src/cli/lease/lease-break-command.js';
 import type { Output } from '../../../src/cli/output.js';
 import { UsageError } from '../../../src/errors.js';
 import { MemoryLog } from '../../../src/log.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../../src/agent-client/client.js';
-import { splitCommand } from '../../../src/cli/fleet-cmd/exec-argv.js';
-import { hostPrinter, onEveryHost } from '../../../src/cli/fleet-cmd/host-lines.js';
+import { splitCommand } from '../../../src/cli/on-hosts/exec-argv.js';
+import { hostPrinter, onEveryHost } from '../../../src/cli/on-hosts/host-lines.js';
 import type { Connections } from '../../../src/cli/connections.js';
 import { AgentError, ExitCode } from '../../../src/errors.js';
 import type { Output } from '../../../src/cli/output.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { printRootFiles } from '../../../src/cli/fleet-cmd/setup.js';
+import { printRootFiles } from '../../../src/cli/fleet/setup-command.js';
 import { UsageError } from '../../../src/errors.js';
 import { minimal, writeConfig } from '../config/temp-config.js';
 

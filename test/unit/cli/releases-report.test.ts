@@ -4,7 +4,7 @@ import {
   partialReleases,
   renderReleases,
   type HostReleases,
-} from '../../../src/cli/releases-report.js';
+} from '../../../src/cli/fleet/releases-report.js';
 import type { ReleaseEntry } from '../../../src/host/release-inventory.js';
 
 const entry = (id: string, over: Partial<ReleaseEntry> = {}): ReleaseEntry => ({

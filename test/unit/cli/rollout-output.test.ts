@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Output } from '../../../src/cli/output.js';
-import { rolloutOutput } from '../../../src/cli/rollout-output.js';
+import { rolloutOutput } from '../../../src/cli/rollout/rollout-output.js';
 import type { LogEvent } from '../../../src/log.js';
 import { FakeTerm, ManualTicker, start } from './progress/fake-term.js';
 import { scratchDir } from '../../support/scratch.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { statusJson } from '../../../src/cli/fleet-cmd/status.js';
+import { statusJson } from '../../../src/cli/fleet/status-command.js';
 import { toJsonShape } from '../../../src/cli/json-keys.js';
 import type { HostStatus } from '../../../src/protocol/results.js';
 

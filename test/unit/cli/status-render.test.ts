@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderStatus, unreachableLine } from '../../../src/cli/fleet-cmd/status.js';
+import { renderStatus, unreachableLine } from '../../../src/cli/fleet/status-command.js';
 import { targetJson } from '../../../src/cli/target-json.js';
 
 const settled = (i: number, release = 'r7') => ({

@@ -1,7 +1,7 @@
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runWatchdog } from '../../../src/cli/commands/watchdog.js';
+import { runWatchdog } from '../../../src/cli/commands/register-watchdog.js';
 import { parseConfig } from '../../../src/config/parse.js';
 import { toHostJson } from '../../../src/config/serialize.js';
 import { hostFixture } from '../../support/host-fixture.js';

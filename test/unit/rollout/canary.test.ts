@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureMessage } from '../../../src/cli/rollout-report.js';
+import { failureMessage } from '../../../src/cli/rollout/rollout-report.js';
 import type { Config } from '../../../src/config/types.js';
 import type { EvidenceDeps } from '../../../src/evidence/create-source.js';
 import type { WindowCounts } from '../../../src/evidence/counts.js';

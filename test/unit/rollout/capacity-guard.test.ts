@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rolloutFailure } from '../../../src/cli/deploy-hooks.js';
+import { rolloutFailure } from '../../../src/cli/rollout/deploy-hooks.js';
 import { BlockedError } from '../../../src/errors.js';
 import type { HostConfig } from '../../../src/config/types.js';
 import { capacityStep } from '../../../src/rollout/handshake/capacity-step.js';

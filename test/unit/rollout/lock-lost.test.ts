@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentError, LockHeldError } from '../../../src/errors.js';
 import { LOCK_LOST } from '../../../src/protocol/lines.js';
-import { failureMessage } from '../../../src/cli/rollout-report.js';
+import { failureMessage } from '../../../src/cli/rollout/rollout-report.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { fleet } from '../../support/rollout-fleet.js';

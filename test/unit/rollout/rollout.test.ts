@@ -8,7 +8,7 @@ import { testConfig } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';
 import { FakeBalancer, settings } from '../../support/fake-fleet.js';
 import { ended, handshake } from '../../support/handshake.js';
-import { rolloutFailure } from '../../../src/cli/deploy-hooks.js';
+import { rolloutFailure } from '../../../src/cli/rollout/deploy-hooks.js';
 import { scratchDir } from '../../support/scratch.js';
 
 const HANDSHAKE = handshake('r2');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runWatchdog, tickCommand } from '../../../src/cli/commands/watchdog.js';
+import { runWatchdog, tickCommand } from '../../../src/cli/commands/register-watchdog.js';
 import type { Config } from '../../../src/config/types.js';
 import { cronEntry, cronSchedule } from '../../../src/setup/setup-files.js';
 import { UsageError } from '../../../src/errors.js';
