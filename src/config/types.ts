@@ -130,6 +130,11 @@ export type BalancerEntry = BalancerConfig & {
 
 export interface DrainConfig {
   readonly method: 'health' | 'deregister';
+  /**
+   * the health endpoint's status while drained: 404 only for HAProxy with
+   * `http-check disable-on-404`, which reads it as a soft stop (NOLB)
+   */
+  readonly answer: 503 | 404;
   readonly overlap: Duration;
   readonly maxRequest: Duration;
   readonly stopTimeout: Duration;
