@@ -92,6 +92,7 @@ function amountProblem(
 type NumericSetting = Exclude<
   keyof HealthCheckSettings,
   | 'shutdownSessionsOnDown'
+  | 'disableOn404'
   | 'connectionTermination'
   | 'checkProtocol'
   | 'unhealthyTermination'

@@ -46,6 +46,12 @@ export interface HealthCheckSettings {
    */
   readonly shutdownSessionsOnDown?: string;
   /**
+   * HAProxy, from its config file: where `http-check disable-on-404` is set
+   * (a 404 soft-stops the server, NOLB), false when the backend has none;
+   * undefined when no config file was read
+   */
+  readonly disableOn404?: string | false;
+  /**
    * NLB: `deregistration_delay.connection_termination.enabled`, every
    * connection still open to a deregistered target is closed when the
    * deregistration delay ends

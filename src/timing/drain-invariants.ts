@@ -106,6 +106,26 @@ function sessionsKept({ settings, drain }: TimingInput): Invariant | undefined {
   };
 }
 
+/**
+ * drain.answer against the backend's `http-check disable-on-404`, when the
+ * config file was read: 404 without it is a failed check (the server goes
+ * DOWN after `fall` of them, persistent connections no longer served); with
+ * it and 503, the soft stop it offers goes unused. Both drains still work.
+ */
+function drainAnswerRead({ settings, drain }: TimingInput): Invariant | undefined {
+  const where = settings.disableOn404;
+  if (where === undefined) return undefined;
+  const message =
+    drain.answer === 404 && where === false
+      ? 'drain.answer 404 without http-check disable-on-404 in the backend: haproxy counts the 404 as a failed check and marks the server DOWN after fall checks (sessions killed with on-marked-down shutdown-sessions); add http-check disable-on-404 to the backend and reload haproxy, or set drain.answer 503'
+      : drain.answer === 503 && where !== false
+        ? `http-check disable-on-404 at ${where} with drain.answer 503: the drain marks the server DOWN, not NOLB, and persistent connections are no longer served; set drain.answer 404 for the soft stop`
+        : undefined;
+  return message === undefined
+    ? undefined
+    : { id: 'drain-answer', severity: 'warning', ok: false, message };
+}
+
 /** The invariants of one host's drain → stop sequence. */
 export function drainInvariants(input: TimingInput): Invariant[] {
   const out = [drainBeforeStop(input), requestBeforeKill(input)];
@@ -114,5 +134,7 @@ export function drainInvariants(input: TimingInput): Invariant[] {
   out.push(checkTimeout(input));
   const sessions = sessionsKept(input);
   if (sessions) out.push(sessions);
+  const answer = drainAnswerRead(input);
+  if (answer) out.push(answer);
   return out;
 }

@@ -20,6 +20,8 @@ export interface ServerCheck {
 export interface BackendChecks {
   readonly servers: ReadonlyMap<string, ServerCheck>;
   readonly timeoutCheck?: number;
+  /** `http-check disable-on-404`: where it is set (`line N: …`), in the backend or its defaults */
+  readonly disableOn404?: string;
 }
 
 /** haproxy's defaults when a keyword is absent */
@@ -28,6 +30,7 @@ export const haproxyDefaults = { inter: 2_000, fall: 3, rise: 2 } as const;
 interface Scope {
   server: Partial<ServerCheck>;
   timeoutCheck?: number;
+  disableOn404?: string;
 }
 
 // every section keyword ends the section before it
@@ -77,6 +80,8 @@ export function readBackendChecks(
       const ms = parseTime(args[1]);
       if (ms === undefined) return { ok: false, reason: `unreadable line: ${raw.trim()}` };
       current.timeoutCheck = ms;
+    } else if (keyword === 'http-check' && args[0] === 'disable-on-404') {
+      current.disableOn404 = at;
     } else if (keyword === 'default-server') {
       const parsed = serverKeywords(args, at);
       if (!parsed.ok) return { ok: false, reason: `${parsed.reason} in: ${raw.trim()}` };
@@ -90,10 +95,15 @@ export function readBackendChecks(
     }
   }
   if (!found) return { ok: false, reason: `no backend ${backend} in it` };
-  const { timeoutCheck } = found.scope;
+  return { ok: true, checks: checksOf(found.scope, found.servers) };
+}
+
+function checksOf(scope: Scope, servers: ReadonlyMap<string, ServerCheck>): BackendChecks {
+  const { timeoutCheck, disableOn404 } = scope;
   return {
-    ok: true,
-    checks: { servers: found.servers, ...(timeoutCheck !== undefined ? { timeoutCheck } : {}) },
+    servers,
+    ...(timeoutCheck !== undefined ? { timeoutCheck } : {}),
+    ...(disableOn404 !== undefined ? { disableOn404 } : {}),
   };
 }
 

@@ -35,7 +35,13 @@ describe('the settings of an haproxy backend', () => {
       combineSettings('be_app', [live('web-1', 3, 2)], file({ 'web-1': server() }, 2000)),
     ).toEqual({
       ok: true,
-      settings: { interval: 5000, timeout: 2000, unhealthyThreshold: 2, healthyThreshold: 3 },
+      settings: {
+        interval: 5000,
+        timeout: 2000,
+        unhealthyThreshold: 2,
+        healthyThreshold: 3,
+        disableOn404: false,
+      },
     });
   });
 
@@ -73,6 +79,7 @@ describe('the settings of an haproxy backend', () => {
         unhealthyThreshold: 5,
         healthyThreshold: 6,
         slowStart: 3000,
+        disableOn404: false,
       },
     });
   });

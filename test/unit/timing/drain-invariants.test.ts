@@ -167,3 +167,32 @@ describe('sessions-kept', () => {
     expect(only(model, 'sessions-kept')).toMatchObject({ severity: 'warning', ok: false });
   });
 });
+
+describe('drain-answer', () => {
+  const where = '/etc/haproxy/haproxy.cfg line 7: http-check disable-on-404';
+
+  it('is not there when no config file was read, or when answer and backend agree', () => {
+    const ids = (m: ReturnType<typeof timingModel>) => m.invariants.map((i) => i.id);
+    expect(ids(timingModel(input()))).not.toContain('drain-answer');
+    expect(ids(timingModel(input({ settings: { disableOn404: false } })))).not.toContain(
+      'drain-answer',
+    );
+    const soft = input({ settings: { disableOn404: where }, drain: { answer: 404 } });
+    expect(ids(timingModel(soft))).not.toContain('drain-answer');
+  });
+
+  it('warns of a 404 answer to a backend without disable-on-404: a failed check, not a soft stop', () => {
+    const model = timingModel(input({ settings: { disableOn404: false }, drain: { answer: 404 } }));
+    expect(only(model, 'drain-answer')).toMatchObject({ severity: 'warning', ok: false });
+    expect(only(model, 'drain-answer').message).toMatch(
+      /^drain\.answer 404 without http-check disable-on-404 in the backend: .*add http-check disable-on-404/,
+    );
+  });
+
+  it('warns of disable-on-404 with the 503 answer, naming its line', () => {
+    const model = timingModel(input({ settings: { disableOn404: where } }));
+    expect(only(model, 'drain-answer').message).toBe(
+      `http-check disable-on-404 at ${where} with drain.answer 503: the drain marks the server DOWN, not NOLB, and persistent connections are no longer served; set drain.answer 404 for the soft stop`,
+    );
+  });
+});
