@@ -52,6 +52,11 @@ export interface HealthCheckSettings {
    */
   readonly disableOn404?: string | false;
   /**
+   * HAProxy, from its config file: where persistence (`cookie`, `stick`) is
+   * set in a backend without `option redispatch` (or with `retries 0`)
+   */
+  readonly persistWithoutRedispatch?: string;
+  /**
    * NLB: `deregistration_delay.connection_termination.enabled`, every
    * connection still open to a deregistered target is closed when the
    * deregistration delay ends

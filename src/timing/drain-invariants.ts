@@ -135,6 +135,15 @@ function drainAnswerRead({ settings, drain }: TimingInput): Invariant | undefine
         }
       : undefined;
   }
+  const stuck = drain.answer === 404 ? settings.persistWithoutRedispatch : undefined;
+  if (stuck !== undefined) {
+    return {
+      id,
+      severity: 'warning',
+      ok: false,
+      message: `drain.answer 404 with http-check disable-on-404 at ${where} and persistence at ${stuck} without option redispatch: a persistent client is still sent to the soft-stopped server after its services stop, and gets haproxy's 503 until fall checks mark it DOWN; add option redispatch (and retries 1 or more) to the backend and reload haproxy`,
+    };
+  }
   return {
     id,
     severity: 'warning',

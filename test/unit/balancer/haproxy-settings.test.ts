@@ -45,6 +45,21 @@ describe('the settings of an haproxy backend', () => {
     });
   });
 
+  it('carry the file and line of persistence without redispatch', () => {
+    const checks = {
+      servers: new Map([['web-1', server()]]),
+      persistWithoutRedispatch: 'line 4: cookie SRV insert',
+    };
+    const result = combineSettings('be_app', [live('web-1', 3, 2)], {
+      kind: 'file',
+      path: '/etc/haproxy/haproxy.cfg',
+      checks,
+    });
+    expect(result.ok && result.settings.persistWithoutRedispatch).toBe(
+      '/etc/haproxy/haproxy.cfg line 4: cookie SRV insert',
+    );
+  });
+
   it("carry the file and line of a checked server's on-marked-down shutdown-sessions", () => {
     const at = 'line 9: server web-2 10.0.0.3:80 check on-marked-down shutdown-sessions';
     const result = combineSettings(

@@ -213,6 +213,21 @@ describe('drain-answer', () => {
     );
   });
 
+  it('warns of a 404 soft stop whose persistent clients are not redispatched when the server stops', () => {
+    const stuck = 'haproxy.cfg line 5: cookie SRV insert indirect nocache';
+    const soft = { disableOn404: where, persistWithoutRedispatch: stuck };
+    const model = timingModel(input({ settings: soft, drain: { answer: 404 } }));
+    expect(only(model, 'drain-answer')).toEqual({
+      id: 'drain-answer',
+      severity: 'warning',
+      ok: false,
+      message: `drain.answer 404 with http-check disable-on-404 at ${where} and persistence at ${stuck} without option redispatch: a persistent client is still sent to the soft-stopped server after its services stop, and gets haproxy's 503 until fall checks mark it DOWN; add option redispatch (and retries 1 or more) to the backend and reload haproxy`,
+    });
+    // the 503 answer marks the server DOWN before the stop: nothing is sent to it then
+    const hard = timingModel(input({ settings: soft }));
+    expect(only(hard, 'drain-answer').ok).toBe(true);
+  });
+
   it('holds for the 503 answer to disable-on-404, saying what 404 would do', () => {
     const model = timingModel(input({ settings: { disableOn404: where } }));
     expect(only(model, 'drain-answer')).toMatchObject({ ok: true });
