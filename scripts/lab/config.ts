@@ -32,6 +32,10 @@ export interface LabConfigOptions {
   readonly checks?: { readonly interval?: number; readonly fall?: number; readonly rise?: number };
   /** drain.method; default health */
   readonly drainMethod?: 'health' | 'deregister';
+  /** drain.answer; default 503 (deploy.yml says nothing) */
+  readonly drainAnswer?: 404;
+  /** the lab's one HAProxy named with its config file too (`config:`), which deploy check --live reads */
+  readonly haproxyConfigFile?: boolean;
   /** with the lab's balancer alb: the endpoint's target group (the lab fills it in) */
   readonly targetGroupArn?: string;
   /** with alb and the pair: the second group's, backed by lb-b (the lab fills it in) */
@@ -185,7 +189,12 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
                     target_group_arn: options.targetGroupArn ?? '',
                     ...(layout.loadBalancerType && { type: layout.loadBalancerType }),
                   }
-                : { kind: 'haproxy', socket: files.haproxySocket, backend: layout.backend }),
+                : {
+                    kind: 'haproxy',
+                    socket: files.haproxySocket,
+                    backend: layout.backend,
+                    ...(options.haproxyConfigFile && { config: files.haproxyConfig }),
+                  }),
               interval: s(options.checks?.interval ?? t.interval),
               timeout: s(t.checkTimeout),
               unhealthy_threshold: options.checks?.fall ?? t.fall,
@@ -195,6 +204,7 @@ export function labConfig(layout: LabLayout, options: LabConfigOptions = {}): st
     drain: {
       // nginx has no active checks: only a `down` line takes a host out
       method: options.drainMethod ?? (layout.balancer === 'nginx' ? 'deregister' : 'health'),
+      ...(options.drainAnswer && { answer: options.drainAnswer }),
       overlap: s(options.overlapMs ?? 2000),
       max_request: '5s',
       stop_timeout: s(stopTimeoutMs),

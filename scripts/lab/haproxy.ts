@@ -80,8 +80,14 @@ export function haproxyConfig(
     '  balance roundrobin',
     '  option httpchk GET /health',
     '  http-check expect status 200',
+    ...(layout.disableOn404
+      ? ['  http-check disable-on-404', '  cookie SRV insert indirect nocache']
+      : []),
     `  default-server inter ${t.interval}ms fall ${t.fall} rise ${t.rise}`,
-    ...layout.hosts.map((h) => `  server ${h.name} ${h.address}:${layout.appPort} check`),
+    ...layout.hosts.map(
+      (h) =>
+        `  server ${h.name} ${h.address}:${layout.appPort} check${layout.disableOn404 ? ` cookie ${h.name}` : ''}`,
+    ),
     '',
   ].join('\n');
 }

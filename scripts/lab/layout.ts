@@ -58,6 +58,11 @@ export interface LabLayout {
     readonly timings: LabTimings;
     readonly frontend: { readonly address: string; readonly port: number };
   };
+  /**
+   * the HAProxy backend has `http-check disable-on-404` (a 404 soft-stops a server:
+   * NOLB) and a persistence cookie `SRV` naming each server, which a soft stop keeps serving
+   */
+  readonly disableOn404?: true;
   /** command: the demo's start/stop/status commands; compose: real containers (compose.ts) */
   readonly runtime: LabRuntime;
   /** the directories each host gets a private tmpfs over */
@@ -92,6 +97,8 @@ export interface LayoutOptions {
   readonly loadBalancerType?: 'network';
   /** a second HAProxy with these timings (default pairTimings) on <subnet>.101 */
   readonly pair?: boolean | Partial<LabTimings>;
+  /** LabLayout.disableOn404 */
+  readonly disableOn404?: boolean;
   /**
    * host name → a directory put first on that host's PATH, ahead of the lab's
    * node: a test puts a `node` of its own there (an old one) whenever it likes
@@ -139,6 +146,7 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
           },
         }
       : {}),
+    ...(options.disableOn404 && { disableOn404: true as const }),
     runtime: options.runtime ?? 'command',
     // parents, not just <svc>: proper-lockfile and temp+rename write siblings of these paths
     privateMounts: [

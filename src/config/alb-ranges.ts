@@ -92,6 +92,8 @@ function amountProblem(
 type NumericSetting = Exclude<
   keyof HealthCheckSettings,
   | 'shutdownSessionsOnDown'
+  | 'disableOn404'
+  | 'persistWithoutRedispatch'
   | 'connectionTermination'
   | 'checkProtocol'
   | 'unhealthyTermination'

@@ -104,6 +104,26 @@ function nginxNeedsDeregister(doc: Doc): RuleProblem[] {
 }
 
 /**
+ * A drain answered with 404 is a soft stop only where the balancer reads it
+ * so: HAProxy with `http-check disable-on-404` (`deploy check --live` reads
+ * the backend for it). An ALB or NLB counts a 404 as unhealthy like a 503, or
+ * as healthy when its matcher takes 404 (the host would never leave); nginx
+ * has no active checks. A static balancer's checks are the user's to know.
+ */
+function answer404NeedsHaproxy(doc: Doc): RuleProblem[] {
+  if (record(doc.drain).answer !== 404) return [];
+  const others = entries(doc).filter((e) => e.b.kind === 'alb' || e.b.kind === 'nginx');
+  if (others.length === 0) return [];
+  const kinds = [...new Set(others.map((e) => String(e.b.kind)))].join(' and ');
+  return [
+    {
+      path: ['drain', 'answer'],
+      message: `404 is a soft stop only for HAProxy with http-check disable-on-404, not ${kinds} (an ALB or NLB reads 404 as unhealthy like 503, or as healthy when its matcher takes it; nginx has no active checks): use 503`,
+    },
+  ];
+}
+
+/**
  * Each key of `targets` names a host of deploy.yml, and within one balancer
  * no two hosts share a target: a drain of one would take the other out too.
  */
@@ -174,6 +194,7 @@ export const balancerRules: readonly Rule[] = [
   staticAlone,
   deregisterNeedsAnApi,
   nginxNeedsDeregister,
+  answer404NeedsHaproxy,
   (doc) => entries(doc).flatMap(healthCheckTogether),
   (doc) => entries(doc).flatMap((e) => targetsOfHosts(doc, e)),
   (doc) => entries(doc).flatMap((e) => haproxyNames(doc, e)),

@@ -41,6 +41,7 @@ export function normalize(raw: RawConfig, options: NormalizeOptions): Config {
     balancers: balancerEntries(raw, local),
     drain: {
       method: drain.method,
+      answer: drain.answer,
       overlap: drain.overlap,
       maxRequest: drain.max_request,
       stopTimeout: drain.stop_timeout,

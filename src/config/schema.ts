@@ -74,6 +74,13 @@ const drain = z
       .meta({
         description: 'health: the health endpoint answers 503; deregister: via the balancer API',
       }),
+    answer: z
+      .union([z.literal(503), z.literal(404)], { error: 'must be 503 or 404' })
+      .default(503)
+      .meta({
+        description:
+          "the health endpoint's status while drained: 503, or 404 for an HAProxy backend with http-check disable-on-404 (a soft stop: persistent connections still served)",
+      }),
     overlap: duration('how long a host keeps serving after it is out of rotation').prefault('15s'),
     max_request: duration('the longest request allowed to finish').prefault('30s'),
     stop_timeout: duration("the services' SIGTERM → SIGKILL grace").prefault('150s'),

@@ -37,6 +37,7 @@ export function toDocument(config: Config): RawConfigInput {
     balancers: config.balancers.map(balancer),
     drain: {
       method: drain.method,
+      answer: drain.answer,
       overlap: d(drain.overlap),
       max_request: d(drain.maxRequest),
       stop_timeout: d(drain.stopTimeout),

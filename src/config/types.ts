@@ -46,6 +46,17 @@ export interface HealthCheckSettings {
    */
   readonly shutdownSessionsOnDown?: string;
   /**
+   * HAProxy, from its config file: where `http-check disable-on-404` is set
+   * (a 404 soft-stops the server, NOLB), false when the backend has none;
+   * undefined when no config file was read
+   */
+  readonly disableOn404?: string | false;
+  /**
+   * HAProxy, from its config file: where persistence (`cookie`, `stick`) is
+   * set in a backend without `option redispatch` (or with `retries 0`)
+   */
+  readonly persistWithoutRedispatch?: string;
+  /**
    * NLB: `deregistration_delay.connection_termination.enabled`, every
    * connection still open to a deregistered target is closed when the
    * deregistration delay ends
@@ -130,6 +141,11 @@ export type BalancerEntry = BalancerConfig & {
 
 export interface DrainConfig {
   readonly method: 'health' | 'deregister';
+  /**
+   * the health endpoint's status while drained: 404 only for HAProxy with
+   * `http-check disable-on-404`, which reads it as a soft stop (NOLB)
+   */
+  readonly answer: 503 | 404;
   readonly overlap: Duration;
   readonly maxRequest: Duration;
   readonly stopTimeout: Duration;

@@ -20,6 +20,12 @@ export interface HealthOptions {
   readonly watchdogs?: Readonly<Record<string, number>>;
   /** host.state, holding the drain marker `draining`; default the HANDOFF_STATE environment variable */
   readonly stateDir?: string;
+  /**
+   * ready's status while draining: 503, or 404 for an HAProxy backend with
+   * `http-check disable-on-404` (a soft stop); default the HANDOFF_DRAIN_ANSWER
+   * environment variable (deploy.yml's `drain.answer`), else 503
+   */
+  readonly drainAnswer?: 503 | 404;
   /** how stale the drain marker's answer may be; default 250 ms */
   readonly drainCacheMs?: number;
   /** named in `x-release` on every answer; default the RELEASE environment variable */

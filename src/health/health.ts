@@ -7,7 +7,7 @@ import { watchDrainMarker, type DrainWatch } from './drain-marker.js';
 import type { Handler, Health, HealthOptions } from './health-api.js';
 import { LagWindow, sampleLag } from './lag.js';
 import { trustWith } from './trust.js';
-import { readyStatus } from './verdict.js';
+import { drainCodeFrom, readyStatus, type DrainCode } from './verdict.js';
 import { Watchdogs } from './watchdogs.js';
 
 const ROUTES = new Set(['/startup', '/live', '/ready', '/health']);
@@ -23,6 +23,7 @@ interface Core {
   readonly lag: LagWindow;
   readonly watchdogs: Watchdogs;
   readonly isDraining: () => Promise<boolean>;
+  readonly drainCode: DrainCode;
   readonly started: () => boolean;
   readonly overloaded: () => boolean;
 }
@@ -56,6 +57,7 @@ export function createHealth(options: HealthOptions = {}): Health {
     lag,
     watchdogs: new Watchdogs(options.watchdogs ?? {}, clock.now()),
     isDraining: async () => drainingFlag || ((await marker?.isDraining()) ?? false),
+    drainCode: options.drainAnswer ?? drainCodeFrom(process.env),
     started: () => markedStarted || (autoStart && passedOnce),
     overloaded: () => options.maxLagMs !== undefined && lag.max(clock.now()) > options.maxLagMs,
   };
@@ -117,15 +119,18 @@ function routeHandlers(core: Core): Pick<Health, 'startup' | 'live' | 'ready' | 
   const { answer, checks, clock, statusOnly } = core;
   const { respond, failed, withTrust } = answering(core);
   const readiness = (res: ServerResponse, draining: boolean, verify: boolean): void => {
-    const { status, code } = readyStatus({
-      started: core.started(),
-      // handoff's own check asks for the truth even while drained, so a broken
-      // release fails its verify before the balancer ever sees it
-      draining: draining && !verify,
-      critical: checks.critical(),
-      overloaded: core.overloaded(),
-      degraded: checks.degraded(),
-    });
+    const { status, code } = readyStatus(
+      {
+        started: core.started(),
+        // handoff's own check asks for the truth even while drained, so a broken
+        // release fails its verify before the balancer ever sees it
+        draining: draining && !verify,
+        critical: checks.critical(),
+        overloaded: core.overloaded(),
+        degraded: checks.degraded(),
+      },
+      core.drainCode,
+    );
     respond(res, code, { status, checks: checks.views() }, verify, {
       draining,
       verified: verify,

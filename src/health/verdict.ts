@@ -16,10 +16,25 @@ export interface ReadyInputs {
  * starting or draining says so before anything about its dependencies, and
  * a non-critical dependency never takes it out of rotation (200 degraded).
  */
-export function readyStatus(s: ReadyInputs): { status: ReadyStatus; code: 200 | 503 } {
+export function readyStatus(
+  s: ReadyInputs,
+  drainCode: DrainCode = 503,
+): { status: ReadyStatus; code: 200 | DrainCode } {
   if (!s.started || s.critical === 'unknown') return { status: 'starting', code: 503 };
-  if (s.draining) return { status: 'draining', code: 503 };
+  if (s.draining) return { status: 'draining', code: drainCode };
   if (s.critical === 'unhealthy') return { status: 'failing', code: 503 };
   if (s.overloaded) return { status: 'overloaded', code: 503 };
   return s.degraded ? { status: 'degraded', code: 200 } : { status: 'ok', code: 200 };
+}
+
+/** a drained service's status: 503, or 404 for HAProxy's `http-check disable-on-404` */
+export type DrainCode = 503 | 404;
+
+/**
+ * deploy.yml's `drain.answer` as the runtime exports it (`HANDOFF_DRAIN_ANSWER`):
+ * 404 only when it says exactly that; anything else is the 503 every
+ * balancer reads as out.
+ */
+export function drainCodeFrom(env: Readonly<Record<string, string | undefined>>): DrainCode {
+  return env.HANDOFF_DRAIN_ANSWER?.trim() === '404' ? 404 : 503;
 }

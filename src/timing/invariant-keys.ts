@@ -12,6 +12,7 @@ const KEY: Partial<Record<InvariantId, string>> = {
   'time-back': 'rollout.max_time_back',
   'watchdog-vs-drain': 'watchdog.every',
   'canary-bake': 'rollout.canary.bake',
+  'drain-answer': 'drain.answer',
 };
 
 export function invariantKey(id: InvariantId): string | undefined {

@@ -62,6 +62,7 @@ export type InvariantId =
   | 'unhealthy-termination'
   | 'check-timeout'
   | 'sessions-kept'
+  | 'drain-answer'
   | 'capacity'
   | 'keep-alive'
   | 'time-back'

@@ -136,6 +136,8 @@ describe('the haproxy balancer against a real haproxy', () => {
       timeout: timeoutCheck,
       unhealthyThreshold: fall,
       healthyThreshold: rise,
+      // the backend has no http-check disable-on-404: a 404 answer would be a failed check
+      disableOn404: false,
     });
   });
 

@@ -24,7 +24,13 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
       target: `web-${i + 1}`,
     })),
     balancers: oneBalancer({ kind: 'haproxy', socket: '/run/haproxy.sock', backend: 'be_api' }),
-    drain: { method: 'health', overlap: 15_000, maxRequest: 30_000, stopTimeout: 60_000 },
+    drain: {
+      method: 'health',
+      answer: 503,
+      overlap: 15_000,
+      maxRequest: 30_000,
+      stopTimeout: 60_000,
+    },
     rollout: {
       batch: { kind: 'count', count: 1 },
       minHealthy: 1,

@@ -20,6 +20,14 @@ export interface ServerCheck {
 export interface BackendChecks {
   readonly servers: ReadonlyMap<string, ServerCheck>;
   readonly timeoutCheck?: number;
+  /** `http-check disable-on-404`: where it is set (`line N: …`), in the backend or its defaults */
+  readonly disableOn404?: string;
+  /**
+   * where persistence is set (`cookie`, `stick on|match`) when the backend
+   * has no `option redispatch` or `retries 0`: a persistent client is still
+   * sent to a server that stopped until its checks mark it DOWN
+   */
+  readonly persistWithoutRedispatch?: string;
 }
 
 /** haproxy's defaults when a keyword is absent */
@@ -28,6 +36,10 @@ export const haproxyDefaults = { inter: 2_000, fall: 3, rise: 2 } as const;
 interface Scope {
   server: Partial<ServerCheck>;
   timeoutCheck?: number;
+  disableOn404?: string;
+  persistence?: string;
+  redispatch?: boolean;
+  retries?: number;
 }
 
 // every section keyword ends the section before it
@@ -73,11 +85,10 @@ export function readBackendChecks(
       continue;
     }
     if (!current) continue;
-    if (keyword === 'timeout' && args[0] === 'check') {
-      const ms = parseTime(args[1]);
-      if (ms === undefined) return { ok: false, reason: `unreadable line: ${raw.trim()}` };
-      current.timeoutCheck = ms;
-    } else if (keyword === 'default-server') {
+    const proxy = proxyKeyword(current, words, at);
+    if (proxy === 'unreadable') return { ok: false, reason: `unreadable line: ${raw.trim()}` };
+    if (proxy === 'taken') continue;
+    if (keyword === 'default-server') {
       const parsed = serverKeywords(args, at);
       if (!parsed.ok) return { ok: false, reason: `${parsed.reason} in: ${raw.trim()}` };
       current.server = { ...current.server, ...parsed.values };
@@ -90,11 +101,54 @@ export function readBackendChecks(
     }
   }
   if (!found) return { ok: false, reason: `no backend ${backend} in it` };
-  const { timeoutCheck } = found.scope;
+  return { ok: true, checks: checksOf(found.scope, found.servers) };
+}
+
+function checksOf(scope: Scope, servers: ReadonlyMap<string, ServerCheck>): BackendChecks {
+  const { timeoutCheck, disableOn404, persistence } = scope;
+  // haproxy retries a connection 3 times unless told otherwise
+  const redispatches = scope.redispatch === true && (scope.retries ?? 3) > 0;
   return {
-    ok: true,
-    checks: { servers: found.servers, ...(timeoutCheck !== undefined ? { timeoutCheck } : {}) },
+    servers,
+    ...(timeoutCheck !== undefined ? { timeoutCheck } : {}),
+    ...(disableOn404 !== undefined ? { disableOn404 } : {}),
+    ...(persistence !== undefined && !redispatches && { persistWithoutRedispatch: persistence }),
   };
+}
+
+/**
+ * A keyword of the section itself (`timeout check`, `http-check
+ * disable-on-404`, redispatch, `retries`, persistence) put in its scope.
+ */
+function proxyKeyword(
+  scope: Scope,
+  words: readonly string[],
+  at: string,
+): 'taken' | 'unreadable' | undefined {
+  const [keyword, ...args] = words;
+  if (keyword === 'timeout' && args[0] === 'check') {
+    const ms = parseTime(args[1]);
+    if (ms === undefined) return 'unreadable';
+    scope.timeoutCheck = ms;
+  } else if (keyword === 'http-check' && args[0] === 'disable-on-404') {
+    scope.disableOn404 = at;
+  } else if (isRedispatch(words)) {
+    scope.redispatch = keyword === 'option';
+  } else if (keyword === 'retries') {
+    scope.retries = Number(args[0]);
+  } else if (keyword === 'cookie' || (keyword === 'stick' && /^(on|match)$/.test(args[0] ?? ''))) {
+    scope.persistence = at;
+  } else {
+    return undefined;
+  }
+  return 'taken';
+}
+
+/** `option redispatch [interval]` or `no option redispatch` */
+function isRedispatch(words: readonly string[]): boolean {
+  const [first, ...rest] = words;
+  const option = first === 'no' ? rest : words;
+  return option[0] === 'option' && option[1] === 'redispatch';
 }
 
 /** The section a `defaults`/`backend` line is `from`, if it names one. */

@@ -68,6 +68,10 @@ export function combineSettings(
       ),
       ...(slowStarts.length > 0 ? { slowStart: max(slowStarts, 0) } : {}),
       ...(kills !== undefined && { shutdownSessionsOnDown: `${path} ${kills}` }),
+      disableOn404: checks.disableOn404 === undefined ? false : `${path} ${checks.disableOn404}`,
+      ...(checks.persistWithoutRedispatch !== undefined && {
+        persistWithoutRedispatch: `${path} ${checks.persistWithoutRedispatch}`,
+      }),
     },
   };
 }

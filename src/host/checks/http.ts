@@ -15,6 +15,13 @@ import { verifyToken } from './verify-token.js';
 
 type HttpCheck = Extract<CheckConfig, { kind: 'http' }>;
 
+/**
+ * The statuses a drain answers with (deploy.yml `drain.answer`): 503, or 404
+ * for HAProxy's `http-check disable-on-404`. Either is a drain only when it
+ * says so; a bare 404 is a wrong URL, as before.
+ */
+const isDrainStatus = (status: number): boolean => status === 503 || status === 404;
+
 /** enough to find the word in a health answer; the rest is never read */
 const bodyLimit = 4096;
 
@@ -22,7 +29,7 @@ type Outcome =
   | {
       readonly kind: 'status';
       readonly status: number;
-      /** it says it is draining: the header, or (a 503) the word in its body */
+      /** it says it is draining: the header, or (a 503 or 404) the word in its body */
       readonly saysDraining: boolean;
       /** the service answered a verify with its real readiness */
       readonly verified: boolean;
@@ -32,7 +39,8 @@ type Outcome =
   | { readonly kind: 'error'; readonly error: unknown };
 
 /**
- * GET the URL within a hard deadline, with `x-handoff-verify: 1`. A 503 is
+ * GET the URL within a hard deadline, with `x-handoff-verify: 1`. A 503 (or
+ * the 404 of `drain.answer: 404`) is
  * "draining" when its body mentions `draining` or it carries
  * `x-handoff-draining: 1`: the drain handshake working, not a broken service;
  * unless the service marked the answer as its real readiness
@@ -81,7 +89,7 @@ function judge(
   const { status, claim } = outcome;
   const ok = status === check.expectStatus;
   // a real-readiness answer is never excused by a drain
-  const excused = status === 503 && outcome.saysDraining && !outcome.verified;
+  const excused = isDrainStatus(status) && outcome.saysDraining && !outcome.verified;
   const release = claim.kind === 'one' ? { release: clip(claim.release) } : {};
   const unnamed = claim.kind === 'none' && deps.releaseOptional === true;
   if (check.expectRelease && (ok || excused) && !unnamed) {
@@ -90,8 +98,11 @@ function judge(
       return { ok: false, code: 'release-mismatch', latency_ms, ...release, detail: mismatch };
   }
   // a drained service answering its real readiness says so too: shown, never an excuse
-  const draining =
-    status === 503 ? { draining: excused } : ok && outcome.saysDraining ? { draining: true } : {};
+  const draining = isDrainStatus(status)
+    ? { draining: excused }
+    : ok && outcome.saysDraining
+      ? { draining: true }
+      : {};
   return {
     ok,
     code: ok ? 'ok' : `status-${status}`,
@@ -162,8 +173,8 @@ function probe(
         claim: releaseClaim(res),
       };
       const byHeader = res.headers[DRAINING_HEADER] === '1';
-      if (status !== 503 || byHeader) {
-        finish({ ...base, saysDraining: byHeader || status === 503 });
+      if (!isDrainStatus(status) || byHeader) {
+        finish({ ...base, saysDraining: byHeader });
         return;
       }
       answered = { ...base, saysDraining: false };

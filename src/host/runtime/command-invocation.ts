@@ -2,7 +2,7 @@ import type { ServiceConfig } from '../../config/types.js';
 import { ConfigError, UsageError } from '../../errors.js';
 import { commandLogPath, releaseDir } from '../layout.js';
 import { serviceMarksEnv } from './marks-env.js';
-import type { RuntimeSettings } from './runtime.js';
+import { drainEnv, type RuntimeSettings } from './runtime.js';
 
 export type CommandStep = 'start' | 'stop' | 'status' | 'logs';
 
@@ -47,10 +47,7 @@ export function commandInvocation(
       HANDOFF_SERVICE: service.name,
       HANDOFF_STATE: settings.state,
       ...serviceMarksEnv(settings.state, service),
-      HANDOFF_STOP_TIMEOUT: String(Math.ceil(settings.stopTimeout / 1000)),
-      ...(settings.detectTime !== undefined && {
-        HANDOFF_DETECT_TIME: String(Math.ceil(settings.detectTime / 1000)),
-      }),
+      ...drainEnv(settings),
     },
     outputFile: commandLogPath(settings.root, service.name, step),
     ...(step === 'stop' ? { timeoutMs: settings.stopTimeout } : {}),

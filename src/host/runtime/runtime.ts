@@ -63,6 +63,8 @@ export interface RuntimeSettings {
    * SIGTERM no rollout announced keeps serving that long (the health library's default)
    */
   readonly detectTime?: number;
+  /** drain.answer: the health library's status while drained, exported as HANDOFF_DRAIN_ANSWER when 404 */
+  readonly drainAnswer: 503 | 404;
   readonly runtime: RuntimeConfig;
   readonly services: readonly ServiceConfig[];
   /** `env.secret`'s names: their values, read from a release's `.env`, are masked in what the agent says */
@@ -77,6 +79,23 @@ function detectTime(config: Config): { detectTime?: number } {
   return bounds.length > 0 ? { detectTime: Math.max(...bounds) } : {};
 }
 
+/**
+ * What a service's graceful shutdown and its health endpoint need to know of
+ * the drain, as the services' environment: the command runtime exports it to
+ * its commands, the release's `.env` holds it for compose. A release written
+ * with the default 503 carries no HANDOFF_DRAIN_ANSWER, as before.
+ */
+export function drainEnv(
+  settings: Pick<RuntimeSettings, 'stopTimeout' | 'detectTime' | 'drainAnswer'>,
+): Record<string, string> {
+  const { stopTimeout, detectTime, drainAnswer } = settings;
+  return {
+    HANDOFF_STOP_TIMEOUT: String(Math.ceil(stopTimeout / 1000)),
+    ...(detectTime !== undefined && { HANDOFF_DETECT_TIME: String(Math.ceil(detectTime / 1000)) }),
+    ...(drainAnswer === 404 && { HANDOFF_DRAIN_ANSWER: '404' }),
+  };
+}
+
 export function runtimeSettings(config: Config): RuntimeSettings {
   return {
     project: config.service,
@@ -86,6 +105,7 @@ export function runtimeSettings(config: Config): RuntimeSettings {
     // any kind, when deploy.yml holds the settings (static always; alb and haproxy for
     // `deploy infra apply`): the host cannot ask a live balancer itself
     ...detectTime(config),
+    drainAnswer: config.drain.answer,
     runtime: config.runtime,
     services: config.services,
     secretNames: config.env.secret,

@@ -47,6 +47,34 @@ backend be_other
     expect(checks(text, 'be_other').servers['x']?.shutdownSessions).toBeUndefined();
   });
 
+  it('names the line of http-check disable-on-404, in the backend or the defaults it inherits', () => {
+    const own = 'backend be_app\n  option httpchk GET /health\n  http-check disable-on-404\n';
+    expect(checks(own).disableOn404).toBe('line 3: http-check disable-on-404');
+    const inherited =
+      'defaults\n  http-check disable-on-404\nbackend be_app\n  server a 1.2.3.4:80 check\n';
+    expect(checks(inherited).disableOn404).toBe('line 2: http-check disable-on-404');
+    const other = 'backend be_other\n  http-check disable-on-404\nbackend be_app\n';
+    expect(checks(other).disableOn404).toBeUndefined();
+  });
+
+  it('names persistence without option redispatch (or with retries 0), and not with it', () => {
+    const cookie =
+      'backend be_app\n  cookie SRV insert indirect nocache\n  server a 1.2.3.4:80 check\n';
+    expect(checks(cookie).persistWithoutRedispatch).toBe(
+      'line 2: cookie SRV insert indirect nocache',
+    );
+    const redispatched = `defaults\n  option redispatch\n${cookie}`;
+    expect(checks(redispatched).persistWithoutRedispatch).toBeUndefined();
+    const noRetries = `defaults\n  option redispatch\n  retries 0\n${cookie}`;
+    expect(checks(noRetries).persistWithoutRedispatch).toBe(
+      'line 5: cookie SRV insert indirect nocache',
+    );
+    const turnedOff = `defaults\n  option redispatch\nbackend be_app\n  no option redispatch\n  stick on src\n`;
+    expect(checks(turnedOff).persistWithoutRedispatch).toBe('line 5: stick on src');
+    // no persistence: nothing keeps a client on a stopped server
+    expect(checks('backend be_app\n  retries 0\n').persistWithoutRedispatch).toBeUndefined();
+  });
+
   it("uses haproxy's own defaults for what is not written", () => {
     expect(checks('backend be_app\n  server web-1 10.0.0.1:80 check\n').servers['web-1']).toEqual({
       check: true,

@@ -35,8 +35,29 @@ describe('the settings of an haproxy backend', () => {
       combineSettings('be_app', [live('web-1', 3, 2)], file({ 'web-1': server() }, 2000)),
     ).toEqual({
       ok: true,
-      settings: { interval: 5000, timeout: 2000, unhealthyThreshold: 2, healthyThreshold: 3 },
+      settings: {
+        interval: 5000,
+        timeout: 2000,
+        unhealthyThreshold: 2,
+        healthyThreshold: 3,
+        disableOn404: false,
+      },
     });
+  });
+
+  it('carry the file and line of persistence without redispatch', () => {
+    const checks = {
+      servers: new Map([['web-1', server()]]),
+      persistWithoutRedispatch: 'line 4: cookie SRV insert',
+    };
+    const result = combineSettings('be_app', [live('web-1', 3, 2)], {
+      kind: 'file',
+      path: '/etc/haproxy/haproxy.cfg',
+      checks,
+    });
+    expect(result.ok && result.settings.persistWithoutRedispatch).toBe(
+      '/etc/haproxy/haproxy.cfg line 4: cookie SRV insert',
+    );
   });
 
   it("carry the file and line of a checked server's on-marked-down shutdown-sessions", () => {
@@ -73,6 +94,7 @@ describe('the settings of an haproxy backend', () => {
         unhealthyThreshold: 5,
         healthyThreshold: 6,
         slowStart: 3000,
+        disableOn404: false,
       },
     });
   });

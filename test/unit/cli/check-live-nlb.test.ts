@@ -67,7 +67,7 @@ function nlbConfig(method: 'health' | 'deregister'): Config {
         targets: {},
       },
     ],
-    drain: { method, overlap: 15_000, maxRequest: 30_000, stopTimeout: 60_000 },
+    drain: { method, answer: 503, overlap: 15_000, maxRequest: 30_000, stopTimeout: 60_000 },
     watchdog: { ...base.watchdog, every: 600_000 },
   };
 }

@@ -78,6 +78,7 @@ describe('deploy init', () => {
     expect(config.hosts).toHaveLength(2);
     expect(config.drain).toEqual({
       method: 'health',
+      answer: 503,
       overlap: 15_000,
       maxRequest: 30_000,
       stopTimeout: 60_000,

@@ -101,6 +101,7 @@ describe('loading deploy.yml', () => {
     expect(config.hosts[0]).toEqual({ name: 'web-1', address: '10.0.0.1', target: '10.0.0.1' });
     expect(config.drain).toEqual({
       method: 'health',
+      answer: 503,
       overlap: 15_000,
       maxRequest: 30_000,
       stopTimeout: 150_000,

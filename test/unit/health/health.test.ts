@@ -20,9 +20,14 @@ describe('createHealth', () => {
     await remove();
   });
 
-  async function serve(checks: BackgroundCheck[] = [], release?: string): Promise<string> {
+  async function serve(
+    checks: BackgroundCheck[] = [],
+    release?: string,
+    drainAnswer?: 503 | 404,
+  ): Promise<string> {
     const h = createHealth({
       stateDir: dir,
+      ...(drainAnswer ? { drainAnswer } : {}),
       checks,
       autoStart: true,
       failureThreshold: 1,
@@ -63,6 +68,16 @@ describe('createHealth', () => {
     await writeFile(path.join(dir, 'draining'), 'rollout');
     const ready = await get(`${url}/ready`);
     expect(ready.status).toBe(503);
+    expect(JSON.parse(ready.body)).toMatchObject({ status: 'draining' });
+    expect(ready.headers['x-handoff-draining']).toBe('1');
+  });
+
+  it('answers a drain with 404 when drain.answer says so, the handshake header unchanged', async () => {
+    const url = await serve([], undefined, 404);
+    expect((await get(`${url}/ready`)).status).toBe(200);
+    await writeFile(path.join(dir, 'draining'), 'rollout');
+    const ready = await get(`${url}/ready`);
+    expect(ready.status).toBe(404);
     expect(JSON.parse(ready.body)).toMatchObject({ status: 'draining' });
     expect(ready.headers['x-handoff-draining']).toBe('1');
   });

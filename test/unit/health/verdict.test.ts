@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readyStatus, type ReadyInputs } from '../../../src/health/verdict.js';
+import { drainCodeFrom, readyStatus, type ReadyInputs } from '../../../src/health/verdict.js';
 
 const fine: ReadyInputs = {
   started: true,
@@ -20,5 +20,29 @@ describe('readiness, in order', () => {
     [{}, 'ok', 200],
   ])('%o → %s %i', (change, status, code) => {
     expect(readyStatus({ ...fine, ...change })).toEqual({ status, code });
+  });
+});
+
+describe('the drain answer', () => {
+  it('is 404 only while draining: starting and failing stay 503', () => {
+    expect(readyStatus({ ...fine, draining: true }, 404)).toEqual({
+      status: 'draining',
+      code: 404,
+    });
+    expect(readyStatus({ ...fine, started: false, draining: true }, 404)).toEqual({
+      status: 'starting',
+      code: 503,
+    });
+    expect(readyStatus({ ...fine, critical: 'unhealthy' }, 404)).toEqual({
+      status: 'failing',
+      code: 503,
+    });
+  });
+
+  it('comes from HANDOFF_DRAIN_ANSWER, 404 only when it says exactly that', () => {
+    expect(drainCodeFrom({ HANDOFF_DRAIN_ANSWER: '404' })).toBe(404);
+    expect(drainCodeFrom({ HANDOFF_DRAIN_ANSWER: ' 404\n' })).toBe(404);
+    expect(drainCodeFrom({ HANDOFF_DRAIN_ANSWER: '410' })).toBe(503);
+    expect(drainCodeFrom({})).toBe(503);
   });
 });

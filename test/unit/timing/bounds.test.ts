@@ -15,6 +15,11 @@ describe('awaitOutBound', () => {
   it('ignores a deregistration delay with method health', () => {
     expect(awaitOutBound({ ...settings, deregistrationDelay: s(300) }, base.drain)).toBe(s(10));
   });
+
+  it('stays interval × unhealthy_threshold for a 404 answer to disable-on-404: a service started before the change still answers 503', () => {
+    const soft = { ...settings, unhealthyThreshold: 3, disableOn404: 'haproxy.cfg line 9' };
+    expect(awaitOutBound(soft, { ...base.drain, answer: 404 })).toBe(s(15));
+  });
 });
 
 describe('awaitInBound', () => {

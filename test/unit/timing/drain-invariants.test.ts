@@ -166,4 +166,73 @@ describe('sessions-kept', () => {
     );
     expect(only(model, 'sessions-kept')).toMatchObject({ severity: 'warning', ok: false });
   });
+
+  it('warns with a 404 answer to disable-on-404: NOLB is not down, only the stop marks it down', () => {
+    const soft = { shutdownSessionsOnDown: where, disableOn404: 'haproxy.cfg line 9' };
+    const model = timingModel(input({ settings: soft, drain: { answer: 404 } }));
+    expect(only(model, 'sessions-kept')).toMatchObject({ severity: 'warning', ok: false });
+    expect(only(model, 'sessions-kept').message).toContain(
+      'the stopping services fail their checks',
+    );
+  });
+
+  it('fails as an error with a 404 answer to a backend without disable-on-404: the 404 marks it down', () => {
+    const hard = { shutdownSessionsOnDown: where, disableOn404: false as const };
+    const model = timingModel(input({ settings: hard, drain: { answer: 404 } }));
+    expect(only(model, 'sessions-kept')).toMatchObject({ severity: 'error', ok: false });
+  });
+});
+
+describe('drain-answer', () => {
+  const where = '/etc/haproxy/haproxy.cfg line 7: http-check disable-on-404';
+  const ids = (m: ReturnType<typeof timingModel>) => m.invariants.map((i) => i.id);
+
+  it('is not there when no config file was read, or 503 meets a backend without the line', () => {
+    expect(ids(timingModel(input()))).not.toContain('drain-answer');
+    expect(ids(timingModel(input({ drain: { answer: 404 } })))).not.toContain('drain-answer');
+    expect(ids(timingModel(input({ settings: { disableOn404: false } })))).not.toContain(
+      'drain-answer',
+    );
+  });
+
+  it('holds for a 404 answer to a backend with disable-on-404, naming its line', () => {
+    const model = timingModel(input({ settings: { disableOn404: where }, drain: { answer: 404 } }));
+    expect(only(model, 'drain-answer')).toEqual({
+      id: 'drain-answer',
+      severity: 'warning',
+      ok: true,
+      message: `drain.answer 404 with http-check disable-on-404 at ${where}: the first 404 soft-stops the server (NOLB: persistent clients still served until the services stop): ok`,
+    });
+  });
+
+  it('warns of a 404 answer to a backend without disable-on-404: a failed check, not a soft stop', () => {
+    const model = timingModel(input({ settings: { disableOn404: false }, drain: { answer: 404 } }));
+    expect(only(model, 'drain-answer')).toMatchObject({ severity: 'warning', ok: false });
+    expect(only(model, 'drain-answer').message).toMatch(
+      /^drain\.answer 404 without http-check disable-on-404 in the backend: .*DOWN after fall checks.*; add http-check disable-on-404 to the backend and reload haproxy, or set drain\.answer 503$/,
+    );
+  });
+
+  it('warns of a 404 soft stop whose persistent clients are not redispatched when the server stops', () => {
+    const stuck = 'haproxy.cfg line 5: cookie SRV insert indirect nocache';
+    const soft = { disableOn404: where, persistWithoutRedispatch: stuck };
+    const model = timingModel(input({ settings: soft, drain: { answer: 404 } }));
+    expect(only(model, 'drain-answer')).toEqual({
+      id: 'drain-answer',
+      severity: 'warning',
+      ok: false,
+      message: `drain.answer 404 with http-check disable-on-404 at ${where} and persistence at ${stuck} without option redispatch: a persistent client is still sent to the soft-stopped server after its services stop, and gets haproxy's 503 until fall checks mark it DOWN; add option redispatch (and retries 1 or more) to the backend and reload haproxy`,
+    });
+    // the 503 answer marks the server DOWN before the stop: nothing is sent to it then
+    const hard = timingModel(input({ settings: soft }));
+    expect(only(hard, 'drain-answer').ok).toBe(true);
+  });
+
+  it('holds for the 503 answer to disable-on-404, saying what 404 would do', () => {
+    const model = timingModel(input({ settings: { disableOn404: where } }));
+    expect(only(model, 'drain-answer')).toMatchObject({ ok: true });
+    expect(only(model, 'drain-answer').message).toBe(
+      `drain.answer 503 with http-check disable-on-404 at ${where}: the drain marks the server DOWN; drain.answer 404 would soft-stop it (NOLB): ok`,
+    );
+  });
 });

@@ -19,7 +19,7 @@ export const settings: HealthCheckSettings = {
 
 export const base: TimingInput = {
   settings,
-  drain: { method: 'health', overlap: s(15), maxRequest: s(30), stopTimeout: s(150) },
+  drain: { method: 'health', answer: 503, overlap: s(15), maxRequest: s(30), stopTimeout: s(150) },
   rollout: {
     batch: { kind: 'count', count: 1 },
     minHealthy: 1,

@@ -24,7 +24,7 @@ import {
 import { ComposeRuntime } from '../../runtime/compose.js';
 import { createRuntime } from '../../runtime/create.js';
 import { releaseMarksEnv } from '../../runtime/marks-env.js';
-import { runtimeSettings, type Runtime } from '../../runtime/runtime.js';
+import { drainEnv, runtimeSettings, type Runtime } from '../../runtime/runtime.js';
 import { StateStore } from '../../state-store.js';
 import { verifyServices } from '../../verify.js';
 import type { AgentIO } from '../io.js';
@@ -125,14 +125,11 @@ export async function publish(
  * containers: `HANDOFF_STOP_TIMEOUT: ${HANDOFF_STOP_TIMEOUT}`.
  */
 function releaseEnv(config: Config, release: string): EnvVars {
-  const { stopTimeout, detectTime, state, services } = runtimeSettings(config);
+  const settings = runtimeSettings(config);
   return {
     RELEASE: release,
-    HANDOFF_STOP_TIMEOUT: String(Math.ceil(stopTimeout / 1000)),
-    ...(detectTime === undefined
-      ? {}
-      : { HANDOFF_DETECT_TIME: String(Math.ceil(detectTime / 1000)) }),
-    ...releaseMarksEnv(state, services),
+    ...drainEnv(settings),
+    ...releaseMarksEnv(settings.state, settings.services),
   };
 }
 

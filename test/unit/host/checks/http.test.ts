@@ -95,6 +95,26 @@ describe('the http check', () => {
     expect(await runCheck(check(url), deps)).toMatchObject({ code: 'status-503', draining: true });
   });
 
+  it('calls a 404 that says draining (drain.answer 404) a drain, by header or by word', async () => {
+    const byHeader = await serve(answer(404, '', { 'x-handoff-draining': '1' }));
+    expect(await runCheck(check(byHeader), deps)).toMatchObject({
+      ok: false,
+      code: 'status-404',
+      draining: true,
+    });
+    const byWord = await serve(answer(404, '{"status":"draining"}'));
+    expect(await runCheck(check(byWord), deps)).toMatchObject({ draining: true });
+  });
+
+  it('calls a bare 404 (a wrong URL) not draining', async () => {
+    const url = await serve(answer(404, '{"status":"not-found"}'));
+    expect(await runCheck(check(url), deps)).toMatchObject({
+      ok: false,
+      code: 'status-404',
+      draining: false,
+    });
+  });
+
   it('looks for the word only in the first few KB of the body', async () => {
     const url = await serve(answer(503, `${' '.repeat(64 * 1024)}draining`));
     expect(await runCheck(check(url), deps)).toMatchObject({ code: 'status-503', draining: false });

@@ -25,6 +25,7 @@ const settings: RuntimeSettings = {
   root: '/srv/handoff/api',
   state: '/run/handoff/api',
   stopTimeout: 150_000,
+  drainAnswer: 503,
   secretNames: [],
   runtime: { kind: 'command' },
   services: [web, worker],
@@ -50,6 +51,14 @@ describe('a command runtime invocation', () => {
     expect(call.env).toMatchObject({ HANDOFF_STOP_TIMEOUT: '150', HANDOFF_DETECT_TIME: '10' });
     expect(commandInvocation(settings, 'r42', web, 'start').env).not.toHaveProperty(
       'HANDOFF_DETECT_TIME',
+    );
+  });
+
+  it('exports the drain answer only when it is 404, so the health library answers a drain with it', () => {
+    const call = commandInvocation({ ...settings, drainAnswer: 404 }, 'r42', web, 'start');
+    expect(call.env).toMatchObject({ HANDOFF_DRAIN_ANSWER: '404' });
+    expect(commandInvocation(settings, 'r42', web, 'start').env).not.toHaveProperty(
+      'HANDOFF_DRAIN_ANSWER',
     );
   });
 

@@ -43,6 +43,7 @@ beforeEach(async () => {
     root: path.join(dir, 'root'),
     state: path.join(dir, 'state'),
     stopTimeout: 5_000,
+    drainAnswer: 503,
     secretNames: [],
     runtime: { kind: 'command' },
     services: [web()],

@@ -43,6 +43,7 @@ beforeEach(async () => {
     root: path.join(dir, 'root'),
     state: path.join(dir, 'state'),
     stopTimeout: 30_000,
+    drainAnswer: 503,
     secretNames: [],
     runtime: { kind: 'compose', composeFile: 'infra/compose.yml' },
     services: [{ name: 'gateway', check: { kind: 'runtime', timeout: 2_000 }, stopProof: true }],
