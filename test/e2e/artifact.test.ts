@@ -1,4 +1,13 @@
-import { copyFile, mkdir, mkdtemp, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  stat,
+  truncate,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -78,6 +87,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await fleet?.stop();
+  if (work) await rm(work, { recursive: true, force: true });
 });
 
 describe('deploy rollout --artifact', () => {

@@ -12,8 +12,8 @@ const LAB_DIRS = /^handoff-e2e-/;
  * Like the unit run, the e2e run keeps its temp directories and the processes
  * it starts under one scratch root (use-scratch.ts points TMPDIR there), and
  * names and sweeps what outlives it, with any process still running in a lab's
- * work dir made by this run (a lab not stopped). It does not fail the run yet:
- * that waits for a full run that shows nothing left. The labs' work dirs stay,
+ * work dir made by this run (a lab not stopped), and fails the run on them.
+ * The labs' work dirs stay,
  * at their fixed paths: the lab cleans one when it starts there again.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -21,7 +21,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = Date.now();
   const root = await makeScratchRoot(project.name);
   project.provide('scratchRoot', root);
-  return async () => failOnLeftovers(root, await labDirsSince(started), { fail: false });
+  return async () => failOnLeftovers(root, await labDirsSince(started));
 }
 
 async function labDirsSince(started: number): Promise<string[]> {

@@ -122,9 +122,13 @@ export class LabTargetGroup {
    * `Target.NotInUse` (TargetHealth, Reason).
    */
   async health(named: readonly NamedTarget[], now: number): Promise<XmlValue[]> {
+    // a row read while a registration settled may show the server UP between its two commands
+    const settlesAtRead = new Map(this.targets.all().map((r) => [r, r.settles ?? 0]));
     const rows = await showStat(this.socket);
-    const rowOf = (server: string | undefined) =>
-      rows.find((r) => r.pxname === this.backend() && r.svname === server);
+    const rowOf = (reg: Registration) =>
+      reg.settling || settlesAtRead.get(reg) !== (reg.settles ?? 0)
+        ? undefined
+        : rows.find((r) => r.pxname === this.backend() && r.svname === reg.server);
     const delay = Number(this.attributes.get('deregistration_delay.timeout_seconds')) * 1000;
     const checks = {
       intervalMs: this.checks.interval * 1000,
@@ -132,9 +136,7 @@ export class LabTargetGroup {
       unhealthy: this.checks.unhealthy,
     };
     const healthOf = (reg: Registration): ReportedHealth =>
-      this.inUse || !reg.registered
-        ? targetHealth(reg, rowOf(reg.server), checks, delay, now)
-        : notInUse;
+      this.inUse || !reg.registered ? targetHealth(reg, rowOf(reg), checks, delay, now) : notInUse;
     const report = (target: { id: string; port: number }, h: ReportedHealth): XmlValue => {
       this.remember(target.id, h.State);
       return {
@@ -193,11 +195,13 @@ export class LabTargetGroup {
       // Until both commands are done it is `initial`: a DescribeTargetHealth between them
       // would see the server's old UP and call a target healthy that has passed no check
       reg.settling = true;
+      reg.settles = (reg.settles ?? 0) + 1;
       try {
         await this.haproxy(`set server ${this.backend()}/${reg.server} state ready`);
         await this.haproxy(`set server ${this.backend()}/${reg.server} health down`);
       } finally {
         reg.settling = false;
+        reg.settles = (reg.settles ?? 0) + 1;
       }
     }
   }

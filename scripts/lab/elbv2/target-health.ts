@@ -21,6 +21,11 @@ export interface Registration {
   maint?: boolean;
   /** RegisterTargets is still telling HAProxy: the server's status is not the target's yet */
   settling?: boolean;
+  /**
+   * Counts each start and end of settling: a stat read that began before a
+   * change of it may hold a status from between RegisterTargets' two commands
+   */
+  settles?: number;
 }
 
 /** AWS completes a deregistration early when nothing is in flight; the lab waits this long at least */
@@ -42,7 +47,8 @@ export interface ReportedHealth {
  * An ALB's view of a target from HAProxy's own check results: UP is
  * `healthy`; until the first UP after a registration it is `initial` (for as
  * long as an ALB would keep it there); DOWN is `unhealthy`, with the reason
- * HAProxy's last check gives.
+ * HAProxy's last check gives. `row` is undefined while the registration is
+ * still settling, or when it was read from before the settling ended.
  */
 export function targetHealth(
   reg: Registration,
@@ -66,7 +72,7 @@ export function targetHealth(
       Description: 'Target is not registered to the target group',
     };
   }
-  const status = reg.settling ? '' : (row?.status ?? '');
+  const status = row?.status ?? '';
   if (/^UP/.test(status)) {
     reg.seenUp = true;
     return { State: 'healthy' };
