@@ -1,4 +1,3 @@
-import { LEASE_RENEW_MS, LEASE_TTL_MS } from '../protocol/lease.js';
 import type { Config, HealthCheckSettings } from '../config/types.js';
 import { canaryInvariants } from './bake.js';
 import { drainInvariants } from './drain-invariants.js';
@@ -19,7 +18,6 @@ export function timingModel(input: TimingInput): TimingModel {
       ...fleetInvariants(input, timeline),
       ...canaryInvariants(input),
     ],
-    lease: { renewMs: LEASE_RENEW_MS, expiresAfterMs: LEASE_TTL_MS },
   };
 }
 

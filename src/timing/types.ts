@@ -82,6 +82,4 @@ export interface Invariant {
 export interface TimingModel {
   readonly timeline: Timeline;
   readonly invariants: readonly Invariant[];
-  /** the fleet lease: renewed this often, expired (taken over) this long after its heartbeat */
-  readonly lease: { readonly renewMs: number; readonly expiresAfterMs: number };
 }

@@ -1,13 +1,8 @@
 import { HandoffError, UsageError } from '../../errors.js';
 import { whoAmI } from '../connections.js';
-import {
-  hostPrinter,
-  namedHosts,
-  onEveryHost,
-  untilInterrupted,
-  type HostRun,
-} from './host-lines.js';
-import { open, type FleetFlags } from '../open-fleet.js';
+import type { HostRun } from './host-lines.js';
+import { openOnHosts } from './open-on-hosts.js';
+import type { FleetFlags } from '../open-fleet.js';
 
 export interface ExecFlags extends FleetFlags {
   /** why it runs on a host whose lock another holds */
@@ -35,26 +30,21 @@ export async function runExec(
     throw new UsageError(
       '--force needs the reason it runs past the host lock (it goes to the audit)',
     );
-  const { out, config, connections } = await open(flags);
-  const hosts = namedHosts(config, names);
-  const print = hostPrinter(out, hosts);
-  const interrupt = untilInterrupted();
+  const on = await openOnHosts(flags, names);
+  const { out } = on;
   try {
     const args = {
       argv: JSON.stringify(command),
       who: whoAmI(),
       ...(flags.force === undefined ? {} : { force: flags.force }),
     };
-    const { runs, exitCode } = await onEveryHost(hosts, connections, (agent, host) =>
-      agent.stream('exec', args, (e) => print(host.name, e.message), interrupt.signal),
-    );
+    const { runs, exitCode } = await on.stream('exec', args);
     const failed = runs.filter((r) => 'error' in r || r.code !== 0);
     if (!out.json) out.text(runs.map(summary).join('\n'));
     out.result(failed.length === 0, { hosts: runs });
     if (failed.length)
       throw new HandoffError(`exec failed on ${failed.map((r) => r.host).join(', ')}`, exitCode);
   } finally {
-    interrupt.dispose();
-    await connections.close();
+    await on.close();
   }
 }

@@ -1,6 +1,6 @@
 import { ExitCode, HandoffError, UsageError } from '../../errors.js';
-import { hostPrinter, namedHosts, onEveryHost, untilInterrupted } from './host-lines.js';
-import { open, type FleetFlags } from '../open-fleet.js';
+import { openOnHosts } from './open-on-hosts.js';
+import type { FleetFlags } from '../open-fleet.js';
 
 export interface LogsFlags extends FleetFlags {
   readonly follow?: boolean;
@@ -23,28 +23,22 @@ function tailOf(value: string | undefined): number {
  */
 export async function runLogs(names: readonly string[], flags: LogsFlags): Promise<void> {
   const tail = tailOf(flags.tail);
-  const { out, config, connections } = await open(flags);
-  const hosts = namedHosts(config, names);
-  const print = hostPrinter(out, hosts);
-  const interrupt = untilInterrupted();
+  const on = await openOnHosts(flags, names);
   try {
     const args = {
       tail,
       ...(flags.follow ? { follow: true } : {}),
       ...(flags.since === undefined ? {} : { since: flags.since }),
     };
-    const { runs, exitCode } = await onEveryHost(hosts, connections, (agent, host) =>
-      agent.stream('logs', args, (e) => print(host.name, e.message), interrupt.signal),
-    );
+    const { runs, exitCode } = await on.stream('logs', args);
     const errors = runs.flatMap((r) => ('error' in r ? [r.error] : []));
-    out.result(errors.length === 0, { hosts: runs });
+    on.out.result(errors.length === 0, { hosts: runs });
     if (errors.length === 0) return;
     // bad input every host refused alike (--since to the command runtime): said once
     const once = exitCode === ExitCode.usage && new Set(errors).size === 1;
     const lines = runs.flatMap((r) => ('error' in r ? [`${r.host}: ${r.error}`] : []));
     throw new HandoffError(once ? (errors[0] ?? '') : lines.join('\n'), exitCode);
   } finally {
-    interrupt.dispose();
-    await connections.close();
+    await on.close();
   }
 }

@@ -1,3 +1,4 @@
+import { messageOf } from '../../errors.js';
 import type { HostContext, HostList, HostStep, StepVerdict } from './step.js';
 
 export interface RunOptions {
@@ -44,8 +45,9 @@ export interface ListOutcome<T> {
 /**
  * Run a list: its steps (runSteps), and after them, whatever happened (a
  * success, a failure once `failed` walked it back, an interrupt, a lost
- * lock), its end: every end step runs, aborted or not, and the recorder's
- * audit through the lock's holder ends with it. The one place a list ends.
+ * lock), its end (runEnd): every end step runs, aborted or not, and the
+ * recorder's audit through the lock's holder ends with it. The one place a
+ * list ends.
  */
 export async function runList<T>(
   ctx: HostContext,
@@ -60,12 +62,30 @@ export async function runList<T>(
     if (!outcome.failed) throw error;
     return await outcome.failed(error);
   } finally {
-    for (const step of list.end) {
-      if (step.when && !step.when(ctx)) continue;
-      await runOne(ctx, step, record);
-    }
-    ctx.run.rec.audit = undefined;
+    await runEnd(ctx, list.end, record);
   }
+}
+
+/**
+ * A list's end: every end step runs, and one that throws is recorded (when
+ * recording) and said, never thrown over what the list came to (its result,
+ * or its own first error).
+ */
+async function runEnd(ctx: HostContext, end: readonly HostStep[], record: boolean): Promise<void> {
+  for (const step of end) {
+    if (step.when && !step.when(ctx)) continue;
+    try {
+      await runOne(ctx, step, record);
+    } catch (error) {
+      ctx.run.deps.log.emit({
+        level: 'error',
+        event: step.name,
+        message: `${step.name} failed at the end of the host's run: ${messageOf(error)}`,
+        host: ctx.run.host.name,
+      });
+    }
+  }
+  ctx.run.rec.audit = undefined;
 }
 
 export interface WalkBack {

@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { binomialCdf, binomialUpperTail, wilsonUpper } from '../../../src/evidence/binomial.js';
+import {
+  binomialCdf,
+  binomialUpperTail,
+  logGamma,
+  wilsonUpper,
+} from '../../../src/evidence/binomial.js';
 
 describe('binomialCdf', () => {
   it('is the exact sum of the first terms for small counts', () => {
     // P(X ≤ 1 | 10, 0.1) = 0.9^10 + 10 · 0.1 · 0.9^9
-    expect(binomialCdf(1, 10, 0.1)).toBeCloseTo(0.9 ** 10 + 10 * 0.1 * 0.9 ** 9, 12);
-    expect(binomialCdf(0, 10, 0.1)).toBeCloseTo(0.9 ** 10, 12);
-    expect(binomialCdf(2, 5, 0.5)).toBeCloseTo(16 / 32, 12);
+    expect(binomialCdf(1, 10, 0.1)).toBeCloseTo(0.9 ** 10 + 10 * 0.1 * 0.9 ** 9, 14);
+    expect(binomialCdf(0, 10, 0.1)).toBeCloseTo(0.9 ** 10, 14);
+    expect(binomialCdf(2, 5, 0.5)).toBeCloseTo(16 / 32, 14);
   });
 
   it('is 0 below zero errors and 1 at or above all requests', () => {
@@ -19,9 +24,10 @@ describe('binomialCdf', () => {
     expect(binomialCdf(30, 10, 0.1)).toBe(1);
   });
 
-  it('is 1 when no request can fail and 0 below n when every request fails', () => {
+  it('is 1 when no request can fail, and 0 below n and 1 at n when every request fails', () => {
     expect(binomialCdf(0, 10, 0)).toBe(1);
     expect(binomialCdf(9, 10, 1)).toBe(0);
+    expect(binomialCdf(10, 10, 1)).toBe(1);
     expect(binomialCdf(9, 10, 1.5)).toBe(0);
   });
 
@@ -72,6 +78,17 @@ describe('wilsonUpper', () => {
   });
 });
 
+describe('logGamma, where a sum past zero starts', () => {
+  it('is log (x − 1)! at whole numbers and log(√π / 2) at 3/2, to 1e-11', () => {
+    let logFactorial = 0;
+    for (let x = 1; x <= 30; x += 1) {
+      expect(logGamma(x)).toBeCloseTo(logFactorial, 11);
+      logFactorial += Math.log(x);
+    }
+    expect(logGamma(1.5)).toBeCloseTo(Math.log(Math.sqrt(Math.PI) / 2), 11);
+  });
+});
+
 /** the sum term by term from zero, as binomialCdf once did: exact, one step per error */
 function everyTerm(k: number, n: number, p: number): number {
   const oddsLog = Math.log(p) - Math.log1p(-p);
@@ -91,6 +108,12 @@ describe('binomialCdf with counts a host cannot be trusted to keep small', () =>
     expect(binomialCdf(39_000_000, 4_000_000_000, 0.01)).toBeLessThan(1e-100);
     expect(binomialCdf(40_000_000, 4_000_000_000, 0.01)).toBeGreaterThan(0.4);
     expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('is 1 to a double’s precision 40 sd past the mean, on both sides of where it stops summing', () => {
+    // a million requests at 1 %: mean 10 000, √(np) = 100 (sd ≈ 99.5): it stops 40·100 + 64 past the mean
+    expect(binomialCdf(14_063, 1_000_000, 0.01)).toBeCloseTo(1, 15);
+    expect(binomialCdf(14_064, 1_000_000, 0.01)).toBe(1);
   });
 
   it('agrees with the sum of every term where both can be computed', () => {

@@ -322,6 +322,53 @@ describe('the end of a list, the runner’s whatever happened', () => {
     expect(ctx.run.rec.audit).toBeUndefined();
   });
 
+  const throwing: HostStep = {
+    name: 'unlock',
+    run: () => Promise.reject(new Error('socket closed')),
+  };
+  const said = (host: string) => [
+    {
+      level: 'error',
+      event: 'unlock',
+      message: "unlock failed at the end of the host's run: socket closed",
+      host,
+    },
+  ];
+
+  it('an end step that throws is recorded and said; the list’s own error stands and the rest of the end runs', async () => {
+    const { ctx, f } = context();
+    const asked = held(ctx);
+    const thrown = await runList(
+      ctx,
+      { steps: [failing], end: [throwing, ...listEnd()] },
+      { done: () => 'done' },
+    ).catch((e: unknown) => e);
+    expect((thrown as Error).message).toBe('refused');
+    expect(asked).toEqual(['audit drain', 'audit unlock', 'release', 'audit unlock']);
+    expect(ctx.run.rec.steps.map((s) => [s.step, s.ok, s.detail])).toEqual([
+      ['drain', true, undefined],
+      ['unlock', false, 'socket closed'],
+      ['unlock', true, undefined],
+    ]);
+    expect(f.log.events.filter((e) => e.event === 'unlock')).toEqual(said(ctx.run.host.name));
+    expect(ctx.run.rec.audit).toBeUndefined();
+  });
+
+  it('an end step that throws after a success, unrecorded (a repair), is still said; the result stands', async () => {
+    const { ctx, f } = context();
+    const asked = held(ctx);
+    const result = await runList(
+      ctx,
+      { steps: [], end: [throwing, ...listEnd()] },
+      { done: () => 'done' },
+      { record: false },
+    );
+    expect(result).toBe('done');
+    expect(asked).toEqual(['release']);
+    expect(ctx.run.rec.steps).toEqual([]);
+    expect(f.log.events.filter((e) => e.event === 'unlock')).toEqual(said(ctx.run.host.name));
+  });
+
   it('an unlock that fails is said and recorded, never thrown over what came before', async () => {
     const { ctx, f } = context();
     held(ctx, () => Promise.reject(new Error('connection reset')));

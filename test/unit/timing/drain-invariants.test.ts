@@ -164,7 +164,12 @@ describe('sessions-kept', () => {
         drain: { method: 'deregister' },
       }),
     );
-    expect(only(model, 'sessions-kept')).toMatchObject({ severity: 'warning', ok: false });
+    expect(only(model, 'sessions-kept')).toEqual({
+      id: 'sessions-kept',
+      severity: 'warning',
+      ok: false,
+      message: `on-marked-down shutdown-sessions at ${where}: the stopping services fail their checks, and haproxy kills the sessions a graceful stop would finish; remove on-marked-down shutdown-sessions there and reload haproxy`,
+    });
   });
 
   it('warns with a 404 answer to disable-on-404: NOLB is not down, only the stop marks it down', () => {

@@ -48,6 +48,14 @@ describe('connection-termination', () => {
     expect(ids(off)).not.toContain('connection-termination');
     expect(ids(health)).not.toContain('connection-termination');
   });
+
+  it('is not raised while the delay is unknown: deregistration-delay already fails on that', () => {
+    const unknown = timingModel(
+      input({ drain: { method: 'deregister' }, settings: { connectionTermination: true } }),
+    );
+    expect(ids(unknown)).not.toContain('connection-termination');
+    expect(only(unknown, 'deregistration-delay').ok).toBe(false);
+  });
 });
 
 describe('check-protocol', () => {
@@ -93,20 +101,41 @@ describe('unhealthy-termination', () => {
     );
   });
 
+  it('holds with termination off and the draining interval not read: nothing ends the connections', () => {
+    expect(only(nlb({ unhealthyTermination: false }), 'unhealthy-termination')).toEqual({
+      id: 'unhealthy-termination',
+      severity: 'error',
+      ok: true,
+      message:
+        "unhealthy connection termination off: an unhealthy host's connections are kept until the services close them: ok",
+    });
+  });
+
   it('holds when the draining interval covers the overlap and the stop, and fails one millisecond short', () => {
-    const fits = only(
-      nlb({ unhealthyTermination: false, unhealthyDrainingInterval: s(165) }),
-      'unhealthy-termination',
-    );
-    expect(fits.ok).toBe(true);
-    const short = only(
-      nlb({ unhealthyTermination: false, unhealthyDrainingInterval: s(165) - 1 }),
-      'unhealthy-termination',
-    );
-    expect(short.ok).toBe(false);
-    expect(short.message).toContain(
-      'connections are kept 2m44s999ms < overlap + stop_timeout 2m45s: the NLB resets them',
-    );
+    expect(
+      only(
+        nlb({ unhealthyTermination: false, unhealthyDrainingInterval: s(165) }),
+        'unhealthy-termination',
+      ),
+    ).toEqual({
+      id: 'unhealthy-termination',
+      severity: 'error',
+      ok: true,
+      message:
+        "unhealthy connection termination off: an unhealthy host's connections are kept 2m45s ≥ overlap + stop_timeout 2m45s: ok",
+    });
+    expect(
+      only(
+        nlb({ unhealthyTermination: false, unhealthyDrainingInterval: s(165) - 1 }),
+        'unhealthy-termination',
+      ),
+    ).toEqual({
+      id: 'unhealthy-termination',
+      severity: 'error',
+      ok: false,
+      message:
+        "unhealthy connection termination off, but an unhealthy host's connections are kept 2m44s999ms < overlap + stop_timeout 2m45s: the NLB resets them while its services may still be serving; set target_health_state.unhealthy.connection_termination.enabled false (draining_interval_seconds 0, or at least 2m45s), or use drain.method deregister",
+    });
   });
 
   it('is not raised without the attribute (an ALB), or with drain.method deregister', () => {
