@@ -1,4 +1,4 @@
-import { timerMs } from '../config/duration.js';
+import { timerMs } from '../config/kit/duration.js';
 import type { HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { StopReport, VerifyReport } from '../protocol/results.js';

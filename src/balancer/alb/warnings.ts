@@ -1,4 +1,4 @@
-import { liveRangeWarnings } from '../../config/alb-ranges.js';
+import { liveRangeWarnings } from './config/ranges.js';
 import type { Config } from '../../config/types.js';
 import type { CheckedSettings } from '../kind.js';
 

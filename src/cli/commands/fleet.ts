@@ -149,7 +149,7 @@ function registerDrain(program: Command, drain: boolean): void {
   cmd.action(async (host: string, flags: Flags) => {
     const [{ runDrain }, { parseDuration }] = await Promise.all([
       import('../fleet-cmd/drain.js'),
-      import('../../config/duration.js'),
+      import('../../config/kit/duration.js'),
     ]);
     const { waitLease, ...rest } = flags;
     await runDrain(

@@ -1,4 +1,4 @@
-import { timerMs } from '../../config/duration.js';
+import { timerMs } from '../../config/kit/duration.js';
 import type { Config } from '../../config/types.js';
 import { AgentError, BlockedError, messageOf } from '../../errors.js';
 import { LOCK_LOST } from '../../protocol/lines.js';

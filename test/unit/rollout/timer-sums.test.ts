@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DURATION_MS, timerMs } from '../../../src/config/duration.js';
+import { MAX_DURATION_MS, timerMs } from '../../../src/config/kit/duration.js';
 import { drainLease } from '../../../src/rollout/host-actions.js';
 import { rollbackBudgetMs } from '../../../src/rollout/handshake/recover.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';
