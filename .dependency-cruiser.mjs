@@ -4,6 +4,8 @@
  * @type {import('dependency-cruiser').IConfiguration}
  */
 const ORCHESTRATOR = '^src/(agent-client|rollout|cli|balancer|verify|setup|hooks|secrets)/';
+/** a balancer kind's config: its deploy.yml shape, normalisation, serialisation and rules */
+const KIND_CONFIG = '^src/balancer/[^/]+/config/';
 const IO =
   '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|dgram|dns|tls|worker_threads|cluster)$';
 
@@ -67,7 +69,23 @@ export default {
       comment:
         'config/ and the agent protocol are shared by the orchestrator and the hosts: they import neither side.',
       from: { path: '^src/(config|protocol)/' },
-      to: { path: [ORCHESTRATOR, '^src/host/'] },
+      to: { path: [ORCHESTRATOR, '^src/host/'], pathNot: KIND_CONFIG },
+    },
+    {
+      name: 'kind-config-is-loaded-everywhere',
+      severity: 'error',
+      comment:
+        "A balancer kind's config (src/balancer/<kind>/config/) is listed by config/ and so loaded wherever config is (hosts included): it imports nothing of handoff but config's kit (config/kit/, below config/ and the kinds) and src/errors.ts.",
+      from: { path: KIND_CONFIG },
+      to: { path: '^src/', pathNot: [KIND_CONFIG, '^src/config/kit/', '^src/errors[.]ts$'] },
+    },
+    {
+      name: 'config-kit-is-below-config',
+      severity: 'error',
+      comment:
+        "config/kit/ is what config/ and the kinds' configs are both built from: it imports neither (nothing of handoff but itself and src/errors.ts).",
+      from: { path: '^src/config/kit/' },
+      to: { path: '^src/', pathNot: ['^src/config/kit/', '^src/errors[.]ts$'] },
     },
   ],
   options: {

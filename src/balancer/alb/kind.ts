@@ -1,4 +1,4 @@
-import type { AlbBalancerConfig } from '../../config/types.js';
+import type { AlbBalancerConfig } from './config/entry.js';
 import type { BalancerKind } from '../kind.js';
 import { parseTarget } from './targets.js';
 

@@ -1,4 +1,4 @@
-import type { HaproxyBalancerConfig } from '../../config/types.js';
+import type { HaproxyBalancerConfig } from './config/entry.js';
 import type { BalancerKind } from '../kind.js';
 
 export const haproxy: BalancerKind<HaproxyBalancerConfig> = {
