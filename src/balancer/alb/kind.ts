@@ -28,4 +28,5 @@ export const alb: BalancerKind<AlbBalancerConfig> = {
     const { rangeWarnings } = await import('./warnings.js');
     return rangeWarnings(config, checked);
   },
+  metricsReceipt: true,
 };
