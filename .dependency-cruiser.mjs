@@ -80,6 +80,29 @@ export default {
       to: { path: '^src/', pathNot: [KIND_CONFIG, '^src/config/kit/', '^src/errors[.]ts$'] },
     },
     {
+      name: 'only-the-registries-import-a-kind',
+      severity: 'error',
+      comment:
+        "A balancer kind is its folder (src/balancer/<kind>/): the rest of the program asks the kind through its registry (balancer/kinds.ts for what it does, config/balancer-kinds.ts for its deploy.yml entry), never a file of the folder. docs/architecture.md, 'Adding a balancer kind'.",
+      from: {
+        path: '^src/',
+        pathNot: [
+          '^src/balancer/kinds[.]ts$',
+          '^src/config/balancer-kinds[.]ts$',
+          '^src/balancer/[^/]+/',
+        ],
+      },
+      to: { path: '^src/balancer/[^/]+/' },
+    },
+    {
+      name: 'kind-folders-import-no-other-kind',
+      severity: 'error',
+      comment:
+        "A balancer kind's folder imports no other kind's: what two kinds share lives in src/balancer/ (or below it, config/kit/, evidence/kit/), beside the interface they both give.",
+      from: { path: '^src/balancer/([^/]+)/' },
+      to: { path: '^src/balancer/[^/]+/', pathNot: '^src/balancer/$1/' },
+    },
+    {
       name: 'config-kit-is-below-config',
       severity: 'error',
       comment:
