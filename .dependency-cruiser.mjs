@@ -4,6 +4,8 @@
  * @type {import('dependency-cruiser').IConfiguration}
  */
 const ORCHESTRATOR = '^src/(agent-client|rollout|cli|balancer|verify|setup|hooks|secrets)/';
+/** a balancer kind's config: its deploy.yml shape, normalisation, serialisation and rules */
+const KIND_CONFIG = '^src/balancer/[^/]+/config/';
 const IO =
   '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|dgram|dns|tls|worker_threads|cluster)$';
 
@@ -67,7 +69,46 @@ export default {
       comment:
         'config/ and the agent protocol are shared by the orchestrator and the hosts: they import neither side.',
       from: { path: '^src/(config|protocol)/' },
-      to: { path: [ORCHESTRATOR, '^src/host/'] },
+      to: { path: [ORCHESTRATOR, '^src/host/'], pathNot: KIND_CONFIG },
+    },
+    {
+      name: 'kind-config-is-loaded-everywhere',
+      severity: 'error',
+      comment:
+        "A balancer kind's config (src/balancer/<kind>/config/) is listed by config/ and so loaded wherever config is (hosts included): it imports nothing of handoff but config's kit (config/kit/, below config/ and the kinds) and src/errors.ts.",
+      from: { path: KIND_CONFIG },
+      to: { path: '^src/', pathNot: [KIND_CONFIG, '^src/config/kit/', '^src/errors[.]ts$'] },
+    },
+    {
+      name: 'only-the-registries-import-a-kind',
+      severity: 'error',
+      comment:
+        "A balancer kind is its folder (src/balancer/<kind>/): the rest of the program asks the kind through its registry (balancer/kinds.ts for what it does, config/balancer-kinds.ts for its deploy.yml entry), never a file of the folder. docs/architecture.md, 'Adding a balancer kind'.",
+      from: {
+        path: '^src/',
+        pathNot: [
+          '^src/balancer/kinds[.]ts$',
+          '^src/config/balancer-kinds[.]ts$',
+          '^src/balancer/[^/]+/',
+        ],
+      },
+      to: { path: '^src/balancer/[^/]+/' },
+    },
+    {
+      name: 'kind-folders-import-no-other-kind',
+      severity: 'error',
+      comment:
+        "A balancer kind's folder imports no other kind's: what two kinds share lives in src/balancer/ (or below it, config/kit/, evidence/kit/), beside the interface they both give.",
+      from: { path: '^src/balancer/([^/]+)/' },
+      to: { path: '^src/balancer/[^/]+/', pathNot: '^src/balancer/$1/' },
+    },
+    {
+      name: 'config-kit-is-below-config',
+      severity: 'error',
+      comment:
+        "config/kit/ is what config/ and the kinds' configs are both built from: it imports neither (nothing of handoff but itself and src/errors.ts).",
+      from: { path: '^src/config/kit/' },
+      to: { path: '^src/', pathNot: ['^src/config/kit/', '^src/errors[.]ts$'] },
     },
   ],
   options: {

@@ -17,7 +17,7 @@ export const defaultTimings: LabTimings = { interval: 1000, fall: 2, rise: 2, ch
 /**
  * The shortest checks AWS accepts for an ALB target group (ModifyTargetGroup:
  * HealthCheckIntervalSeconds 5–300, HealthCheckTimeoutSeconds 2–120, the
- * thresholds 2–10; config/alb-ranges.ts): the lab runs only what AWS would.
+ * thresholds 2–10; balancer/alb/config/ranges.ts): the lab runs only what AWS would.
  */
 export const albTimings: LabTimings = { interval: 5000, fall: 2, rise: 2, checkTimeout: 2000 };
 /** the second HAProxy of a pair: slower, as a peer configured apart drifts (inter 3s fall 3) */

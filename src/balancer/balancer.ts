@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { BalancerKindName } from '../config/balancer-kinds.js';
 import type { HealthCheckSettings, SshConfig } from '../config/types.js';
 import type { Log } from '../log.js';
 import type { FailOpenMinimum } from './fail-open.js';
@@ -32,7 +33,7 @@ export interface TargetState {
 }
 
 export interface Balancer {
-  readonly kind: 'alb' | 'haproxy' | 'nginx' | 'static';
+  readonly kind: BalancerKindName;
   /**
    * true when it cannot tell whether a target is in rotation (its states say
    * null): the rollout waits out the timing model's whole bound instead

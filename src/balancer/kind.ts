@@ -1,4 +1,6 @@
+import type { Clock } from '../clock.js';
 import type { BalancerConfig, Config, HealthCheckSettings } from '../config/types.js';
+import type { EvidenceSource } from '../evidence/kit/source.js';
 import type { NamedSettings } from '../timing/index.js';
 import type { Balancer, BalancerDeps } from './balancer.js';
 import type { SettingChange } from './infra-diff.js';
@@ -25,6 +27,22 @@ export interface CheckedSettings extends NamedSettings {
 export interface TargetPort {
   readonly id: string;
   readonly port: number;
+}
+
+/** One entry of `balancers:` of a kind: its settings, its name, its targets. */
+export type KindEntry<E extends BalancerConfig> = E & {
+  readonly name: string;
+  readonly targets: Readonly<Record<string, string>>;
+};
+
+/** What a kind's receipt source is built with. */
+export interface ReceiptContext {
+  readonly config: Config;
+  readonly clock: Clock;
+  /** the run's balancers, through which one on its own host is read (over SSH); absent: none opened */
+  readonly balancer?: () => Promise<Balancer>;
+  /** several balancers count: each source's label names its balancer */
+  readonly named: boolean;
 }
 
 /**
@@ -58,4 +76,17 @@ export interface BalancerKind<E extends BalancerConfig = BalancerConfig> {
    * beside the invariants; asked once per kind, with every balancer's settings
    */
   liveWarnings?(config: Config, checked: readonly CheckedSettings[]): Promise<string[]>;
+  /**
+   * the balancer's own count of each host's requests and failures, for the
+   * rollout's receipt (evidence/create-source.ts sums one per balancer, and
+   * has none unless every balancer's kind gives one); undefined when this
+   * entry cannot be counted from here
+   */
+  receiptSource?(entry: KindEntry<E>, ctx: ReceiptContext): EvidenceSource | undefined;
+  /**
+   * its provider keeps per-minute figures a receipt reads afterwards (the
+   * ALB's CloudWatch, through the adapter's `metricsTarget`): the receipt when
+   * the balancers cannot count themselves, and `deploy receipt`'s
+   */
+  readonly metricsReceipt?: boolean;
 }

@@ -1,6 +1,6 @@
 import { systemClock } from '../clock.js';
 import type { Config, HostConfig } from '../config/types.js';
-import { parseDuration } from '../config/duration.js';
+import { parseDuration } from '../config/kit/duration.js';
 import type { Log } from '../log.js';
 import { takeLease, type HeldLease } from '../rollout/lease/fleet-lease.js';
 import { holderGone, leaseRequest, thisProcess } from '../rollout/lease/holder.js';

@@ -1,21 +1,27 @@
-import type { KeyPath, RuleProblem } from './where.js';
-import { awsRangeProblems } from './alb-ranges.js';
-import { healthCheckKeys } from './balancer-schema.js';
-import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './names.js';
+import { kindConfig, kindConfigs } from './balancer-kinds.js';
+import { healthCheckKeys, type RawEntry } from './kit/balancer-entry.js';
+import { duplicates, list, record, type Rule } from './kit/rule-read.js';
+import type { RuleProblem } from './kit/where.js';
 import { defaultName } from './normalize-balancer.js';
-import { duplicates, list, record, type Rule } from './rule-read.js';
 
 /**
  * The rules of `balancer:` / `balancers:` that one entry's schema cannot see:
- * which block is given, names and targets across entries and hosts. Each
- * entry is read where it is written, so a problem points at its own line.
+ * which block is given, names and targets across entries and hosts, and what
+ * each kind says it can do (balancer-kinds.ts); a kind's own rules are its
+ * folder's. Each entry is read where it is written, so a problem points at
+ * its own line.
  */
 
 type Doc = Readonly<Record<string, unknown>>;
+type Entry = RawEntry;
 
-interface Entry {
-  readonly path: KeyPath;
-  readonly b: Doc;
+/** a kind with no API (static): it cannot say a host is out */
+const blind = (e: Entry): boolean => kindConfig(e.b.kind)?.blind === true;
+
+/** the kinds with an API, as a message lists them */
+function liveKinds(): string {
+  const live = kindConfigs.filter(([, c]) => c.blind !== true).map(([name]) => name);
+  return `${live.slice(0, -1).join(', ')} and ${live.at(-1) ?? ''}`;
 }
 
 function entries(doc: Doc): Entry[] {
@@ -50,7 +56,7 @@ function uniqueNames(doc: Doc): RuleProblem[] {
 }
 
 function healthCheckTogether({ path, b }: Entry): RuleProblem[] {
-  if (b.kind === 'static') return [];
+  if (kindConfig(b.kind)?.blind === true) return [];
   const settings = [...healthCheckKeys, 'deregistration_delay', 'slow_start', 'idle_timeout'];
   if (!settings.some((key) => b[key] !== undefined)) return [];
   return healthCheckKeys
@@ -61,64 +67,52 @@ function healthCheckTogether({ path, b }: Entry): RuleProblem[] {
     }));
 }
 
-/** A static balancer cannot say a host is out: beside live ones, its drain would go unconfirmed. */
-function staticAlone(doc: Doc): RuleProblem[] {
+/** A balancer with no API cannot say a host is out: beside live ones, its drain would go unconfirmed. */
+function blindAlone(doc: Doc): RuleProblem[] {
   const all = entries(doc);
-  if (all.length < 2 || all.every((e) => e.b.kind === 'static')) return [];
-  return all
-    .filter((e) => e.b.kind === 'static')
-    .map((e) => ({
-      path: [...e.path, 'kind'],
-      message:
-        'static cannot be listed beside balancers with an API (nothing could confirm its drain); list only alb, haproxy and nginx entries, or only static ones',
-    }));
+  if (all.length < 2 || all.every(blind)) return [];
+  return all.filter(blind).map((e) => ({
+    path: [...e.path, 'kind'],
+    message: `${String(e.b.kind)} cannot be listed beside balancers with an API (nothing could confirm its drain); list only ${liveKinds()} entries, or only ${String(e.b.kind)} ones`,
+  }));
 }
 
 function deregisterNeedsAnApi(doc: Doc): RuleProblem[] {
   if (record(doc.drain).method !== 'deregister') return [];
-  if (!entries(doc).some((e) => e.b.kind === 'static')) return [];
+  const none = entries(doc).find(blind);
+  if (none === undefined) return [];
   return [
     {
       path: ['drain', 'method'],
-      message:
-        'deregister needs a balancer with an API (alb, haproxy or nginx); use health with static',
+      message: `deregister needs a balancer with an API (${liveKinds().replace(' and ', ' or ')}); use health with ${String(none.b.kind)}`,
     },
   ];
 }
 
-/**
- * Open-source nginx has no active health checks: a host's 503 never takes it
- * out, only a `down` server line does (balancer/nginx/). With drain.method
- * health a rollout would wait for a drain that never comes.
- */
-function nginxNeedsDeregister(doc: Doc): RuleProblem[] {
+/** A kind that cannot drain by health (nginx: no active health checks) says why. */
+function healthDrainRefused(doc: Doc): RuleProblem[] {
   if (record(doc.drain).method === 'deregister') return [];
-  if (!entries(doc).some((e) => e.b.kind === 'nginx')) return [];
-  return [
-    {
-      path: ['drain', 'method'],
-      message:
-        "nginx has no active health checks, so a host's 503 never takes it out: set drain.method deregister (a drain marks its server line down and reloads nginx)",
-    },
-  ];
+  const why = entries(doc)
+    .map((e) => kindConfig(e.b.kind)?.noHealthDrain)
+    .find((m) => m !== undefined);
+  return why === undefined ? [] : [{ path: ['drain', 'method'], message: why }];
 }
 
 /**
  * A drain answered with 404 is a soft stop only where the balancer reads it
- * so: HAProxy with `http-check disable-on-404` (`deploy check --live` reads
- * the backend for it). An ALB or NLB counts a 404 as unhealthy like a 503, or
- * as healthy when its matcher takes 404 (the host would never leave); nginx
- * has no active checks. A static balancer's checks are the user's to know.
+ * so (HAProxy with `http-check disable-on-404`, which `deploy check --live`
+ * reads from the backend); a kind that reads it otherwise says why.
  */
-function answer404NeedsHaproxy(doc: Doc): RuleProblem[] {
+function answer404Refused(doc: Doc): RuleProblem[] {
   if (record(doc.drain).answer !== 404) return [];
-  const others = entries(doc).filter((e) => e.b.kind === 'alb' || e.b.kind === 'nginx');
-  if (others.length === 0) return [];
-  const kinds = [...new Set(others.map((e) => String(e.b.kind)))].join(' and ');
+  const why = [...new Set(entries(doc).map((e) => kindConfig(e.b.kind)?.no404Drain))].filter(
+    (m) => m !== undefined,
+  );
+  if (why.length === 0) return [];
   return [
     {
       path: ['drain', 'answer'],
-      message: `404 is a soft stop only for HAProxy with http-check disable-on-404, not ${kinds} (an ALB or NLB reads 404 as unhealthy like 503, or as healthy when its matcher takes it; nginx has no active checks): use 503`,
+      message: `404 is a soft stop only for HAProxy with http-check disable-on-404 (${why.join('; ')}): use 503`,
     },
   ];
 }
@@ -154,49 +148,19 @@ function targetsOfHosts(doc: Doc, { path, b }: Entry): RuleProblem[] {
   return problems;
 }
 
-/**
- * HAProxy's runtime API reads `;` and a newline as the start of another
- * command, so the backend and server names are refused here, at load time,
- * not by the adapter half-way through a rollout.
- */
-function haproxyNames(doc: Doc, { path, b }: Entry): RuleProblem[] {
-  if (b.kind !== 'haproxy') return [];
-  const problems: RuleProblem[] = [];
-  const bad = (value: unknown): boolean => typeof value === 'string' && !HAPROXY_NAME.test(value);
-  if (bad(b.backend))
-    problems.push({
-      path: [...path, 'backend'],
-      message: `is not an haproxy backend name (${HAPROXY_NAME_RULE})`,
-    });
-  const mapped = record(b.targets);
-  list(doc.hosts).forEach((host, i) => {
-    const { target, address, name } = record(host);
-    if (typeof name === 'string' && mapped[name] !== undefined) {
-      if (bad(mapped[name]))
-        problems.push({
-          path: [...path, 'targets', name],
-          message: `is not an haproxy server name (${HAPROXY_NAME_RULE})`,
-        });
-      return;
-    }
-    if (target !== undefined ? bad(target) : bad(address))
-      problems.push({
-        path: ['hosts', i, target !== undefined ? 'target' : 'address'],
-        message: `is not an haproxy server name (${HAPROXY_NAME_RULE})${target === undefined ? '; set target to the server name' : ''}`,
-      });
-  });
-  return problems;
+/** each entry's own kind's rules (its folder's config/) */
+function kindRules(doc: Doc, e: Entry): RuleProblem[] {
+  return (kindConfig(e.b.kind)?.rules ?? []).flatMap((rule) => rule(doc, e));
 }
 
 export const balancerRules: readonly Rule[] = [
   oneBlock,
   uniqueNames,
-  staticAlone,
+  blindAlone,
   deregisterNeedsAnApi,
-  nginxNeedsDeregister,
-  answer404NeedsHaproxy,
+  healthDrainRefused,
+  answer404Refused,
   (doc) => entries(doc).flatMap(healthCheckTogether),
   (doc) => entries(doc).flatMap((e) => targetsOfHosts(doc, e)),
-  (doc) => entries(doc).flatMap((e) => haproxyNames(doc, e)),
-  (doc) => entries(doc).flatMap((e) => (e.b.kind === 'alb' ? awsRangeProblems(e.path, e.b) : [])),
+  (doc) => entries(doc).flatMap((e) => kindRules(doc, e)),
 ];

@@ -1,4 +1,5 @@
-import type { KeyPath, RuleProblem } from './where.js';
+import { kindConfig, kindConfigs } from './balancer-kinds.js';
+import type { KeyPath, RuleProblem } from './kit/where.js';
 
 /**
  * The canary's rules between keys: a source needs what it reads, and a
@@ -20,11 +21,11 @@ export function canaryRules(doc: Doc): RuleProblem[] {
       path: at('command'),
       message: 'is only run with source: command; set source: command or remove it',
     });
-  const kinds = balancerKinds(doc);
-  if (source === 'balancer' && kinds.some((k) => k !== 'haproxy'))
+  const cannot = balancerKinds(doc).find((k) => kindConfig(k)?.countsPerHost !== true);
+  if (source === 'balancer' && cannot !== undefined)
     problems.push({
       path: at('source'),
-      message: `balancer counts per host only with HAProxy (balancer kind ${kinds.find((k) => k !== 'haproxy') ?? ''} does not): use source service or command`,
+      message: `balancer counts per host only with ${counting()} (balancer kind ${cannot} does not): use source service or command`,
     });
   const fleet = list(doc.hosts).length;
   const hosts = canary.hosts ?? 1;
@@ -40,6 +41,14 @@ export function canaryRules(doc: Doc): RuleProblem[] {
       message: `is ${wave} of the ${fleet} hosts, leaving none on the old release to compare the canary with; use fewer`,
     });
   return problems;
+}
+
+/** the kinds that count per host, as a message names them */
+function counting(): string {
+  return kindConfigs
+    .filter(([, c]) => c.countsPerHost === true)
+    .map(([name]) => name)
+    .join(', ');
 }
 
 /** `balancer:` or, where the list is written, `balancers:` */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { count, duration, durationOrZero, text } from './fields.js';
+import { count, duration, durationOrZero, text } from './kit/fields.js';
 
 /**
  * rollout.canary, rollout.bake and rollout.watch as written (docs/canary.md).

@@ -1,4 +1,4 @@
-import { formatDuration } from './duration.js';
+import { formatDuration } from './kit/duration.js';
 
 /**
  * What cron can run evenly. Cron fires on minutes of the hour, so a step must

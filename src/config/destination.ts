@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { KeyPath, ParsedDocument } from './document.js';
-import { DESTINATION_NAME, deploymentName } from './names.js';
+import { DESTINATION_NAME, deploymentName } from './kit/names.js';
 
 /**
  * Destinations, as Kamal has them: `deploy -d staging …` reads deploy.yml

@@ -2,7 +2,7 @@ import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } f
 import type { Document, Node } from 'yaml';
 import type { ConfigProblem } from '../errors.js';
 import { aliasProblems, toPlainData } from './yaml-aliases.js';
-import { firstLine, type KeyPath, type Where } from './where.js';
+import { firstLine, type KeyPath, type Where } from './kit/where.js';
 
 /**
  * The YAML (or JSON) text, parsed once with its node positions kept, so every
@@ -10,7 +10,7 @@ import { firstLine, type KeyPath, type Where } from './where.js';
  * hunt for `hosts[1]` in a long file.
  */
 
-export type { KeyPath, Where } from './where.js';
+export type { KeyPath, Where } from './kit/where.js';
 
 export interface ParsedDocument {
   /** the plain data, or undefined when the text has syntax errors */

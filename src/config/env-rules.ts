@@ -1,4 +1,4 @@
-import type { RuleProblem } from './where.js';
+import type { RuleProblem } from './kit/where.js';
 import { envValueProblem } from './env-value.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Log } from '../log.js';
 import { cronPlan } from './cron-every.js';
-import { formatDuration, readDuration, show } from './duration.js';
+import { formatDuration, readDuration, show } from './kit/duration.js';
 import type { Config, RolloutConfig, WatchdogConfig } from './types.js';
 
 /**

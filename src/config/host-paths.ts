@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { RuleProblem } from './where.js';
+import type { RuleProblem } from './kit/where.js';
 
 /**
  * Host paths that setup makes and, with ssh.sudo, hands to ssh.user as root

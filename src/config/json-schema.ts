@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { balancerSchema } from './balancer-schema.js';
+import { balancerSchema } from './balancer-kinds.js';
 import { configSchema } from './schema.js';
 import { httpCheckSchema } from './service-schema.js';
 

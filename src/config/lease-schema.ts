@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { envName, text } from './fields.js';
-import { ETCD_ENDPOINT, ETCD_ENDPOINT_RULE } from './names.js';
+import { envName, text } from './kit/fields.js';
+import { ETCD_ENDPOINT, ETCD_ENDPOINT_RULE } from './kit/names.js';
 
 /**
  * `lease:`: where the fleet lease lives (docs/lease.md). The hosts store (a

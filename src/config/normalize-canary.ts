@@ -8,17 +8,17 @@ type RawRollout = RawConfig['rollout'];
 
 /**
  * The canary, bake and watch keys as the rollout reads them. The source
- * defaults to what the balancer can count per host: HAProxy's servers; an
- * ALB or a static balancer has no per-target counts, so the services' own.
+ * defaults to what the balancers can count per host when every one can
+ * (`countsPerHost`: HAProxy's servers), else the services' own.
  */
 export function canaryConfig(
   rollout: RawRollout,
-  balancerKind: string,
+  countsPerHost: boolean,
   local: (p: string) => string,
 ): { canary?: CanaryConfig; bake: number; watch: number; judgement: JudgementConfig } {
   const c = rollout.canary;
   const judgement: JudgementConfig = {
-    source: c?.source ?? (balancerKind === 'haproxy' ? 'balancer' : 'service'),
+    source: c?.source ?? (countsPerHost ? 'balancer' : 'service'),
     ...(c?.command !== undefined && { command: local(c.command) }),
     commandTimeout: c?.command_timeout ?? 10_000,
     margin: c?.margin ?? 0.01,

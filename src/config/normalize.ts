@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cleanHostPath, hostDefaults } from './host-paths.js';
 import { envConfig } from './secret-sources.js';
+import { kindConfig } from './balancer-kinds.js';
 import { balancerEntries } from './normalize-balancer.js';
 import type { RawConfig } from './schema.js';
 import type { RawCheck, RawService } from './service-schema.js';
@@ -94,7 +95,7 @@ function rolloutConfig(raw: RawConfig, local: (p: string) => string): Config['ro
     ...(rollout.artifact !== undefined && { artifact: local(rollout.artifact) }),
     keepReleases: rollout.keep_releases,
     uploadConcurrency: rollout.upload_concurrency,
-    ...canaryConfig(rollout, onlyKind(raw), local),
+    ...canaryConfig(rollout, allCountPerHost(raw), local),
   };
 }
 
@@ -190,19 +191,8 @@ function kindOf(raw: RawCheck): CheckConfig {
   return { kind: 'runtime', timeout };
 }
 
-/** Freezes every object and array reachable from `value`. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
-
-/** The balancers' kind when every one is of the same kind (the canary's default source), else 'mixed'. */
-function onlyKind(raw: RawConfig): string {
-  const kinds = new Set(
-    [raw.balancer, ...(raw.balancers ?? [])].flatMap((b) => (b ? [b.kind] : [])),
-  );
-  return kinds.size === 1 ? [...kinds][0]! : 'mixed';
+/** Whether every balancer counts requests per host (the canary's default source). */
+function allCountPerHost(raw: RawConfig): boolean {
+  const all = [raw.balancer, ...(raw.balancers ?? [])].flatMap((b) => (b ? [b] : []));
+  return all.length > 0 && all.every((b) => kindConfig(b.kind)?.countsPerHost === true);
 }

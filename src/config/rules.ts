@@ -1,6 +1,6 @@
 import { balancerRules } from './balancer-rules.js';
-import { duplicates, isRecord, list, record, type Rule } from './rule-read.js';
-import type { RuleProblem } from './where.js';
+import { duplicates, isRecord, list, record, type Rule } from './kit/rule-read.js';
+import type { RuleProblem } from './kit/where.js';
 import { canaryRules } from './canary-rules.js';
 import { envRules } from './env-rules.js';
 import { cleanHostPath, hostPathRules, sharedDirs } from './host-paths.js';
@@ -12,7 +12,7 @@ import { cleanHostPath, hostPathRules, sharedDirs } from './host-paths.js';
  * gets both lines in one run.
  */
 
-export type { RuleProblem } from './where.js';
+export type { RuleProblem } from './kit/where.js';
 
 export function checkRules(data: unknown): RuleProblem[] {
   if (!isRecord(data)) return [];

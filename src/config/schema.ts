@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { balancerSchema, balancersSchema } from './balancer-schema.js';
+import { balancerSchema, balancersSchema } from './balancer-kinds.js';
 import { bakeKeys, canarySchema } from './canary-schema.js';
 import { cronPlan } from './cron-every.js';
 import { leaseSchema } from './lease-schema.js';
@@ -13,7 +13,7 @@ import {
   serviceName,
   text,
   userName,
-} from './fields.js';
+} from './kit/fields.js';
 import { secretEntry } from './secret-schema.js';
 import { serviceSchema } from './service-schema.js';
 

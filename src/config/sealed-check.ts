@@ -1,5 +1,5 @@
-import { MAX_DURATION_MS } from './duration.js';
-import { ENV_NAME, HOST_NAME, HOST_PATH, MARKS_DIR, SERVICE_NAME, USER_NAME } from './names.js';
+import { MAX_DURATION_MS } from './kit/duration.js';
+import { ENV_NAME, HOST_NAME, HOST_PATH, MARKS_DIR, SERVICE_NAME, USER_NAME } from './kit/names.js';
 import type { Config } from './types.js';
 
 /**

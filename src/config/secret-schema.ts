@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { duration, envName, text } from './fields.js';
+import { duration, envName, text } from './kit/fields.js';
 
 /**
  * An `env.secret` entry: a name read from the orchestrator's environment, or

@@ -1,15 +1,9 @@
+import { kindConfig } from './balancer-kinds.js';
 import { defaultName } from './normalize-balancer.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from './kit/duration.js';
 import { sealHostConfig } from './sealed.js';
 import type { RawConfigInput } from './schema.js';
-import type {
-  BalancerConfig,
-  BalancerEntry,
-  CheckConfig,
-  Config,
-  HealthCheckSettings,
-  ServiceConfig,
-} from './types.js';
+import type { BalancerConfig, BalancerEntry, CheckConfig, Config, ServiceConfig } from './types.js';
 
 /**
  * Config → the document it came from, with every default written out and
@@ -128,51 +122,8 @@ function balancer(entry: BalancerEntry): RawEntry {
 }
 
 function kindSettings(b: BalancerConfig): RawEntry {
-  const settings = b.healthCheck ? healthCheck(b.healthCheck) : {};
-  switch (b.kind) {
-    case 'alb':
-      return {
-        kind: 'alb',
-        target_group_arn: b.targetGroupArn,
-        ...(b.region !== undefined && { region: b.region }),
-        ...(b.type !== undefined && { type: b.type }),
-        ...settings,
-      };
-    case 'haproxy':
-      return {
-        kind: 'haproxy',
-        socket: b.socket,
-        backend: b.backend,
-        ...(b.ssh !== undefined && { ssh: { ...b.ssh } }),
-        ...(b.config !== undefined && { config: b.config }),
-        ...settings,
-      };
-    case 'nginx':
-      return {
-        kind: 'nginx',
-        ...(b.ssh !== undefined && { ssh: { ...b.ssh } }),
-        config: b.config,
-        upstream: b.upstream,
-        ...(b.mainConfig !== undefined && { main_config: b.mainConfig }),
-        ...settings,
-      };
-    case 'static':
-      return { kind: 'static', ...healthCheck(b.healthCheck) };
-  }
-}
-
-function healthCheck(h: HealthCheckSettings) {
-  return {
-    interval: formatDuration(h.interval),
-    timeout: formatDuration(h.timeout),
-    unhealthy_threshold: h.unhealthyThreshold,
-    healthy_threshold: h.healthyThreshold,
-    ...(h.deregistrationDelay !== undefined && {
-      deregistration_delay: formatDuration(h.deregistrationDelay),
-    }),
-    ...(h.slowStart !== undefined && { slow_start: formatDuration(h.slowStart) }),
-    ...(h.idleTimeout !== undefined && { idle_timeout: formatDuration(h.idleTimeout) }),
-  };
+  // Config holds only entries of the registry's kinds
+  return kindConfig(b.kind)!.serialize(b) as RawEntry;
 }
 
 function service(s: ServiceConfig): RawConfigInput['services'][number] {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { count, duration, serviceName, text } from './fields.js';
-import { MARKS_DIR, MARKS_DIR_RULE } from './names.js';
+import { count, duration, serviceName, text } from './kit/fields.js';
+import { MARKS_DIR, MARKS_DIR_RULE } from './kit/names.js';
 
 /**
  * A service and its check. A check is exactly one of http, tcp, heartbeat or

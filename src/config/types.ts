@@ -4,7 +4,12 @@
  * left undefined where a default exists.
  */
 
-export type Duration = number; // milliseconds
+import type { BalancerConfig } from './balancer-kinds.js';
+import type { Duration } from './kit/duration.js';
+
+export type { Duration };
+export type { BalancerConfig };
+export type { BalancerSsh, HealthCheckSettings } from './kit/balancer-entry.js';
 
 export interface SshConfig {
   readonly user: string;
@@ -30,106 +35,6 @@ export interface HostConfig {
   /** per-host SSH port; falls back to ssh.port */
   readonly sshPort?: number;
 }
-
-/** Health-check settings of the balancer, as the timing model takes them. */
-export interface HealthCheckSettings {
-  readonly interval: Duration;
-  readonly timeout: Duration;
-  readonly unhealthyThreshold: number;
-  readonly healthyThreshold: number;
-  readonly deregistrationDelay?: Duration;
-  readonly slowStart?: Duration;
-  readonly idleTimeout?: Duration;
-  /**
-   * HAProxy: where its config sets `on-marked-down shutdown-sessions` (file and
-   * line): a server marked down has every session on it killed
-   */
-  readonly shutdownSessionsOnDown?: string;
-  /**
-   * HAProxy, from its config file: where `http-check disable-on-404` is set
-   * (a 404 soft-stops the server, NOLB), false when the backend has none;
-   * undefined when no config file was read
-   */
-  readonly disableOn404?: string | false;
-  /**
-   * HAProxy, from its config file: where persistence (`cookie`, `stick`) is
-   * set in a backend without `option redispatch` (or with `retries 0`)
-   */
-  readonly persistWithoutRedispatch?: string;
-  /**
-   * NLB: `deregistration_delay.connection_termination.enabled`, every
-   * connection still open to a deregistered target is closed when the
-   * deregistration delay ends
-   */
-  readonly connectionTermination?: boolean;
-  /** ELBv2: `HealthCheckProtocol`; `TCP` (an NLB's default) only opens a connection, a 503 passes it */
-  readonly checkProtocol?: string;
-  /**
-   * NLB: `target_health_state.unhealthy.connection_termination.enabled` (AWS's
-   * default true): every connection to a target is reset when it turns unhealthy
-   */
-  readonly unhealthyTermination?: boolean;
-  /** NLB: `target_health_state.unhealthy.draining_interval_seconds`, how long an unhealthy target keeps its connections when termination is off */
-  readonly unhealthyDrainingInterval?: Duration;
-}
-
-interface BalancerBase {
-  /**
-   * Health-check settings written in deploy.yml. Required for `static`; for the
-   * live kinds they are the desired settings (`deploy infra apply`) and the
-   * fallback of `deploy check` without `--live`.
-   */
-  readonly healthCheck?: HealthCheckSettings;
-}
-
-export interface AlbBalancerConfig extends BalancerBase {
-  readonly kind: 'alb';
-  readonly targetGroupArn: string;
-  /** absent: the SDK's region chain (AWS_REGION, the profile) */
-  readonly region?: string;
-  /** the load balancer's type (config/alb-ranges.ts); absent: application */
-  readonly type?: 'application' | 'network';
-}
-
-/** a balancer's own host, reached over SSH with the fleet's ssh settings (port and user may differ) */
-export interface BalancerSsh {
-  readonly address: string;
-  readonly port?: number;
-  readonly user?: string;
-}
-
-export interface HaproxyBalancerConfig extends BalancerBase {
-  readonly kind: 'haproxy';
-  /** the runtime API and config file are on this host, spoken through SSH (stream-local forwarding) */
-  readonly ssh?: BalancerSsh;
-  /** unix socket path or `tcp://host:port` */
-  readonly socket: string;
-  readonly backend: string;
-  /**
-   * the haproxy config file (optional): the runtime API reports rise and fall
-   * but not `inter` or `timeout check`, so settings() reads those from here
-   */
-  readonly config?: string;
-}
-
-export interface NginxBalancerConfig extends BalancerBase {
-  readonly kind: 'nginx';
-  /** its files are on this host, and nginx -t and the reload run there, over SSH */
-  readonly ssh?: BalancerSsh;
-  /** the file that holds the upstream block, whose server lines a drain marks `down` */
-  readonly config: string;
-  readonly upstream: string;
-  /** nginx's main config (`nginx -c`); absent: nginx's own default */
-  readonly mainConfig?: string;
-}
-
-export interface StaticBalancerConfig extends BalancerBase {
-  readonly kind: 'static';
-  readonly healthCheck: HealthCheckSettings;
-}
-
-export type BalancerConfig =
-  AlbBalancerConfig | HaproxyBalancerConfig | NginxBalancerConfig | StaticBalancerConfig;
 
 /** One entry of `balancers:` (or the `balancer:` block): its kind's settings, a name, its targets. */
 export type BalancerEntry = BalancerConfig & {

@@ -1,6 +1,5 @@
 import { silentLog, type Log } from '../log.js';
 import { applyEnvOverrides } from './env.js';
-import { deepFreeze } from './normalize.js';
 import type { Config } from './types.js';
 
 export interface LoadOptions {
@@ -23,4 +22,13 @@ export function withEnv(config: Config, options: LoadOptions): Config {
   return deepFreeze(
     applyEnvOverrides(config, options.env ?? process.env, options.log ?? silentLog),
   );
+}
+
+/** Freezes every object and array reachable from `value`. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

@@ -2,7 +2,7 @@ import { messageOf } from '../errors.js';
 import { visit } from 'yaml';
 import type { Document, Node } from 'yaml';
 import type { ConfigProblem } from '../errors.js';
-import { firstLine, type Where } from './where.js';
+import { firstLine, type Where } from './kit/where.js';
 
 /**
  * YAML aliases, which the parser accepts and `toJS` throws on: an alias with

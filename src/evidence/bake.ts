@@ -2,10 +2,10 @@ import type { Clock } from '../clock.js';
 import { LATENCY_FLOOR_MS } from '../config/normalize-canary.js';
 import type { JudgementConfig } from '../config/types.js';
 import { formatMs } from '../timing/duration.js';
-import { addWindows, countsOf, type WindowCounts } from './counts.js';
+import { addWindows, countsOf, type WindowCounts } from './kit/counts.js';
 import { judgeAtEnd, judgeDuringBake, latencyFloorFor, settle, type Side } from './canary-rule.js';
 import { HandoffError } from '../errors.js';
-import { readOrUnread, type CountWindow, type EvidenceSource } from './source.js';
+import { readOrUnread, type CountWindow, type EvidenceSource } from './kit/source.js';
 
 export interface BakeProgress {
   readonly elapsedMs: number;

@@ -1,5 +1,5 @@
 import { binomialCdf, binomialUpperTail, wilsonUpper } from './binomial.js';
-import type { SourceKind } from './source.js';
+import type { SourceKind } from './kit/source.js';
 import { LATENCY_FLOOR_MS } from '../config/normalize-canary.js';
 
 /**

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { ExitCode, HandoffError } from '../errors.js';
 import { createAlbMetrics, type AlbMetrics, type AlbMetricsTarget } from './cloudwatch.js';
 import { countsFromSums, type MetricId } from './cloudwatch-queries.js';
-import { addCounts, noCounts, type Counts } from './counts.js';
+import { addCounts, noCounts, type Counts } from './kit/counts.js';
 import type { Receipt, ReceiptFigures } from './receipt.js';
 
 /** An ALB's receipt: one figure for the rollout in all (CloudWatch counts per target group). */

@@ -2,7 +2,7 @@ import type { CloudWatchClient, GetMetricDataCommandOutput } from '@aws-sdk/clie
 import type * as sdkTypes from '@aws-sdk/client-cloudwatch';
 import type { Clock } from '../clock.js';
 import { cloudWatchError } from './cloudwatch-errors.js';
-import type { Counts } from './counts.js';
+import type { Counts } from './kit/counts.js';
 import {
   countsFromSums,
   DELAY_MS,

@@ -2,8 +2,8 @@ import type { Clock } from '../clock.js';
 import { OperationError, UsageError } from '../errors.js';
 import { runProcess } from '../process/run.js';
 import { formatMs } from '../timing/duration.js';
-import type { Counts, WindowCounts } from './counts.js';
-import type { CountWindow, EvidenceSource } from './source.js';
+import type { Counts, WindowCounts } from './kit/counts.js';
+import type { CountWindow, EvidenceSource } from './kit/source.js';
 import { excerpt } from '../safe-text.js';
 
 export interface CommandSourceOptions {

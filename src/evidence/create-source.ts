@@ -1,72 +1,72 @@
 import path from 'node:path';
 import type { Balancer } from '../balancer/balancer.js';
-import { HaproxyBalancer } from '../balancer/haproxy/adapter.js';
-import { membersOf } from '../balancer/set.js';
+import type { BalancerKind } from '../balancer/kind.js';
+import { kindOf } from '../balancer/kinds.js';
 import type { Clock } from '../clock.js';
 import { cloudWatchCounts, metricsGroups, type CloudWatchCounts } from './cloudwatch-receipt.js';
 import type { Config } from '../config/types.js';
-import { FreshRead } from '../fresh-read.js';
+import { kindConfigs } from '../config/balancer-kinds.js';
 import { CommandCountSource } from './command-source.js';
-import { readHaproxyCounters } from './haproxy-read.js';
-import { HaproxyCountSource } from './haproxy-source.js';
 import { ServiceCountSource, type ReadHost } from './service-source.js';
-import type { EvidenceSource } from './source.js';
+import type { EvidenceSource } from './kit/source.js';
 import { SumCountSource } from './sum-source.js';
 
 /**
- * The receipt's source: HAProxy's counters, the balancer's own word on what
- * reached nowhere. Every balancer in front of the fleet must be an HAProxy:
- * of a pair, each instance sees only its share, so the receipt is their sum;
- * with an ALB among them the receipt would miss its traffic, and there is
- * none (any source still judges a canary). An HAProxy on its own host
- * (`ssh:`) is read through the run's balancer, over the SSH connection it
- * holds: without `balancer` there is no receipt, not half of one.
+ * The receipt's source: the balancers' own word on what reached nowhere,
+ * each asked of its kind (`receiptSource`). Every balancer in front of the
+ * fleet must count: of a pair, each instance sees only its share, so the
+ * receipt is their sum; with one that cannot count among them the receipt
+ * would miss its traffic, and there is none (any source still judges a
+ * canary). Each call builds the sources anew.
  */
-export function receiptSource(
+function receiptMaker(
+  config: Config,
+  kinds: readonly BalancerKind[],
+  clock: Clock,
+  balancer?: () => Promise<Balancer>,
+): () => EvidenceSource | undefined {
+  const ctx = { config, clock, named: config.balancers.length > 1, ...(balancer && { balancer }) };
+  return () => {
+    if (kinds.length === 0 || kinds.some((k) => !k.receiptSource)) return undefined;
+    const sources = config.balancers.map((b, i) => kinds[i]?.receiptSource?.(b, ctx));
+    const each = sources.flatMap((s) => (s ? [s] : []));
+    if (each.length < config.balancers.length) return undefined;
+    return each.length === 1 ? each[0] : new SumCountSource(each);
+  };
+}
+
+/** The receipt's source (receiptMaker), once. */
+export async function receiptSource(
   config: Config,
   clock: Clock,
   balancer?: () => Promise<Balancer>,
-): EvidenceSource | undefined {
-  const each = config.balancers.flatMap((b) => (b.kind === 'haproxy' ? [b] : []));
-  if (each.length === 0 || each.length < config.balancers.length) return undefined;
-  if (!balancer && each.some((b) => b.ssh !== undefined)) return undefined;
-  const sources = each.map((b) => {
-    const where = { socket: b.socket, backend: b.backend };
-    const read =
-      b.ssh && balancer
-        ? async () => readHaproxyCounters({ ...where, address: await runtimeOf(balancer, b.name) })
-        : () => readHaproxyCounters(where);
-    // a wave's hosts open and close their windows about at once: one read serves those that come together
-    const counters = new FreshRead(read);
-    return new HaproxyCountSource(
-      () => counters.get(),
-      new Map(config.hosts.map((h) => [h.name, b.targets[h.name] ?? h.target])),
-      clock,
-      b.backend,
-      each.length > 1 ? b.name : undefined,
-    );
-  });
-  return sources.length === 1 ? sources[0] : new SumCountSource(sources);
+): Promise<EvidenceSource | undefined> {
+  return receiptMaker(config, await kindsOf(config), clock, balancer)();
 }
 
-/** the runtime API of the run's HAProxy named `name`, as it reaches it (over its SSH connection) */
-async function runtimeOf(balancer: () => Promise<Balancer>, name: string) {
-  const member = membersOf(await balancer()).find((m) => m.name === name);
-  if (member?.balancer instanceof HaproxyBalancer) return member.balancer.runtime;
-  throw new Error(`balancer ${name} is not an haproxy of this run`);
+/** each balancer's kind, in the order of config.balancers */
+function kindsOf(config: Config): Promise<BalancerKind[]> {
+  return Promise.all(config.balancers.map((b) => kindOf(b)));
 }
 
-export function judgementSource(
+/** the kinds that count each host's requests, by name, for the line that asks for one */
+function countingKinds(): string {
+  return kindConfigs.flatMap(([name, k]) => (k.countsPerHost ? [name] : [])).join(' or ');
+}
+
+function judgementSource(
   config: Config,
   clock: Clock,
+  receipt: () => EvidenceSource | undefined,
   readHost?: ReadHost,
-  balancer?: () => Promise<Balancer>,
 ): { source: EvidenceSource } | { missing: string } {
   const j = config.rollout.judgement;
   const source = j?.source ?? 'balancer';
   if (source === 'balancer') {
-    const s = receiptSource(config, clock, balancer);
-    return s ? { source: s } : { missing: 'source balancer needs every balancer to be an haproxy' };
+    const s = receipt();
+    return s
+      ? { source: s }
+      : { missing: `source balancer needs every balancer to be an ${countingKinds()}` };
   }
   if (source === 'command' && j?.command !== undefined)
     return {
@@ -87,7 +87,7 @@ export function judgementSource(
 /** What a rollout is given to count with (built in cli/, faked in tests). */
 export interface EvidenceDeps {
   readonly receipt?: EvidenceSource;
-  /** with no HAProxy receipt: CloudWatch's figures for the ALB target groups over a window */
+  /** with no receipt of the balancers' own: their provider's figures (an ALB's CloudWatch) over a window */
   readonly cloudWatch?: CloudWatchCounts;
   judgement(): { source: EvidenceSource } | { missing: string };
 }
@@ -96,22 +96,24 @@ export interface EvidenceDeps {
  * `readHost`: each host's agent's `service-counts`, for source service;
  * `balancer`: the run's, whose ALB target groups CloudWatch counts
  */
-export function evidenceDeps(
+export async function evidenceDeps(
   config: Config,
   clock: Clock,
   readHost?: ReadHost,
   balancer?: () => Promise<Balancer>,
-): EvidenceDeps {
-  const receipt = receiptSource(config, clock, balancer);
-  const albs = config.balancers.some((b) => b.kind === 'alb');
+): Promise<EvidenceDeps> {
+  const kinds = await kindsOf(config);
+  const make = receiptMaker(config, kinds, clock, balancer);
+  const receipt = make();
+  const metrics = kinds.some((k) => k.metricsReceipt === true);
   const names = config.balancers.map((b) => b.name);
   return {
     ...(receipt && { receipt }),
     ...(!receipt &&
-      albs &&
+      metrics &&
       balancer && {
         cloudWatch: cloudWatchCounts(async () => metricsGroups(await balancer(), names), clock),
       }),
-    judgement: () => judgementSource(config, clock, readHost, balancer),
+    judgement: () => judgementSource(config, clock, make, readHost),
   };
 }

@@ -1,9 +1,9 @@
 import { HandoffError } from '../errors.js';
 import type { Log } from '../log.js';
-import type { FailureKind, WindowCounts } from './counts.js';
-import { countsOf } from './counts.js';
-import { BACKEND_OWN, totalOf } from './haproxy-source.js';
-import { readOrUnread, type CountWindow, type EvidenceSource } from './source.js';
+import type { FailureKind, WindowCounts } from './kit/counts.js';
+import { countsOf } from './kit/counts.js';
+import { BACKEND_OWN, totalOf } from './kit/total.js';
+import { readOrUnread, type CountWindow, type EvidenceSource } from './kit/source.js';
 
 /**
  * The loss receipt: what the balancer saw during each host's window (its

@@ -2,8 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RESPONSES_DIR, type ResponseCountsFile } from '../health/response-counts.js';
 import type { ServiceReading } from '../protocol/results.js';
-import type { Counts, WindowCounts } from './counts.js';
-import { addWindows } from './counts.js';
+import type { Counts, WindowCounts } from './kit/counts.js';
+import { addWindows } from './kit/counts.js';
 
 /**
  * The services' own counts on one host: the files the health library's

@@ -1,8 +1,8 @@
 import { messageOf, OperationError } from '../errors.js';
-import type { WindowCounts } from './counts.js';
+import type { WindowCounts } from './kit/counts.js';
 import type { ServiceReading } from '../protocol/results.js';
 import { serviceWindow } from './service-counts.js';
-import type { CountWindow, EvidenceSource } from './source.js';
+import type { CountWindow, EvidenceSource } from './kit/source.js';
 
 /**
  * `rollout.canary.source: service`: the services' own counts (the health

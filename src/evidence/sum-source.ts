@@ -1,5 +1,5 @@
-import { addWindows, type WindowCounts } from './counts.js';
-import type { CountWindow, EvidenceSource } from './source.js';
+import { addWindows, type WindowCounts } from './kit/counts.js';
+import type { CountWindow, EvidenceSource } from './kit/source.js';
 
 /**
  * Several balancers in front of one fleet (an HAProxy pair): each counts

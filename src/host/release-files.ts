@@ -3,7 +3,7 @@ import { constants, createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { OperationError, UsageError } from '../errors.js';
-import { ENV_NAME } from '../config/names.js';
+import { ENV_NAME } from '../config/kit/names.js';
 import { composeFilePath, releaseDir } from './layout.js';
 import type { EnvVars } from './release-env.js';
 

@@ -3,7 +3,7 @@
  * flags by the client, read from argv by the agent, and checked by the agent
  * however they came (argv or a session's call line).
  */
-import { MAX_DURATION_MS } from '../config/duration.js';
+import { MAX_DURATION_MS } from '../config/kit/duration.js';
 import { UsageError } from '../errors.js';
 import { checkReleaseId } from '../release-id.js';
 import { OPS, type AgentOp } from './ops.js';

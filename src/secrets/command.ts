@@ -1,5 +1,5 @@
 import type { SecretSource } from '../config/types.js';
-import { formatDuration } from '../config/duration.js';
+import { formatDuration } from '../config/kit/duration.js';
 import { runProcess } from '../process/run.js';
 import { excerpt } from '../safe-text.js';
 import { SecretFetchError } from './fetch-error.js';

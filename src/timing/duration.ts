@@ -1,4 +1,4 @@
-import { formatDuration } from '../config/duration.js';
+import { formatDuration } from '../config/kit/duration.js';
 
 export { formatDuration };
 

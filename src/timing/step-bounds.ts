@@ -1,4 +1,4 @@
-import { timerMs } from '../config/duration.js';
+import { timerMs } from '../config/kit/duration.js';
 import type { DrainConfig, RolloutConfig } from '../config/types.js';
 
 /** The handshake's steps that are held to a bound of the timing model, in the handshake's order. */

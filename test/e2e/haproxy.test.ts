@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TargetState } from '../../src/balancer/balancer.js';
 import { HaproxyBalancer } from '../../src/balancer/haproxy/adapter.js';
-import type { HaproxyBalancerConfig } from '../../src/config/types.js';
+import type { HaproxyBalancerConfig } from '../../src/balancer/haproxy/config/entry.js';
 import { BlockedError, ConfigError } from '../../src/errors.js';
 import { startHaproxy, type RunningHaproxy } from '../support/haproxy.js';
 

@@ -5,9 +5,10 @@ import { labFiles } from '../../scripts/lab/layout.js';
 import { systemClock } from '../../src/clock.js';
 import { BlockedError } from '../../src/errors.js';
 import { createAlbMetrics } from '../../src/evidence/cloudwatch.js';
-import { countsOf } from '../../src/evidence/counts.js';
-import { readHaproxyCounters } from '../../src/evidence/haproxy-read.js';
-import { HaproxyCountSource, totalOf } from '../../src/evidence/haproxy-source.js';
+import { countsOf } from '../../src/evidence/kit/counts.js';
+import { readHaproxyCounters } from '../../src/balancer/haproxy/receipt/read.js';
+import { HaproxyCountSource } from '../../src/balancer/haproxy/receipt/source.js';
+import { totalOf } from '../../src/evidence/kit/total.js';
 import { rolloutUnderLoad, startFleet, type Fleet } from './fleet-harness.js';
 
 /**

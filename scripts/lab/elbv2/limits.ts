@@ -3,7 +3,7 @@ import { ApiError } from './registrations.js';
 /**
  * The values the endpoint refuses, as AWS does, with `ValidationError`
  * (HTTP 400). Written from the Elastic Load Balancing API Reference
- * (2015-12-01), not from handoff's own table (src/config/alb-ranges.ts), so
+ * (2015-12-01), not from handoff's own table (src/balancer/alb/config/ranges.ts), so
  * the lab catches the tool sending what AWS would refuse:
  * - ModifyTargetGroup, HealthCheckIntervalSeconds: "Valid Range: Minimum
  *   value of 5. Maximum value of 300."; HealthCheckTimeoutSeconds: "Valid

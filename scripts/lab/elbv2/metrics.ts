@@ -1,7 +1,7 @@
-import { readHaproxyCounters } from '../../../src/evidence/haproxy-read.js';
-import type { HaproxyCounters } from '../../../src/evidence/haproxy-counters.js';
-import { windowDelta } from '../../../src/evidence/delta.js';
-import { countsOf } from '../../../src/evidence/counts.js';
+import { readHaproxyCounters } from '../../../src/balancer/haproxy/receipt/read.js';
+import type { HaproxyCounters } from '../../../src/balancer/haproxy/receipt/counters.js';
+import { windowDelta } from '../../../src/evidence/kit/delta.js';
+import { countsOf } from '../../../src/evidence/kit/counts.js';
 import { METRICS, type MetricId } from '../../../src/evidence/cloudwatch-queries.js';
 
 /**

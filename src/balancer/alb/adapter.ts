@@ -6,7 +6,8 @@ import type {
   TargetHealthDescription,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import type * as sdkTypes from '@aws-sdk/client-elastic-load-balancing-v2';
-import type { AlbBalancerConfig, HealthCheckSettings } from '../../config/types.js';
+import type { HealthCheckSettings } from '../../config/types.js';
+import type { AlbBalancerConfig } from './config/entry.js';
 import { albError } from './errors.js';
 import { attributeMap, toSettings, toTargetState } from './map.js';
 import { isRegistration, targetKey } from './targets.js';

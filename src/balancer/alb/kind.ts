@@ -1,4 +1,4 @@
-import type { AlbBalancerConfig } from '../../config/types.js';
+import type { AlbBalancerConfig } from './config/entry.js';
 import type { BalancerKind } from '../kind.js';
 import { parseTarget } from './targets.js';
 
@@ -28,4 +28,5 @@ export const alb: BalancerKind<AlbBalancerConfig> = {
     const { rangeWarnings } = await import('./warnings.js');
     return rangeWarnings(config, checked);
   },
+  metricsReceipt: true,
 };

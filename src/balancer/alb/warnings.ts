@@ -1,10 +1,10 @@
-import { liveRangeWarnings } from '../../config/alb-ranges.js';
+import { liveRangeWarnings } from './config/ranges.js';
 import type { Config } from '../../config/types.js';
 import type { CheckedSettings } from '../kind.js';
 
 /**
  * Each live ALB group's values that deploy.yml could not hold
- * (config/alb-ranges.ts), by the type its protocol says; and a
+ * (balancer/alb/config/ranges.ts), by the type its protocol says; and a
  * `balancer.type` that is not that type, which holds deploy.yml to the
  * wrong ranges.
  */

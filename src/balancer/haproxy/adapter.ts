@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { BalancerHost } from '../balancer-host.js';
-import type { HaproxyBalancerConfig, HealthCheckSettings } from '../../config/types.js';
+import type { HealthCheckSettings } from '../../config/types.js';
+import type { HaproxyBalancerConfig } from './config/entry.js';
 import { ConfigError, OperationError } from '../../errors.js';
 import { FreshRead } from '../../fresh-read.js';
 import type { Balancer, BalancerDeps, BalancerReload, TargetState } from '../balancer.js';

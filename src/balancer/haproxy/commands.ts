@@ -1,4 +1,4 @@
-import { HAPROXY_NAME, HAPROXY_NAME_RULE } from '../../config/names.js';
+import { HAPROXY_NAME, HAPROXY_NAME_RULE } from './config/names.js';
 import { ConfigError } from '../../errors.js';
 
 /**

@@ -1,4 +1,5 @@
-import type { HaproxyBalancerConfig, HealthCheckSettings } from '../../config/types.js';
+import type { HealthCheckSettings } from '../../config/types.js';
+import type { HaproxyBalancerConfig } from './config/entry.js';
 import { OperationError } from '../../errors.js';
 import type { BalancerDeps } from '../balancer.js';
 import { diffSettings, formatValue } from '../infra-diff.js';

@@ -1,5 +1,6 @@
-import type { HaproxyBalancerConfig } from '../../config/types.js';
+import type { HaproxyBalancerConfig } from './config/entry.js';
 import type { BalancerKind } from '../kind.js';
+import { haproxyReceiptSource } from './receipt/entry-source.js';
 
 export const haproxy: BalancerKind<HaproxyBalancerConfig> = {
   async create(entry, deps) {
@@ -14,4 +15,5 @@ export const haproxy: BalancerKind<HaproxyBalancerConfig> = {
     const { haproxyWarnings } = await import('./warnings.js');
     return haproxyWarnings(config, checked);
   },
+  receiptSource: haproxyReceiptSource,
 };

@@ -1,4 +1,5 @@
-import type { HealthCheckSettings, NginxBalancerConfig } from '../../config/types.js';
+import type { HealthCheckSettings } from '../../config/types.js';
+import type { NginxBalancerConfig } from './config/entry.js';
 import { ConfigError, OperationError } from '../../errors.js';
 import type { Balancer, TargetState } from '../balancer.js';
 import { localNginxHost, type NginxHost } from './host.js';

@@ -1,4 +1,4 @@
-import type { NginxBalancerConfig } from '../../config/types.js';
+import type { NginxBalancerConfig } from './config/entry.js';
 import { UsageError } from '../../errors.js';
 import type { BalancerKind } from '../kind.js';
 

@@ -1,4 +1,5 @@
-import type { HealthCheckSettings, StaticBalancerConfig } from '../../config/types.js';
+import type { HealthCheckSettings } from '../../config/types.js';
+import type { StaticBalancerConfig } from './config/entry.js';
 import { OperationError } from '../../errors.js';
 import type { Balancer, TargetState } from '../balancer.js';
 

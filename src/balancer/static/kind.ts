@@ -1,4 +1,4 @@
-import type { StaticBalancerConfig } from '../../config/types.js';
+import type { StaticBalancerConfig } from './config/entry.js';
 import { UsageError } from '../../errors.js';
 import type { BalancerKind } from '../kind.js';
 import { StaticBalancer } from './adapter.js';

@@ -1,9 +1,9 @@
 import type { Balancer } from '../../balancer/balancer.js';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/types.js';
-import { countsOf } from '../../evidence/counts.js';
+import { countsOf } from '../../evidence/kit/counts.js';
 import { receiptSource } from '../../evidence/create-source.js';
-import { readOrUnread, type EvidenceSource } from '../../evidence/source.js';
+import { readOrUnread, type EvidenceSource } from '../../evidence/kit/source.js';
 import { batchSize } from '../../timing/bounds.js';
 import { formatMs } from '../../timing/duration.js';
 
@@ -27,12 +27,12 @@ export async function canaryTrafficWarnings(
     config: Config,
     clock: Clock,
     balancer?: () => Promise<Balancer>,
-  ) => EvidenceSource | undefined = receiptSource,
+  ) => Promise<EvidenceSource | undefined> = receiptSource,
 ): Promise<string[]> {
   const canary = config.rollout.canary;
   const j = config.rollout.judgement;
   if (!canary || !j || j.source !== 'balancer') return [];
-  const source = sourceOf(config, clock, balancer);
+  const source = await sourceOf(config, clock, balancer);
   if (!source) return [];
   const hosts = config.hosts.map((h) => h.name);
   let window;

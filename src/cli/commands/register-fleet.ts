@@ -151,7 +151,7 @@ function registerDrain(program: Command, drain: boolean): void {
   cmd.action(async (host: string, flags: Flags) => {
     const [{ runDrain }, { parseDuration }] = await Promise.all([
       import('../fleet/drain-command.js'),
-      import('../../config/duration.js'),
+      import('../../config/kit/duration.js'),
     ]);
     const { waitLease, ...rest } = flags;
     await runDrain(

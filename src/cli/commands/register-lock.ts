@@ -51,7 +51,7 @@ export const registerLock: RegisterCommand = (program: Command) => {
         { createOutput },
       ] = await Promise.all([
         import('../../config/load.js'),
-        import('../../config/duration.js'),
+        import('../../config/kit/duration.js'),
         import('../../host/lock-exec.js'),
         import('../../host/lock.js'),
         import('../output.js'),

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { MAX_DURATION_MS } from '../../config/duration.js';
+import { MAX_DURATION_MS } from '../../config/kit/duration.js';
 import { UsageError } from '../../errors.js';
 import { addFlags, readFlags, type FlagSpec } from '../flag-table.js';
 import type { TickResult } from '../../watchdog/tick.js';

@@ -1,4 +1,4 @@
-import { readDuration, show } from '../../config/duration.js';
+import { readDuration, show } from '../../config/kit/duration.js';
 import { UsageError } from '../../errors.js';
 import type { AuditEntry } from '../../protocol/results.js';
 import { formatMs } from '../../timing/duration.js';

@@ -20,7 +20,9 @@ export async function runReceipt(flags: FleetFlags & { from: string; to?: string
     const to = flags.to === undefined ? now : Date.parse(parseSince(flags.to, now, '--to'));
     if (to <= from)
       throw new UsageError(`--to must be after --from (${new Date(from).toISOString()})`);
-    const evidence = evidenceDeps(config, systemClock, undefined, () => connections.balancer());
+    const evidence = await evidenceDeps(config, systemClock, undefined, () =>
+      connections.balancer(),
+    );
     if (!evidence.cloudWatch)
       throw new UsageError(
         "deploy receipt reads CloudWatch, and deploy.yml names no ALB target group (or an HAProxy too): HAProxy's counters keep no history, its receipt is the one each rollout prints",

@@ -1,4 +1,4 @@
-import { readDuration } from '../../config/duration.js';
+import { readDuration } from '../../config/kit/duration.js';
 import type { Config } from '../../config/types.js';
 import { UsageError } from '../../errors.js';
 import { parseBatchFlag } from '../../rollout/plan.js';

@@ -175,7 +175,7 @@ async function rolloutDeps(
     hostConfigSha256: sha256(toHostJson(asked.plain)),
     // a dry run changes nothing, and runs nothing that might
     ...(asked.dryRun ? {} : { hooks: asked.hooks }),
-    evidence: evidenceDeps(
+    evidence: await evidenceDeps(
       config,
       systemClock,
       (name) => readServiceCounts(connections, config, name),

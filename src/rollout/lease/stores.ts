@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { Config, HostConfig, LeaseConfig } from '../../config/types.js';
-import { ETCD_ENDPOINT } from '../../config/names.js';
+import { ETCD_ENDPOINT } from '../../config/kit/names.js';
 import { UsageError, messageOf } from '../../errors.js';
 import { EtcdLeaseStore, type EtcdStoreOptions } from './etcd/etcd-store.js';
 import { HostLeaseStore } from './host-store.js';

@@ -1,7 +1,7 @@
 import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { albClientOptions } from '../../../src/balancer/alb/adapter.js';
-import type { AlbBalancerConfig } from '../../../src/config/types.js';
+import type { AlbBalancerConfig } from '../../../src/balancer/alb/config/entry.js';
 
 const config: AlbBalancerConfig = {
   kind: 'alb',

@@ -8,7 +8,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAlbBalancer } from '../../../src/balancer/alb/adapter.js';
 import { withRetry } from '../../../src/balancer/alb/retry.js';
-import type { AlbBalancerConfig } from '../../../src/config/types.js';
+import type { AlbBalancerConfig } from '../../../src/balancer/alb/config/entry.js';
 import { BlockedError } from '../../../src/errors.js';
 import { MemoryLog } from '../../../src/log.js';
 import { FakeClock } from '../../support/fake-clock.js';

@@ -12,7 +12,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAlbBalancer } from '../../../src/balancer/alb/adapter.js';
-import type { AlbBalancerConfig } from '../../../src/config/types.js';
+import type { AlbBalancerConfig } from '../../../src/balancer/alb/config/entry.js';
 import { BlockedError, ConfigError } from '../../../src/errors.js';
 import { FakeClock } from '../../support/fake-clock.js';
 import { MemoryLog } from '../../../src/log.js';

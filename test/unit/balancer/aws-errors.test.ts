@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { albError } from '../../../src/balancer/alb/errors.js';
 import { awsAccessError, awsMessage } from '../../../src/balancer/aws-errors.js';
-import type { AlbBalancerConfig } from '../../../src/config/types.js';
+import type { AlbBalancerConfig } from '../../../src/balancer/alb/config/entry.js';
 import { BlockedError, OperationError } from '../../../src/errors.js';
 import { cloudWatchError } from '../../../src/evidence/cloudwatch-errors.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NginxBalancer } from '../../../src/balancer/nginx/adapter.js';
 import type { NginxHost } from '../../../src/balancer/nginx/host.js';
-import type { NginxBalancerConfig } from '../../../src/config/types.js';
+import type { NginxBalancerConfig } from '../../../src/balancer/nginx/config/entry.js';
 import { OperationError } from '../../../src/errors.js';
 
 const upstream = 'upstream api {\n  server 10.0.1.11:8080;\n  server 10.0.1.12:8080;\n}\n';

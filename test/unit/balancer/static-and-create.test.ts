@@ -3,7 +3,7 @@ import { createBalancer } from '../../../src/balancer/create.js';
 import { infraApply } from '../../../src/balancer/infra.js';
 import { awaitRotation } from '../../../src/rollout/rotation.js';
 import { StaticBalancer } from '../../../src/balancer/static/adapter.js';
-import type { StaticBalancerConfig } from '../../../src/config/types.js';
+import type { StaticBalancerConfig } from '../../../src/balancer/static/config/entry.js';
 import { OperationError, UsageError } from '../../../src/errors.js';
 import { oneBalancer, testConfig } from '../../support/config.js';
 import { FakeClock } from '../../support/fake-clock.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readHaproxyCounters } from '../../../src/evidence/haproxy-read.js';
+import { readHaproxyCounters } from '../../../src/balancer/haproxy/receipt/read.js';
 import { SimHostState } from '../../../scripts/bench/sim/agent.js';
 import { startSimHaproxy } from '../../../scripts/bench/sim/haproxy.js';
 

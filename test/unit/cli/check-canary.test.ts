@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { canaryTrafficWarnings, SAMPLE_MS } from '../../../src/cli/check/check-canary.js';
 import type { Config } from '../../../src/config/types.js';
-import type { WindowCounts } from '../../../src/evidence/counts.js';
-import type { EvidenceSource } from '../../../src/evidence/source.js';
+import type { WindowCounts } from '../../../src/evidence/kit/counts.js';
+import type { EvidenceSource } from '../../../src/evidence/kit/source.js';
 import { FakeClock } from '../../support/fake-clock.js';
 import { testConfig } from '../../support/config.js';
 
@@ -26,21 +26,22 @@ function withCanary(bake: number, minRequests = 100): Config {
 }
 
 /** every host answered `requests` over the sample */
-function counting(requests: number): () => EvidenceSource {
-  return () => ({
-    kind: 'balancer',
-    label: 'haproxy be_api',
-    open: (hosts) =>
-      Promise.resolve({
-        openedAt: 0,
-        read: () =>
-          Promise.resolve(
-            new Map<string, WindowCounts>(
-              hosts.map((h) => [h, { kind: 'counted', counts: { requests, failed: 0 } }]),
+function counting(requests: number): () => Promise<EvidenceSource> {
+  return () =>
+    Promise.resolve({
+      kind: 'balancer',
+      label: 'haproxy be_api',
+      open: (hosts) =>
+        Promise.resolve({
+          openedAt: 0,
+          read: () =>
+            Promise.resolve(
+              new Map<string, WindowCounts>(
+                hosts.map((h) => [h, { kind: 'counted', counts: { requests, failed: 0 } }]),
+              ),
             ),
-          ),
-      }),
-  });
+        }),
+    });
 }
 
 describe('deploy check --live: can the canary see min_requests in its bake?', () => {

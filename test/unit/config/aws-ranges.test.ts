@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rangeWarnings } from '../../../src/balancer/alb/warnings.js';
-import { liveRangeWarnings } from '../../../src/config/alb-ranges.js';
+import { liveRangeWarnings } from '../../../src/balancer/alb/config/ranges.js';
 import { loadConfig } from '../../../src/config/load.js';
 import { toHostJson } from '../../../src/config/serialize.js';
 import { testConfig } from '../../support/config.js';

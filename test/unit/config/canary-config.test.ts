@@ -69,7 +69,7 @@ describe('rollout.canary, bake and watch', () => {
 
   it('refuses source balancer where the balancer has no per-host counts', async () => {
     expect(await problemsOf(withRollout('  canary: { source: balancer }\n'))).toEqual([
-      'rollout.canary.source: balancer counts per host only with HAProxy (balancer kind static does not): use source service or command (FILE:20:21)',
+      'rollout.canary.source: balancer counts per host only with haproxy (balancer kind static does not): use source service or command (FILE:20:21)',
     ]);
   });
 

@@ -37,7 +37,7 @@ describe('drain.answer in deploy.yml', () => {
     const problems = await problemsOf(withDrain(alb, '  answer: 404\n'));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(
-      /^drain\.answer: 404 is a soft stop only for HAProxy with http-check disable-on-404, not alb .*: use 503 \(FILE:9:11\)$/,
+      /^drain\.answer: 404 is a soft stop only for HAProxy with http-check disable-on-404 \(an ALB or NLB reads 404 as unhealthy like 503, .*\): use 503 \(FILE:9:11\)$/,
     );
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration, readDuration } from '../../../src/config/duration.js';
+import { formatDuration, parseDuration, readDuration } from '../../../src/config/kit/duration.js';
 import { UsageError } from '../../../src/errors.js';
 
 describe('durations', () => {

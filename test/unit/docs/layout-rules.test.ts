@@ -30,7 +30,9 @@ describe('the layout rules (npm run check: depcruise)', () => {
     expect(await violations(fixture, 'tsconfig.json')).toEqual([
       'health-is-self-contained: src/health/ready.ts → src/rollout/plan.ts',
       'host-code-imports-no-orchestrator: src/host/agent-op.ts → src/rollout/plan.ts',
+      'kind-folders-import-no-other-kind: src/balancer/a/kind.ts → src/balancer/b/kind.ts',
       'no-circular: src/rollout/plan.ts → src/rollout/step.ts',
+      'only-the-registries-import-a-kind: src/rollout/preflight.ts → src/balancer/b/kind.ts',
       'pure-folders-do-no-io: src/timing/model.ts → fs',
     ]);
   });

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { JudgementConfig } from '../../../src/config/types.js';
 import { OperationError } from '../../../src/errors.js';
 import { bake, type BakeProgress } from '../../../src/evidence/bake.js';
-import type { WindowCounts } from '../../../src/evidence/counts.js';
-import type { CountWindow, EvidenceSource } from '../../../src/evidence/source.js';
+import type { WindowCounts } from '../../../src/evidence/kit/counts.js';
+import type { CountWindow, EvidenceSource } from '../../../src/evidence/kit/source.js';
 import { FakeClock } from '../../support/fake-clock.js';
 
 const judgement: JudgementConfig = {

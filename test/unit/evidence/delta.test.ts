@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addWindows, countsOf, type WindowCounts } from '../../../src/evidence/counts.js';
-import { windowDelta, type CounterReading } from '../../../src/evidence/delta.js';
+import { addWindows, countsOf, type WindowCounts } from '../../../src/evidence/kit/counts.js';
+import { windowDelta, type CounterReading } from '../../../src/evidence/kit/delta.js';
 
 const reading = (over: Partial<CounterReading> = {}): CounterReading => ({
   epoch: '100@1700000000',

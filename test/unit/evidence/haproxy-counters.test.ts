@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCounters } from '../../../src/evidence/haproxy-counters.js';
-import { windowDelta } from '../../../src/evidence/delta.js';
+import { parseCounters } from '../../../src/balancer/haproxy/receipt/counters.js';
+import { windowDelta } from '../../../src/evidence/kit/delta.js';
 import { info, statAfterTraffic } from './fixtures/haproxy-2.6-counters.js';
 
 describe('parseCounters', () => {

@@ -2,8 +2,8 @@ import { rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseCounters } from '../../../src/evidence/haproxy-counters.js';
-import { readHaproxyCounters } from '../../../src/evidence/haproxy-read.js';
+import { parseCounters } from '../../../src/balancer/haproxy/receipt/counters.js';
+import { readHaproxyCounters } from '../../../src/balancer/haproxy/receipt/read.js';
 import { info, statAfterTraffic } from './fixtures/haproxy-2.6-counters.js';
 import { scratchDir } from '../../support/scratch.js';
 import { HaproxyBalancer } from '../../../src/balancer/haproxy/adapter.js';
@@ -83,8 +83,8 @@ describe('the receipt of an HAProxy on its own host (ssh:)', () => {
   };
   const config = testConfig({ balancers: [entry] });
 
-  it('has none without the run’s balancer to read through (no half receipt)', () => {
-    expect(receiptSource(config, new FakeClock())).toBeUndefined();
+  it('has none without the run’s balancer to read through (no half receipt)', async () => {
+    expect(await receiptSource(config, new FakeClock())).toBeUndefined();
   });
 
   it('reads the counters through the run’s balancer, over the connection it holds', async () => {
@@ -98,7 +98,7 @@ describe('the receipt of an HAProxy on its own host (ssh:)', () => {
       },
     ]);
     try {
-      const source = receiptSource(config, new FakeClock(), () => Promise.resolve(run));
+      const source = await receiptSource(config, new FakeClock(), () => Promise.resolve(run));
       if (!source) throw new Error('no receipt source');
       const window = await source.open(['web-1']);
       const counts = await window.read();

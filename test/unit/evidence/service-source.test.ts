@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OperationError } from '../../../src/errors.js';
 import type { ServiceReading } from '../../../src/protocol/results.js';
 import { ServiceCountSource, type ReadHost } from '../../../src/evidence/service-source.js';
-import { readOrUnread } from '../../../src/evidence/source.js';
+import { readOrUnread } from '../../../src/evidence/kit/source.js';
 import type { ResponseCountsFile } from '../../../src/health/response-counts.js';
 
 const file = (requests: number, errors: number, started = 1): ResponseCountsFile => ({

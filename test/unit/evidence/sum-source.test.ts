@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { WindowCounts } from '../../../src/evidence/counts.js';
-import type { EvidenceSource } from '../../../src/evidence/source.js';
+import type { WindowCounts } from '../../../src/evidence/kit/counts.js';
+import type { EvidenceSource } from '../../../src/evidence/kit/source.js';
 import { SumCountSource } from '../../../src/evidence/sum-source.js';
 
 function source(label: string, counts: Record<string, WindowCounts>): EvidenceSource {

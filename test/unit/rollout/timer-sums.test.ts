@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DURATION_MS, timerMs } from '../../../src/config/duration.js';
+import { MAX_DURATION_MS, timerMs } from '../../../src/config/kit/duration.js';
 import { drainLease } from '../../../src/rollout/host-actions.js';
 import { rollbackBudgetMs, stepBounds } from '../../../src/timing/step-bounds.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';

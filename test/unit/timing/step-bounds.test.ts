@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DURATION_MS } from '../../../src/config/duration.js';
+import { MAX_DURATION_MS } from '../../../src/config/kit/duration.js';
 import {
   BOUNDED_STEPS,
   drainLeaseMs,

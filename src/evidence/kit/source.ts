@@ -1,4 +1,4 @@
-import { HandoffError } from '../errors.js';
+import { HandoffError } from '../../errors.js';
 import type { WindowCounts } from './counts.js';
 
 /**

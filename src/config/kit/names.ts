@@ -35,10 +35,6 @@ export const MARKS_DIR = /^[^\s\u0000-\u001f\u007f]+$/;
 export const MARKS_DIR_RULE =
   'must be a directory (relative to host.state or absolute), without spaces';
 
-/** haproxy's own rule for proxy and server names; `;` and newlines would start a second command */
-export const HAPROXY_NAME = /^[A-Za-z0-9_.:-]+$/;
-export const HAPROXY_NAME_RULE = "letters, digits, '-', '_', '.' and ':' only";
-
 /** A variable of the release's `.env`: a name `sh` (`set -a; . .env`) and compose both accept. */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const ENV_NAME_RULE =

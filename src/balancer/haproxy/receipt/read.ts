@@ -1,12 +1,8 @@
-import { OperationError } from '../errors.js';
-import {
-  parseSocketAddress,
-  describeAddress,
-  type SocketAddress,
-} from '../balancer/haproxy/address.js';
-import { runCommands } from '../balancer/haproxy/batch.js';
-import { garbage } from '../balancer/haproxy/runtime-api.js';
-import { parseCounters, type HaproxyCounters } from './haproxy-counters.js';
+import { OperationError } from '../../../errors.js';
+import { parseSocketAddress, describeAddress, type SocketAddress } from '../address.js';
+import { runCommands } from '../batch.js';
+import { garbage } from '../runtime-api.js';
+import { parseCounters, type HaproxyCounters } from './counters.js';
 
 export interface HaproxyCounterSocket {
   /** balancer.socket: a unix path or tcp://host:port */

@@ -1,11 +1,13 @@
-import { UsageError } from '../errors.js';
-import type { Duration } from './types.js';
+import { UsageError } from '../../errors.js';
 
 /**
  * Durations are written with a unit ("500ms", "15s", "2m", "1h", "1m30s") and
  * parsed once, here. A bare number is refused: "interval: 5" could mean
  * seconds or milliseconds, and guessing wrong drains a host 1000× too early.
  */
+
+/** milliseconds: every duration of the Config */
+export type Duration = number;
 
 export type ParsedDuration =
   { readonly ok: true; readonly ms: Duration } | { readonly ok: false; readonly reason: string };

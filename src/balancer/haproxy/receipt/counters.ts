@@ -1,6 +1,6 @@
-import { splitCsv } from '../balancer/haproxy/stat-csv.js';
-import type { FailureKind } from './counts.js';
-import type { CounterReading } from './delta.js';
+import { splitCsv } from '../stat-csv.js';
+import type { FailureKind } from '../../../evidence/kit/counts.js';
+import type { CounterReading } from '../../../evidence/kit/delta.js';
 
 /**
  * The counters of one backend from `show stat` and `show info`: per server

@@ -1,12 +1,9 @@
-import type { Clock } from '../clock.js';
-import type { WindowCounts } from './counts.js';
-import { addWindows } from './counts.js';
-import { windowDelta } from './delta.js';
-import type { HaproxyCounters } from './haproxy-counters.js';
-import type { CountWindow, EvidenceSource } from './source.js';
-
-/** the backend's own failures are nobody's host: they are reported under this key */
-export const BACKEND_OWN = '(backend)';
+import type { Clock } from '../../../clock.js';
+import type { WindowCounts } from '../../../evidence/kit/counts.js';
+import { BACKEND_OWN } from '../../../evidence/kit/total.js';
+import { windowDelta } from '../../../evidence/kit/delta.js';
+import type { HaproxyCounters } from './counters.js';
+import type { CountWindow, EvidenceSource } from '../../../evidence/kit/source.js';
 
 /**
  * HAProxy's per-server counters as a source: a window is two snapshots. The
@@ -67,23 +64,4 @@ export class HaproxyCountSource implements EvidenceSource {
     out.set(BACKEND_OWN, windowDelta(start.own, end.own, 'the backend'));
     return out;
   }
-}
-
-/**
- * The backend in all: its own row counts each request once, those no server
- * took included (a server's attempts count a retried request twice), so the
- * requests are its; the failures are every server's and its own.
- */
-export function totalOf(windows: ReadonlyMap<string, WindowCounts>): WindowCounts {
-  let total: WindowCounts = { kind: 'counted', counts: { requests: 0, failed: 0 } };
-  const own = windows.get(BACKEND_OWN);
-  for (const [key, w] of windows)
-    total = addWindows(total, own === undefined || key === BACKEND_OWN ? w : withoutRequests(w));
-  return total;
-}
-
-function withoutRequests(w: WindowCounts): WindowCounts {
-  if (w.kind === 'unread') return w;
-  if (w.kind === 'counted') return { kind: 'counted', counts: { ...w.counts, requests: 0 } };
-  return { ...w, since: { ...w.since, requests: 0 } };
 }

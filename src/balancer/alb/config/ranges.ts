@@ -1,6 +1,6 @@
-import { readDuration } from './duration.js';
-import type { HealthCheckSettings } from './types.js';
-import type { KeyPath, RuleProblem } from './where.js';
+import { readDuration } from '../../../config/kit/duration.js';
+import type { HealthCheckSettings } from '../../../config/kit/balancer-entry.js';
+import type { KeyPath, RuleProblem } from '../../../config/kit/where.js';
 
 /**
  * The values AWS accepts for an ELBv2 target group, by its load balancer's
