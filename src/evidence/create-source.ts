@@ -34,12 +34,14 @@ export function receiptSource(
     const where = { socket: b.socket, backend: b.backend };
     const read =
       b.ssh && balancer
-        ? async () => readHaproxyCounters({ ...where, address: await runtimeOf(balancer, b.name) })
-        : () => readHaproxyCounters(where);
-    // a wave's hosts open and close their windows about at once: one read serves those that come together
+        ? async (servers: ReadonlySet<string>) =>
+            readHaproxyCounters({ ...where, address: await runtimeOf(balancer, b.name) }, servers)
+        : (servers: ReadonlySet<string>) => readHaproxyCounters(where, servers);
+    // a wave's hosts open and close their windows about at once: one read serves those that
+    // come together, and parses the rows of their servers only
     const counters = new FreshRead(read);
     return new HaproxyCountSource(
-      () => counters.get(),
+      (servers) => counters.get(servers),
       new Map(config.hosts.map((h) => [h.name, b.targets[h.name] ?? h.target])),
       clock,
       b.backend,
