@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEtcd } from '../lab/etcd.js';
 import { formatLeaseCost, leaseCost, type LeaseCost } from './lease-cost.js';
+import { CPU_GOAL_MS, rssGoalMb } from './scale-goals.js';
 import { startSimFleet } from './sim/fleet.js';
 import { mb, ms, type Row } from './table.js';
 
 /** the lab etcd member the scale bench keeps its fleet lease in (127.0.132: this bench's) */
 const ETCD_ADDRESS = '127.0.132.1';
 const TAKE_RELEASE_GOAL_MS = 50;
-const CPU_GOAL_MS = 15;
-const RSS_GOAL_MB = 400;
 
 /** one `deploy rollout --json` of scale.ts's, run by its caller (the real CLI under /usr/bin/time) */
 type Timed = (
@@ -151,8 +150,8 @@ function rowsOf(r: EtcdRun): Row[] {
       figure: `orchestrator peak RSS, rollout of ${what} (lease in etcd)`,
       value: mb(r.rssKib),
       baseline: '–',
-      goal: `≤ ${RSS_GOAL_MB} MB`,
-      pass: r.rssKib / 1024 <= RSS_GOAL_MB,
+      goal: `≤ ${rssGoalMb(r.hosts)} MB`,
+      pass: r.rssKib / 1024 <= rssGoalMb(r.hosts),
     },
   );
   if (r.outcome)

@@ -7,6 +7,7 @@ import { benchCli } from './bundles.js';
 import { criticalPath, type HostSteps } from './critical-path.js';
 import { formatLeaseCost, leaseCost } from './lease-cost.js';
 import { benchScaleEtcd } from './scale-etcd.js';
+import { CPU_GOAL_MS, rssGoalMb } from './scale-goals.js';
 import { startSimFleet, type SimFleet } from './sim/fleet.js';
 import { mb, ms, type Row } from './table.js';
 
@@ -19,8 +20,6 @@ const WITH_VERIFY = process.env.BENCH_SCALE_VERIFY !== '0';
 const RTT_MS = 20;
 const CHECK_MS = 200;
 const WALL_GOAL = 3;
-const RSS_GOAL_MB = 300;
-const CPU_GOAL_MS = 15;
 const PATH_GOAL = 1.05;
 
 interface Run {
@@ -213,13 +212,11 @@ function deadRows(d: DeadRun): Row[] {
       figure: `orchestrator peak RSS, rollout of ${d.hosts} with ${d.dead} dead`,
       value: mb(d.rollout.rssKib),
       baseline: '–',
-      goal: `≤ ${DEAD_RSS_GOAL_MB} MB`,
-      pass: d.rollout.rssKib / 1024 <= DEAD_RSS_GOAL_MB,
+      goal: `≤ ${rssGoalMb(d.hosts)} MB`,
+      pass: d.rollout.rssKib / 1024 <= rssGoalMb(d.hosts),
     },
   ];
 }
-
-const DEAD_RSS_GOAL_MB = 400;
 
 /** verify's wall time at each size against one host's (none with BENCH_SCALE_VERIFY=0) */
 function verifyRows(runs: readonly Measured[], one: Measured, big: Measured): Row[] {
@@ -261,8 +258,8 @@ export async function benchScale(report: (line: string) => void): Promise<Row[]>
     value: [big.verify, big.rollout].flatMap((r) => (r ? [mb(r.rssKib)] : [])).join(', '),
     baseline: `${[one.verify, one.rollout].flatMap((r) => (r ? [mb(r.rssKib)] : [])).join(', ')} on ${one.hosts} host${one.hosts === 1 ? '' : 's'}`,
     ratio: peak / Math.max(one.verify?.rssKib ?? 0, one.rollout.rssKib),
-    goal: `≤ ${RSS_GOAL_MB} MB`,
-    pass: peak / 1024 <= RSS_GOAL_MB,
+    goal: `≤ ${rssGoalMb(big.hosts)} MB`,
+    pass: peak / 1024 <= rssGoalMb(big.hosts),
   });
   for (const [what, pick] of [
     ['verify', (m: Measured) => m.verify],

@@ -1,11 +1,12 @@
-import { readFile } from 'node:fs/promises';
-import ssh2 from 'ssh2';
+import { readFile, stat } from 'node:fs/promises';
+import ssh2, { type ParsedKey } from 'ssh2';
 import { UsageError, messageOf } from '../errors.js';
 import type { SshConfig } from '../config/types.js';
 
 /** What ssh2 should authenticate with, and how to name it in an error. */
 export interface SshAuth {
-  readonly privateKey?: Buffer;
+  /** identity_file's key, parsed once for every connection (ssh2 takes it parsed) */
+  readonly key?: ParsedKey;
   readonly agent?: string;
   readonly describe: string;
 }
@@ -27,15 +28,14 @@ export async function resolveAuth(
       'no ssh.identity_file is set and no ssh-agent is running (SSH_AUTH_SOCK is empty): set identity_file in deploy.yml or start an agent and ssh-add your key',
     );
   }
-  let privateKey: Buffer;
+  let parsed: ParsedKey | Error;
   try {
-    privateKey = await readFile(ssh.identityFile);
+    parsed = await keyFiles.read(ssh.identityFile);
   } catch (error) {
     throw new UsageError(
       `cannot read ssh.identity_file ${ssh.identityFile}: ${(error as NodeJS.ErrnoException).code ?? messageOf(error)}; fix the path in deploy.yml`,
     );
   }
-  const parsed = ssh2.utils.parseKey(privateKey);
   if (parsed instanceof Error) {
     if (/passphrase/i.test(parsed.message)) {
       if (agent)
@@ -51,5 +51,46 @@ export async function resolveAuth(
       `ssh.identity_file ${ssh.identityFile} is not a private key ssh2 can read (${parsed.message}); point it at an OpenSSH private key`,
     );
   }
-  return { privateKey, describe: `identity_file ${ssh.identityFile}` };
+  return { key: parsed, describe: `identity_file ${ssh.identityFile}` };
 }
+
+interface Parse {
+  /** the file as it was read: a new size, mtime or inode is a new file */
+  readonly stamp: string;
+  readonly parsed: Promise<ParsedKey | Error>;
+}
+
+/**
+ * identity_file read and parsed once per file for every connection of the
+ * process (each of 2 000 connections read and parsed it twice: here, then
+ * ssh2 again), and again when it changes. A file that cannot be read is not
+ * kept: the next connection tries again.
+ */
+class KeyFiles {
+  private readonly parses = new Map<string, Parse>();
+
+  async read(path: string): Promise<ParsedKey | Error> {
+    const s = await stat(path);
+    const stamp = `${s.ino}:${s.size}:${s.mtimeMs}`;
+    const cached = this.parses.get(path);
+    if (cached?.stamp === stamp) return cached.parsed;
+    const parse: Parse = {
+      stamp,
+      parsed: readFile(path).then(
+        (data) => {
+          const key = ssh2.utils.parseKey(data) as ParsedKey | ParsedKey[] | Error;
+          // a key file in OpenSSH's format may hold several keys; ssh2 uses the first
+          return Array.isArray(key) ? (key[0] ?? new Error('no key in the file')) : key;
+        },
+        (error: unknown) => {
+          if (this.parses.get(path) === parse) this.parses.delete(path);
+          throw error;
+        },
+      ),
+    };
+    this.parses.set(path, parse);
+    return parse.parsed;
+  }
+}
+
+const keyFiles = new KeyFiles();

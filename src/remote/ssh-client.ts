@@ -1,5 +1,12 @@
 import type { Duplex } from 'node:stream';
-import { Client, type ServerHostKeyAlgorithm } from 'ssh2';
+import {
+  Client,
+  type AuthMethod,
+  type NoAuthMethod,
+  type ParsedKey,
+  type PublicKeyAuthMethod,
+  type ServerHostKeyAlgorithm,
+} from 'ssh2';
 import {
   hostToken,
   knownKeyTypes,
@@ -74,7 +81,8 @@ export function openClient(at: Endpoint, options: OpenOptions): Promise<Client> 
       host: at.address,
       port: at.port,
       username: at.user,
-      privateKey: options.auth.privateKey,
+      // the key parsed once for every connection, not again by ssh2 for each
+      ...(options.auth.key && { authHandler: keyAuth(at.user, options.auth.key) }),
       agent: options.auth.agent,
       sock: options.sock,
       tryKeyboard: false,
@@ -91,4 +99,11 @@ export function openClient(at: Endpoint, options: OpenOptions): Promise<Client> 
       },
     });
   });
+}
+
+/** what ssh2 does with a `privateKey` ('none' first, then the key), with the key already parsed */
+function keyAuth(username: string, key: ParsedKey): AuthMethod[] {
+  const none: NoAuthMethod = { type: 'none', username };
+  const publickey: PublicKeyAuthMethod = { type: 'publickey', username, key };
+  return [none, publickey];
 }

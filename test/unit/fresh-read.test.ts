@@ -49,6 +49,33 @@ describe('FreshRead', () => {
     expect(await next).toBe(2);
   });
 
+  it('gives a read every key its callers named, and the next read only the keys named since', async () => {
+    const reads: string[][] = [];
+    const pending: (() => void)[] = [];
+    const fresh = new FreshRead<string[], string>((wanted) => {
+      const keys = [...wanted];
+      reads.push(keys);
+      return new Promise((resolve) => pending.push(() => resolve(keys)));
+    });
+    const first = fresh.get(['web-1']);
+    const later = [fresh.get(['web-2']), fresh.get(['web-3', 'web-2']), fresh.get()];
+    expect(reads).toEqual([['web-1']]);
+    pending.shift()?.();
+    expect(await first).toEqual(['web-1']);
+    await Promise.resolve();
+    expect(reads).toEqual([['web-1'], ['web-2', 'web-3']]);
+    pending.shift()?.();
+    expect(await Promise.all(later)).toEqual([
+      ['web-2', 'web-3'],
+      ['web-2', 'web-3'],
+      ['web-2', 'web-3'],
+    ]);
+    const after = fresh.get(['web-4']);
+    expect(reads.at(-1)).toEqual(['web-4']);
+    pending.shift()?.();
+    expect(await after).toEqual(['web-4']);
+  });
+
   it('a failed read fails its callers only: the ones waiting get a read of their own', async () => {
     let calls = 0;
     const fresh = new FreshRead(() =>

@@ -57,7 +57,7 @@ export class HaproxyBalancer implements Balancer {
   }
 
   async states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
-    const { servers, stats } = await this.rows.get();
+    const { servers, stats } = await this.rows.get(targets);
     const result = new Map<string, TargetState>();
     for (const target of targets)
       result.set(
@@ -67,8 +67,11 @@ export class HaproxyBalancer implements Balancer {
     return result;
   }
 
-  /** the backend's rows by server; every host's poll of the moment shares one */
-  private readonly rows = new FreshRead(async () => {
+  /**
+   * the backend's rows by server; every host's poll of the moment shares one,
+   * which parses the rows of the servers those polls asked for, not the others'
+   */
+  private readonly rows = new FreshRead(async (wanted: ReadonlySet<string>) => {
     const { backend } = this.config;
     const showServers = cmd.showServersState(backend);
     const showStat = cmd.showStat(backend);
@@ -78,8 +81,8 @@ export class HaproxyBalancer implements Balancer {
       ([info]) => parseShowInfo(info),
     );
     // when both fail, the first command's failure is the one reported
-    const serverRows = await this.rowsOf(showServers, servers, parseServersState);
-    const statRows = await this.rowsOf(showStat, stats, parseStatCsv);
+    const serverRows = await this.rowsOf(showServers, servers, (t) => parseServersState(t, wanted));
+    const statRows = await this.rowsOf(showStat, stats, (t) => parseStatCsv(t, wanted));
     // by name: the guard asks for every target, and a find per target was quadratic
     return { servers: firstByServer(serverRows), stats: firstByServer(statRows) };
   });

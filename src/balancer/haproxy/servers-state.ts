@@ -37,9 +37,14 @@ export const checkEnabled = 0x04;
 
 const required = ['be_name', 'srv_name', 'srv_op_state', 'srv_admin_state', 'srv_check_state'];
 
-/** The rows, or a reason the text is not this dump (the caller names the socket). */
+/**
+ * The rows, or a reason the text is not this dump (the caller names the
+ * socket); with `servers`, the rows of those servers only, the others passed
+ * over unsplit and unread.
+ */
 export function parseServersState(
   text: string,
+  servers?: ReadonlySet<string>,
 ): { ok: true; rows: ServerStateRow[] } | { ok: false; reason: string } {
   const lines = text.split('\n').map((l) => l.trim());
   if (lines[0] !== '1') return { ok: false, reason: 'not format version 1' };
@@ -49,9 +54,11 @@ export function parseServersState(
   const missing = required.filter((c) => !index.has(c));
   if (missing.length > 0) return { ok: false, reason: `no column ${missing.join(', ')}` };
   const column = (fields: string[], name: string): string => fields[index.get(name) ?? -1] ?? '';
+  const nameAt = index.get('srv_name') ?? -1;
   const rows: ServerStateRow[] = [];
   for (const line of lines.slice(2)) {
     if (line === '' || line.startsWith('#')) continue;
+    if (servers && !servers.has(wordAt(line, nameAt))) continue;
     const fields = line.split(/\s+/);
     const numbers = ['srv_op_state', 'srv_admin_state', 'srv_check_state'].map((c) =>
       Number(column(fields, c)),
@@ -69,4 +76,21 @@ export function parseServersState(
     });
   }
   return { ok: true, rows };
+}
+
+/** `line.split(/\s+/)[n] ?? ''` of a trimmed line, splitting none of the other words */
+function wordAt(line: string, n: number): string {
+  let i = 0;
+  for (let word = 0; word < n; word++) {
+    while (i < line.length && !isSpace(line.charCodeAt(i))) i++;
+    while (i < line.length && isSpace(line.charCodeAt(i))) i++;
+  }
+  let end = i;
+  while (end < line.length && !isSpace(line.charCodeAt(end))) end++;
+  return line.slice(i, end);
+}
+
+/** the white space haproxy's dump could hold: space, tab, CR and the rest of ASCII's */
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
 }

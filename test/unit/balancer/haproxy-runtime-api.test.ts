@@ -34,6 +34,29 @@ describe('the haproxy runtime API client', () => {
     ]);
   });
 
+  it('gives polls that come during a read one read after it, with the state of each one asked', async () => {
+    fake.answers = {
+      'show servers state be_app': fixture.serversStateSteady,
+      'show stat be_app 4 -1': fixture.statSteady,
+    };
+    const polls = [['web-1'], ['web-2'], ['web-3', 'web-4'], ['web-9']].map((targets) =>
+      balancer.states(targets),
+    );
+    const states = await Promise.all(polls);
+    // the first alone, the three that came while it ran together
+    expect(fake.received).toHaveLength(2);
+    expect(states.map((s) => [...s.values()].map((t) => [t.target, t.state]))).toEqual([
+      [['web-1', 'healthy']],
+      [['web-2', 'unhealthy']],
+      [
+        ['web-3', 'draining'],
+        ['web-4', 'unused'],
+      ],
+      [['web-9', 'unused']],
+    ]);
+    expect(states[3]?.get('web-9')?.reason).toBe('not in backend be_app');
+  });
+
   it('names the backends there are when the configured one does not exist', async () => {
     // haproxy 2.6's answers for a backend it does not have
     fake.answers = {

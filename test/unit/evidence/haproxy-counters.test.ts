@@ -57,6 +57,36 @@ describe('parseCounters', () => {
     });
   });
 
+  it("keeps the readings of the servers asked for, and the backend's own from every server's row", () => {
+    const all = parseCounters(statAfterTraffic, info, 'be');
+    const asked = parseCounters(statAfterTraffic, info, 'be', new Set(['s1']));
+    if (!all.ok || !asked.ok) throw new Error('fixture');
+    expect([...asked.counters.servers.keys()]).toEqual(['s1']);
+    expect(asked.counters.servers.get('s1')).toEqual(all.counters.servers.get('s1'));
+    // s2's refused connections (econ 4, not asked for) still explain the backend's econ
+    expect(asked.counters.own).toEqual(all.counters.own);
+    expect(asked.counters.own.kinds).toEqual({ no_server: 2, connect: 0, response: 0 });
+  });
+
+  it('sums a row it was not asked for by its fields, a quoted one holding a comma too', () => {
+    // haproxy quotes any field with a comma: the counters after it are found all the same
+    const quoted = statAfterTraffic.replace('\nbe,s2,0,0,0,1,,4,', '\nbe,s2,0,0,0,1,"a, ""b""",4,');
+    const asked = parseCounters(quoted, info, 'be', new Set(['s1']));
+    expect(asked.ok && asked.counters.own.kinds).toEqual({ no_server: 2, connect: 0, response: 0 });
+    const s2 = parseCounters(quoted, info, 'be', new Set(['s2']));
+    expect(s2.ok && s2.counters.servers.get('s2')?.kinds).toEqual({
+      http_5xx: 0,
+      connect: 4,
+      response: 0,
+    });
+  });
+
+  it('has no reading for a server the backend lacks, and still its own', () => {
+    const asked = parseCounters(statAfterTraffic, info, 'be', new Set(['s9']));
+    expect(asked.ok && asked.counters.servers.size).toBe(0);
+    expect(asked.ok && asked.counters.own.requests).toBe(10);
+  });
+
   it('tells a reload from the next snapshot by the new pid', () => {
     const a = parseCounters(statAfterTraffic, info, 'be');
     const b = parseCounters(statAfterTraffic, info.replace('Pid: 15916', 'Pid: 16000'), 'be');

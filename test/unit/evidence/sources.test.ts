@@ -78,6 +78,22 @@ describe('HaproxyCountSource', () => {
     expect(counts.get(BACKEND_OWN)).toMatchObject({ counts: { requests: 132, failed: 2 } });
   });
 
+  it("asks the reader for its hosts' servers only, at both ends of the window", async () => {
+    const asked: (readonly string[])[] = [];
+    const source = new HaproxyCountSource(
+      (servers) => {
+        asked.push(servers);
+        return Promise.resolve(snapshot('1@1', [1, 0], [1, 0], [2, 0]));
+      },
+      targets,
+      new FakeClock(),
+      'be_api',
+    );
+    await (await source.open(['h2'])).read();
+    await (await source.open()).read();
+    expect(asked).toEqual([['web-2'], ['web-2'], ['web-1', 'web-2'], ['web-1', 'web-2']]);
+  });
+
   it('says a host whose server haproxy no longer has, instead of a zero', async () => {
     const gone = snapshot('1@1', [1, 0], [1, 0], [2, 0]);
     const source = new HaproxyCountSource(

@@ -1,5 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,10 +40,16 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** the base64 of the public key ssh-keygen wrote beside `file` */
+function publicOf(file: string): string | undefined {
+  return readFileSync(`${file}.pub`, 'utf8').split(' ')[1];
+}
+
 describe('resolveAuth', () => {
   it('uses identity_file when it needs no passphrase', async () => {
     const auth = await resolveAuth(ssh(plainKey), { SSH_AUTH_SOCK: '/agent.sock' });
-    expect(auth.privateKey?.toString()).toMatch(/BEGIN OPENSSH PRIVATE KEY/);
+    expect(auth.key?.isPrivateKey()).toBe(true);
+    expect(auth.key?.getPublicSSH().toString('base64')).toBe(publicOf(plainKey));
     expect(auth.agent).toBeUndefined();
     expect(auth.describe).toBe(`identity_file ${plainKey}`);
   });
@@ -44,7 +57,7 @@ describe('resolveAuth', () => {
   it('falls back to ssh-agent for a passphrase-protected identity_file', async () => {
     const auth = await resolveAuth(ssh(lockedKey), { SSH_AUTH_SOCK: '/agent.sock' });
     expect(auth.agent).toBe('/agent.sock');
-    expect(auth.privateKey).toBeUndefined();
+    expect(auth.key).toBeUndefined();
   });
 
   it('refuses a passphrase-protected key without an agent, saying to ssh-add it', async () => {
@@ -68,6 +81,30 @@ describe('resolveAuth', () => {
   it('names an identity_file that cannot be read', async () => {
     const missing = path.join(dir, 'missing');
     await expect(resolveAuth(ssh(missing), {})).rejects.toThrow(`${missing}: ENOENT`);
+  });
+
+  it('parses identity_file once for every connection, and again when the file changes', async () => {
+    const file = path.join(dir, 'changing');
+    copyFileSync(plainKey, file);
+    const first = await resolveAuth(ssh(file), {});
+    expect((await resolveAuth(ssh(file), {})).key).toBe(first.key);
+    const other = path.join(dir, 'other');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', other]);
+    copyFileSync(other, file);
+    // a copy within the same millisecond would keep the stamp: the change is dated apart
+    utimesSync(file, new Date(), new Date(Date.now() + 60_000));
+    const again = await resolveAuth(ssh(file), {});
+    expect(again.key).not.toBe(first.key);
+    expect(again.key?.getPublicSSH().toString('base64')).toBe(publicOf(other));
+  });
+
+  it('reads an identity_file again after it could not be read', async () => {
+    const late = path.join(dir, 'late');
+    await expect(resolveAuth(ssh(late), {})).rejects.toThrow(`${late}: ENOENT`);
+    copyFileSync(plainKey, late);
+    expect((await resolveAuth(ssh(late), {})).key?.getPublicSSH().toString('base64')).toBe(
+      publicOf(plainKey),
+    );
   });
 
   it('names an identity_file that is not a private key', async () => {

@@ -1,4 +1,4 @@
-import { splitCsv } from '../stat-csv.js';
+import { columnsOf, StatLines } from '../stat-csv.js';
 import type { FailureKind } from '../../../evidence/kit/counts.js';
 import type { CounterReading } from '../../../evidence/kit/delta.js';
 
@@ -24,53 +24,85 @@ export interface HaproxyCounters {
 
 type Row = (name: string) => number;
 
+/** what the backend's server rows failed on, in all: what only the backend row holds is beyond it */
+type ServerSums = Record<'http_5xx' | 'connect' | 'response', number>;
+
+/**
+ * `wanted`: the servers whose readings are kept (default every server of the
+ * backend); the others' rows are not split, only their failures summed for
+ * the backend's own (a host's window reads its own server of 2 000).
+ */
 export function parseCounters(
   statCsv: string,
   infoText: string,
   backend: string,
+  wanted?: ReadonlySet<string>,
 ): { ok: true; counters: HaproxyCounters } | { ok: false; reason: string } {
-  const lines = statCsv.split('\n').filter((l) => l.trim() !== '');
-  const header = lines[0] ?? '';
+  const lines = new StatLines(statCsv);
+  let header = '';
+  while (header === '' && lines.next()) if (!lines.blank()) header = lines.line();
   if (!header.startsWith('# pxname,svname,')) return { ok: false, reason: 'no CSV header' };
-  const index = new Map(splitCsv(header.slice(2)).map((name, i) => [name, i]));
+  const index = columnsOf(header);
   for (const column of ['stot', 'econ', 'eresp', 'hrsp_5xx'])
     if (!index.has(column)) return { ok: false, reason: `no ${column} column` };
   const epoch = processEpoch(infoText);
   if (epoch === undefined) return { ok: false, reason: "'show info' names no Pid" };
   const servers = new Map<string, CounterReading>();
+  const sums: ServerSums = { http_5xx: 0, connect: 0, response: 0 };
   let backendRow: Row | undefined;
   let frontend5xx = 0;
   let allBackends5xx = 0;
-  for (const line of lines.slice(1)) {
-    const fields = splitCsv(line);
-    const text = (name: string): string => fields[index.get(name) ?? -1] ?? '';
-    const at: Row = (name) => whole(text(name));
-    const proxy = text('pxname');
-    const server = text('svname');
-    if (server === 'FRONTEND') frontend5xx += at('hrsp_5xx');
+  const number = (name: string): number => whole(lines.field(index.get(name) ?? -1));
+  while (lines.next()) {
+    if (lines.blank()) continue;
+    const server = lines.server();
+    if (server === 'FRONTEND') frontend5xx += number('hrsp_5xx');
     else if (server === 'BACKEND') {
-      allBackends5xx += at('hrsp_5xx');
-      if (proxy === backend) backendRow = at;
-    } else if (proxy === backend) servers.set(server, serverReading(epoch, at, text('rtime')));
+      allBackends5xx += number('hrsp_5xx');
+      if (lines.proxy() === backend) backendRow = rowOf(lines.fields(), index).at;
+    } else if (lines.proxy() === backend) {
+      sums.http_5xx += number('hrsp_5xx');
+      sums.connect += number('econ');
+      sums.response += number('eresp');
+      if (wanted && !wanted.has(server)) continue;
+      const row = rowOf(lines.fields(), index);
+      servers.set(server, serverReading(epoch, row.at, row.text('rtime')));
+    }
   }
   if (backendRow === undefined) return { ok: false, reason: `no backend ${backend}` };
-  const sum = (kind: FailureKind): number =>
-    [...servers.values()].reduce((s, r) => s + (r.kinds[kind] ?? 0), 0);
-  const be = backendRow;
+  const own = ownReading(epoch, backendRow, sums, frontend5xx - allBackends5xx);
+  return { ok: true, counters: { epoch, servers, own } };
+}
+
+/**
+ * What the backend and the frontends failed on with no server to blame.
+ * `frontendOnly`: the frontends' 5xx beyond every backend's.
+ */
+function ownReading(
+  epoch: string,
+  be: Row,
+  sums: ServerSums,
+  frontendOnly: number,
+): CounterReading {
   // a 502/503 haproxy sent for a server's refusal or reset is in the backend's hrsp_5xx,
   // not the server's: only what no server row explains is the backend's own; and a 503
   // for want of a server counts in the backend's econ too
-  const noServer = Math.max(0, be('hrsp_5xx') - sum('http_5xx') - sum('connect') - sum('response'));
-  const own: CounterReading = {
+  const noServer = Math.max(0, be('hrsp_5xx') - sums.http_5xx - sums.connect - sums.response);
+  return {
     epoch,
     requests: be('stot'),
     kinds: {
-      no_server: noServer + Math.max(0, frontend5xx - allBackends5xx),
-      connect: Math.max(0, be('econ') - sum('connect') - noServer),
-      response: Math.max(0, be('eresp') - sum('response')),
+      no_server: noServer + Math.max(0, frontendOnly),
+      connect: Math.max(0, be('econ') - sums.connect - noServer),
+      response: Math.max(0, be('eresp') - sums.response),
     },
   };
-  return { ok: true, counters: { epoch, servers, own } };
+}
+
+function rowOf(fields: readonly string[], index: ReadonlyMap<string, number>) {
+  const text = (name: string): string => fields[index.get(name) ?? -1] ?? '';
+  const at: Row = (name) => whole(text(name));
+  return { text, at };
 }
 
 function serverReading(epoch: string, at: Row, rtime: string): CounterReading {

@@ -22,13 +22,14 @@ export function haproxyReceiptSource(
   const where = { socket: entry.socket, backend: entry.backend };
   const read =
     entry.ssh && balancer
-      ? async () =>
-          readHaproxyCounters({ ...where, address: await runtimeOf(balancer, entry.name) })
-      : () => readHaproxyCounters(where);
-  // a wave's hosts open and close their windows about at once: one read serves those that come together
+      ? async (servers: ReadonlySet<string>) =>
+          readHaproxyCounters({ ...where, address: await runtimeOf(balancer, entry.name) }, servers)
+      : (servers: ReadonlySet<string>) => readHaproxyCounters(where, servers);
+  // a wave's hosts open and close their windows about at once: one read serves those that
+  // come together, and parses the rows of their servers only
   const counters = new FreshRead(read);
   return new HaproxyCountSource(
-    () => counters.get(),
+    (servers) => counters.get(servers),
     new Map(ctx.config.hosts.map((h) => [h.name, entry.targets[h.name] ?? h.target])),
     ctx.clock,
     entry.backend,

@@ -20,11 +20,15 @@ export interface HaproxyCounterSocket {
  * the two shows as a new process at the next snapshot. One connection, not
  * two in turn: a receipt's window is read on each host's path, before its unlock.
  */
-export async function readHaproxyCounters(where: HaproxyCounterSocket): Promise<HaproxyCounters> {
+export async function readHaproxyCounters(
+  where: HaproxyCounterSocket,
+  /** the servers whose readings are wanted: every server's by default */
+  servers?: ReadonlySet<string>,
+): Promise<HaproxyCounters> {
   const address = where.address ?? parseSocketAddress(where.socket);
   const options = where.timeoutMs !== undefined ? { timeoutMs: where.timeoutMs } : {};
   const [info, stat] = await runCommands(address, ['show info', 'show stat'], options);
-  const parsed = parseCounters(stat, info, where.backend);
+  const parsed = parseCounters(stat, info, where.backend, servers);
   if (parsed.ok) return parsed.counters;
   if (parsed.reason === `no backend ${where.backend}`)
     throw new OperationError(

@@ -15,7 +15,8 @@ export class HaproxyCountSource implements EvidenceSource {
   readonly label: string;
 
   constructor(
-    private readonly read: () => Promise<HaproxyCounters>,
+    /** a snapshot with the readings of `servers` at least */
+    private readonly read: (servers: readonly string[]) => Promise<HaproxyCounters>,
     private readonly targets: ReadonlyMap<string, string>,
     private readonly clock: Clock,
     backend: string,
@@ -38,10 +39,11 @@ export class HaproxyCountSource implements EvidenceSource {
           return server === undefined ? [] : [[h, server] as const];
         })
       : [...this.targets];
-    const start = await this.read();
+    const servers = counted.map(([, server]) => server);
+    const start = await this.read(servers);
     return {
       openedAt,
-      read: async () => this.delta(counted, start, await this.read()),
+      read: async () => this.delta(counted, start, await this.read(servers)),
     };
   }
 
