@@ -128,15 +128,13 @@ describe('drain.answer 404 behind HAProxy with http-check disable-on-404', () =>
     for (const host of fleet.lab.hosts) {
       const watch = seen.get(host.name);
       const statuses = watch?.statuses ?? [];
-      // the drain's first 404 took it out as NOLB, not DOWN; the stop then made it DOWN
+      // the drain's first 404 took it out as NOLB, not DOWN; the stop makes it DOWN after
+      // fall checks, unless the new release answers its draining 404 first (UP → NOLB →
+      // NOLB 1/2 → NOLB → UP was seen): out of rotation either way
       expect(
         statuses.find((s) => !s.startsWith('UP')),
         statuses.join(' → '),
       ).toBe('NOLB');
-      expect(
-        statuses.some((s) => s.startsWith('DOWN')),
-        statuses.join(' → '),
-      ).toBe(true);
       expect(statuses.at(-1), statuses.join(' → ')).toBe('UP');
       // a client that HAProxy keeps on this server is still served by it while NOLB
       expect(await watch?.pinned).toEqual({ status: 200, host: host.name });
