@@ -142,7 +142,7 @@ export function drainStep(): HostStep {
 }
 
 /** Remove the drain marker (register first; the marker goes whatever the balancer says). */
-export function undrainStep(): HostStep {
+export function undrainStep(): HostStep<'undrain'> {
   return {
     name: 'undrain',
     changes: 'undrained',
@@ -167,17 +167,21 @@ export function redrainStep(): HostStep {
 
 type WaitMessage = (ctx: HostContext, wait: RotationWait, bound: number) => string;
 
-/** Poll the balancer until the target is out of (or back in) rotation, within the model's bound. */
+/**
+ * Poll the balancer until the target is out of (or back in) rotation, within
+ * the model's bound; await-in hands on whether it got there (a rollback's
+ * verdict reads it).
+ */
 export function awaitStep(
   want: 'out' | 'in',
   boundMs: number,
   failure: WaitMessage | undefined,
-): HostStep {
+): HostStep<'await-out' | 'await-in'> {
   const name = want === 'out' ? 'await-out' : 'await-in';
   return {
     name,
     boundMs,
-    async run(ctx): Promise<StepVerdict> {
+    async run(ctx): Promise<StepVerdict<typeof name>> {
       const { deps, host, bounds } = ctx.run;
       const word = balancerWord(deps, host)(name);
       const each = agreement(want === 'in', deps.clock.now());
@@ -194,7 +198,6 @@ export function awaitStep(
           each.see(state, deps.clock.now());
         },
       );
-      if (want === 'in') ctx.inRotation = wait.met;
       const error =
         !wait.met && failure ? new OperationError(failure(ctx, wait, boundMs)) : undefined;
       const balancers = each.result();
@@ -203,6 +206,7 @@ export function awaitStep(
         bound_ms: boundMs,
         ...(balancers ? { balancers } : {}),
         ...(error ? { error } : {}),
+        ...(want === 'in' ? { hands: wait.met } : {}),
       };
     },
   };

@@ -166,7 +166,7 @@ function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostSt
     keep: true,
   };
   const back = (ctx: HostContext): boolean =>
-    ctx.verified?.ok === false &&
+    ctx.results.get('verify')?.ok === false &&
     switchedByRollout &&
     previous !== null &&
     previous !== status.release;
@@ -193,16 +193,18 @@ function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostSt
     {
       name: 'verify',
       quiet: true,
-      run: (ctx) =>
-        Promise.resolve(
-          ctx.verified?.ok
+      run: (ctx) => {
+        const verified = ctx.results.get('verify');
+        return Promise.resolve(
+          verified?.ok
             ? {}
             : {
                 error: new BlockedError(
-                  `${ctx.run.host.name} was left drained and does not verify (${ctx.verified ? summarizeVerify(ctx.verified) : 'no answer'}); fix it, then 'deploy undrain ${ctx.run.host.name}'`,
+                  `${ctx.run.host.name} was left drained and does not verify (${verified ? summarizeVerify(verified) : 'no answer'}); fix it, then 'deploy undrain ${ctx.run.host.name}'`,
                 ),
               },
-        ),
+        );
+      },
     },
     // the marker goes whatever the balancer answers, as in a deploy's undrain
     undrainStep(),

@@ -9,6 +9,8 @@ import {
   type HostContext,
   type HostStep,
 } from '../../../src/rollout/handshake/step.js';
+import { StepResults } from '../../../src/rollout/handshake/results.js';
+import type { VerifyReport } from '../../../src/protocol/results.js';
 import { StepRecorder } from '../../../src/rollout/recorder.js';
 import type { Bounds } from '../../../src/rollout/rotation.js';
 import { testConfig } from '../../support/config.js';
@@ -36,6 +38,7 @@ function context(options: { rollback?: boolean; liveBefore?: string | null } = {
     progress: freshProgress(),
     signal: new AbortController().signal,
     reached: [],
+    results: new StepResults(),
     abort: () => undefined,
   };
   return { f, ctx };
@@ -175,6 +178,43 @@ describe('the runner', () => {
   });
 });
 
+describe('the runner, handing results on', () => {
+  const report = (ok: boolean) => ({ ok, services: [] }) as unknown as VerifyReport;
+  const verify = (ok: boolean | undefined, quiet = false): HostStep<'verify'> => ({
+    name: 'verify',
+    ...(quiet ? { quiet: true } : {}),
+    run: () => Promise.resolve(ok === undefined ? {} : { hands: report(ok) }),
+  });
+
+  it('keeps what a step hands on under its name, for the steps after it, recorded or not', async () => {
+    const { ctx } = context();
+    const seen: (boolean | undefined)[] = [];
+    const reader: HostStep = {
+      name: 'switch',
+      run: (c) => {
+        seen.push(c.results.get('verify')?.ok);
+        return Promise.resolve();
+      },
+    };
+    await runSteps(ctx, [reader, verify(false), reader]);
+    await runSteps(ctx, [verify(true, true), reader], { record: false });
+    expect(seen).toEqual([undefined, false, true]);
+    expect(ctx.results.get('await-in')).toBeUndefined();
+  });
+
+  it('keeps the last one a step of that name handed: a run that hands nothing leaves it', async () => {
+    const { ctx } = context();
+    await runSteps(ctx, [verify(false), verify(undefined)]);
+    expect(ctx.results.get('verify')?.ok).toBe(false);
+  });
+
+  it('keeps what an end step hands on too', async () => {
+    const { ctx } = context();
+    await runList(ctx, { steps: [], end: [verify(true)] }, { done: () => undefined });
+    expect(ctx.results.get('verify')?.ok).toBe(true);
+  });
+});
+
 describe('the runner, recording', () => {
   it('records nothing with record: false, and never a quiet step', async () => {
     const { ctx } = context();
@@ -196,7 +236,7 @@ describe('repair as a list built from the host’s status', () => {
     } as unknown as Parameters<typeof repairList>[2];
     const steps = repairList(testConfig(), bounds, status).steps;
     const { ctx } = context();
-    ctx.verified = { ok: false, services: [] } as unknown as HostContext['verified'];
+    ctx.results.keep('verify', { ok: false, services: [] } as unknown as VerifyReport);
     const conditional = steps.filter((s) => s.when).map((s) => [s.name, s.when!(ctx)]);
     expect(conditional).toEqual([
       ['switch', true],
@@ -205,7 +245,7 @@ describe('repair as a list built from the host’s status', () => {
       ['start', true],
       ['verify', true],
     ]);
-    ctx.verified = { ok: true, services: [] } as unknown as HostContext['verified'];
+    ctx.results.keep('verify', { ok: true, services: [] } as unknown as VerifyReport);
     expect(steps.filter((s) => s.when?.(ctx)).length).toBe(0);
   });
 });
