@@ -51,7 +51,12 @@ export interface RolloutOptions {
   readonly artifact?: string;
 }
 
-/** Every step a host's deploy records (its audit line's `step`), as a value too: `deploy report` draws these. */
+/**
+ * Every step of a host's lists, each its own name, as a value too: what a host's
+ * deploy records (its audit line's `step`) is among these, and `deploy report`
+ * draws those. The quiet ones (docs/architecture.md) are never recorded; their
+ * name is what a failure or an interrupt during them says.
+ */
 export const STEP_NAMES = [
   'pre-host',
   'post-host',
@@ -68,8 +73,12 @@ export const STEP_NAMES = [
   'undrain',
   'await-in',
   'confirm',
+  'close-receipt',
   'unlock',
   'rollback',
+  'rollback-gate',
+  'repair-note',
+  'repair-gate',
 ] as const;
 
 export type StepName = (typeof STEP_NAMES)[number];

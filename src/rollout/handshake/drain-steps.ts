@@ -81,7 +81,7 @@ const holding = (ctx: HostContext): boolean =>
 export function listEnd(options: { quiet?: boolean } = {}): HostStep[] {
   return [
     {
-      name: 'unlock',
+      name: 'close-receipt',
       quiet: true,
       when: holding,
       async run(ctx) {

@@ -96,14 +96,14 @@ function returnToPrevious(ctx: HostContext, bound: StepBounds): HostStep[] {
   if (p.stopUnproven && !p.switched) {
     if (ctx.run.liveBefore === null)
       return [
-        failStep(
+        rollbackGate(
           'the services found running before the first release did not all stop, and no release ran before to start again: stop them by hand, then run the rollout again',
         ),
       ];
     return [startStep({ ifStopped: true })];
   }
   if (ctx.run.liveBefore === null)
-    return [failStep('the host ran no release before this rollout: nothing to roll back to')];
+    return [rollbackGate('the host ran no release before this rollout: nothing to roll back to')];
   const drainOut = p.exposed
     ? [
         awaitStep(
@@ -133,9 +133,10 @@ function putBack(bound: StepBounds): HostStep[] {
   ];
 }
 
-function failStep(message: string): HostStep {
+/** The rollback's gate: nothing to go back to, so the walk-back stops here, with why. */
+function rollbackGate(message: string): HostStep<'rollback-gate'> {
   return {
-    name: 'rollback',
+    name: 'rollback-gate',
     quiet: true,
     run: () => Promise.resolve({ error: new OperationError(message) }),
   };
@@ -175,7 +176,7 @@ function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostSt
     lockStep('repair', (ctx) => `repairing after an interrupted rollout, by ${ctx.run.deps.who}`),
     verifyStep(verify),
     onlyIfBack(
-      noteStep(`${status.release ?? '?'} does not verify: switching back to ${previous ?? '?'}`),
+      repairNote(`${status.release ?? '?'} does not verify: switching back to ${previous ?? '?'}`),
     ),
     onlyIfBack(
       stopStep(
@@ -190,8 +191,9 @@ function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostSt
     onlyIfBack(switchStep('previous')),
     onlyIfBack(startStep()),
     onlyIfBack(verifyStep(verify)),
+    // the repair's gate: what runs now verifies, or the host needs a person
     {
-      name: 'verify',
+      name: 'repair-gate',
       quiet: true,
       run: (ctx) => {
         const verified = ctx.results.get('verify');
@@ -213,9 +215,9 @@ function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostSt
 }
 
 /** A warning on the log under the host's name: what a repair is about to do. */
-function noteStep(message: string): HostStep {
+function repairNote(message: string): HostStep<'repair-note'> {
   return {
-    name: 'switch',
+    name: 'repair-note',
     quiet: true,
     run(ctx) {
       ctx.run.deps.log.emit({ level: 'warn', event: 'repair', host: ctx.run.host.name, message });

@@ -77,7 +77,7 @@ describe('the handshake as a list', () => {
     expect(steps.filter((s) => s.rollsBack).map((s) => s.name)).toEqual(['stop']);
     // its end: the receipt's close (no line of its own), then the recorded unlock
     expect(list.end.map((s) => [s.name, s.quiet ?? false])).toEqual([
-      ['unlock', true],
+      ['close-receipt', true],
       ['unlock', false],
     ]);
   });
@@ -151,6 +151,8 @@ describe('walking back from the last step reached', () => {
     expect((failure as Error).message).toBe(
       'the host ran no release before this rollout: nothing to roll back to',
     );
+    // the failure carries its own step's name, not the rollback's
+    expect(ctx.progress.step).toBe('rollback-gate');
   });
 });
 
@@ -239,7 +241,7 @@ describe('repair as a list built from the host’s status', () => {
     ctx.results.keep('verify', { ok: false, services: [] } as unknown as VerifyReport);
     const conditional = steps.filter((s) => s.when).map((s) => [s.name, s.when!(ctx)]);
     expect(conditional).toEqual([
-      ['switch', true],
+      ['repair-note', true],
       ['stop', true],
       ['switch', true],
       ['start', true],
@@ -247,6 +249,26 @@ describe('repair as a list built from the host’s status', () => {
     ]);
     ctx.results.keep('verify', { ok: true, services: [] } as unknown as VerifyReport);
     expect(steps.filter((s) => s.when?.(ctx)).length).toBe(0);
+  });
+
+  it('names each record its own: the note, the gate and the end are no verify, switch or unlock', async () => {
+    const status = {
+      release: 'r2',
+      previous: 'r1',
+      draining: { by: 'ci', since: 'x', until: 'y', release: 'r2' },
+    } as unknown as Parameters<typeof repairList>[2];
+    const list = repairList(testConfig(), bounds, status);
+    expect(list.steps.filter((s) => s.quiet).map((s) => s.name)).toEqual([
+      'repair-note',
+      'repair-gate',
+    ]);
+    expect(list.end.map((s) => s.name)).toEqual(['close-receipt', 'unlock']);
+    const { ctx } = context();
+    const gate = list.steps.find((s) => s.name === 'repair-gate')!;
+    ctx.results.keep('verify', { ok: false, services: [] } as unknown as VerifyReport);
+    const failure = await runSteps(ctx, [gate]).catch((e: unknown) => e);
+    expect((failure as Error).message).toMatch(/^web-1 was left drained and does not verify/);
+    expect(ctx.progress.step).toBe('repair-gate');
   });
 });
 
