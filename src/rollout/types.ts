@@ -64,6 +64,7 @@ export const STEP_NAMES = [
   'lock',
   'capacity',
   'drain',
+  'warm',
   'await-out',
   'overlap',
   'stop',
@@ -169,6 +170,8 @@ export interface PlannedStep {
   readonly step: StepName;
   readonly bound_ms?: number;
   readonly changes?: Change;
+  /** it runs beside this step and nothing waits for it: its bound is inside that one's time */
+  readonly beside?: StepName;
 }
 
 /** One host's handshake as a dry run shows it. */

@@ -141,6 +141,27 @@ export function drainStep(): HostStep {
   };
 }
 
+/**
+ * Ask the drained host for the checks' warm-up (host/checks/warm.ts): a pass
+ * of its HTTP checks whose answers nobody reads, so verify's first request is
+ * not the agent's first. The host runs it beside await-out, and nothing waits
+ * for its answer: the step takes no time of the host's, is no line of its
+ * own, and the dry run shows its bound beside await-out's.
+ */
+export function warmStep(boundMs: number): HostStep<'warm'> {
+  return {
+    name: 'warm',
+    boundMs,
+    beside: 'await-out',
+    quiet: true,
+    run(ctx) {
+      // its answer is nobody's, and so is a failure to ask: a lost lock fails the next step
+      void ctx.run.agent.run('warm', {}).catch(() => undefined);
+      return Promise.resolve();
+    },
+  };
+}
+
 /** Remove the drain marker (register first; the marker goes whatever the balancer says). */
 export function undrainStep(): HostStep<'undrain'> {
   return {

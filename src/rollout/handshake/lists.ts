@@ -3,7 +3,7 @@ import { BlockedError, OperationError } from '../../errors.js';
 import type { HostStatus } from '../../protocol/results.js';
 import { summarizeVerify } from '../host-actions.js';
 import type { Bounds } from '../rotation.js';
-import { stepBounds, type StepBounds } from '../../timing/step-bounds.js';
+import { stepBounds, warmBoundMs, type StepBounds } from '../../timing/step-bounds.js';
 import { capacityStep } from './capacity-step.js';
 import {
   awaitStep,
@@ -15,6 +15,7 @@ import {
   overlapStep,
   redrainStep,
   undrainStep,
+  warmStep,
 } from './drain-steps.js';
 import {
   confirmStep,
@@ -29,7 +30,8 @@ import type { HostContext, HostList, HostStep } from './step.js';
 
 /**
  * A host's deploy, as data: lock → capacity (the guard again, with the lock
- * held: capacity-step.ts) → drain → await-out → overlap → stop → switch
+ * held: capacity-step.ts) → drain → warm (the checks' warm-up, beside
+ * await-out; none without an HTTP check) → await-out → overlap → stop → switch
  * → start → verify → undrain → await-in → confirm, and its end (listEnd: the
  * unlock), which the runner runs whatever happened. Each change carries its undo, so a failure walks
  * back from the last step reached (runner.ts walkBack): before `stop` that is
@@ -42,6 +44,7 @@ export function handshakeList(config: Config, bounds: Bounds): HostList {
 
 function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
   const bound = stepBounds(config, bounds);
+  const warm = warmBoundMs(config.services);
   const { rollout } = config;
   const confirm: VerifyStepOptions = {
     name: 'confirm',
@@ -58,6 +61,7 @@ function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
       ...drainStep(),
       undo: (ctx) => (ctx.progress.stopped ? putBack(bound) : [undrainStep()]),
     },
+    ...(warm > 0 ? [warmStep(warm)] : []),
     awaitStep('out', bound['await-out'], outMessage),
     overlapStep(bound.overlap),
     {

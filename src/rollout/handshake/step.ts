@@ -137,6 +137,11 @@ export interface HostStep<N extends StepName = StepName> {
   readonly after?: (ctx: HostContext) => void;
   /** not recorded as a step of its own (the lock released between a drain and its wait) */
   readonly quiet?: boolean;
+  /**
+   * its work runs on the host beside this step and nothing waits for it (the
+   * warm-up beside await-out): its bound is inside that one's time, not added to it
+   */
+  readonly beside?: StepName;
 }
 
 /**

@@ -64,6 +64,8 @@ describe('the handshake as a list', () => {
       ['lock', undefined],
       ['capacity', undefined],
       ['drain', undefined],
+      // the checks' warm-up: 250 ms, then the HTTP check's 2 s timeout at most
+      ['warm', 2250],
       ['await-out', bounds.awaitOut],
       ['overlap', config.drain.overlap],
       ['stop', config.drain.stopTimeout],
@@ -75,11 +77,43 @@ describe('the handshake as a list', () => {
       ['confirm', config.rollout.verifyTimeout],
     ]);
     expect(steps.filter((s) => s.rollsBack).map((s) => s.name)).toEqual(['stop']);
+    // beside await-out, waited for by nothing: no line of its own, its time inside await-out's
+    expect(steps.filter((s) => s.beside).map((s) => [s.name, s.beside, s.quiet])).toEqual([
+      ['warm', 'await-out', true],
+    ]);
     // its end: the receipt's close (no line of its own), then the recorded unlock
     expect(list.end.map((s) => [s.name, s.quiet ?? false])).toEqual([
       ['close-receipt', true],
       ['unlock', false],
     ]);
+  });
+});
+
+describe('the warm step', () => {
+  it('is in no list without an HTTP check: nothing to warm', () => {
+    const config = testConfig();
+    const tcp = {
+      ...config,
+      services: [{ name: 'db', check: { kind: 'tcp', address: '127.0.0.1:5432', timeout: 1000 } }],
+    } as unknown as typeof config;
+    expect(names(handshakeList(tcp, bounds).steps)).not.toContain('warm');
+  });
+
+  it('asks the host and goes on at once: nothing waits for the warm-up', async () => {
+    const { ctx, f } = context();
+    const warm = handshakeList(testConfig(), bounds).steps.find((s) => s.name === 'warm')!;
+    let answer: () => void = () => undefined;
+    f.host(1).answers.warm = () => {
+      f.host(1).warmed += 1;
+      return new Promise((resolve) => (answer = () => resolve({})));
+    };
+    await runSteps(ctx, [warm]);
+    expect(f.host(1).warmed).toBe(1);
+    answer();
+    // a host that cannot even be asked fails nothing
+    f.host(1).answers.warm = () => Promise.reject(new Error('no session'));
+    await runSteps(ctx, [warm]);
+    expect(ctx.run.rec.steps).toEqual([]);
   });
 });
 
