@@ -44,7 +44,7 @@ describe('the session warms the HTTP checks when the warm step asks', () => {
     s.send('drain', drain);
     s.send('warm');
     const warmed = () => s.m.lines.find((l) => l.type === 'reply' && l.id === 2);
-    await expect.poll(warmed).toMatchObject({ ok: true, data: {} });
+    await expect.poll(warmed, { timeout: 4_000 }).toMatchObject({ ok: true, data: {} });
     // the drain's own answer came first, and asked nothing: only the warm call did
     expect(asked).toHaveLength(1);
     expect(asked[0]?.url).toBe('/health');
@@ -83,7 +83,7 @@ describe('the session warms the HTTP checks when the warm step asks', () => {
     const hanging = await service(port, false);
     s.send('drain', drain);
     s.send('warm');
-    await expect.poll(() => hanging.length).toBe(1);
+    await expect.poll(() => hanging.length, { timeout: 4_000 }).toBe(1);
     // the session ends now, not when the 60 s check would give up (the test's timeout is 5 s)
     s.m.write('release');
     expect(await s.holding).toBe(0);
