@@ -163,6 +163,16 @@ export const OPS = {
     timeoutMs: (a) => (typeof a.timeoutMs === 'number' ? a.timeoutMs + 30_000 : undefined),
     result: returns<VerifyReport>(),
   },
+  // the checks' warm-up once the host is drained (host/checks/warm.ts): a pass of its HTTP
+  // checks whose answers nobody reads, so verify's first is not the agent's first HTTP
+  // request. Read-only: beside the others, and cut short when the session ends
+  warm: {
+    channel: 'locked',
+    readOnly: true,
+    args: {},
+    timeoutMs: 60_000,
+    result: returns<Record<string, never>>(),
+  },
   // since: only entries that started at or after this time (ISO 8601)
   'audit-read': {
     channel: 'process',

@@ -51,7 +51,12 @@ export interface RolloutOptions {
   readonly artifact?: string;
 }
 
-/** Every step a host's deploy records (its audit line's `step`), as a value too: `deploy report` draws these. */
+/**
+ * Every step of a host's lists, each its own name, as a value too: what a host's
+ * deploy records (its audit line's `step`) is among these, and `deploy report`
+ * draws those. The quiet ones (docs/architecture.md) are never recorded; their
+ * name is what a failure or an interrupt during them says.
+ */
 export const STEP_NAMES = [
   'pre-host',
   'post-host',
@@ -59,6 +64,7 @@ export const STEP_NAMES = [
   'lock',
   'capacity',
   'drain',
+  'warm',
   'await-out',
   'overlap',
   'stop',
@@ -68,8 +74,12 @@ export const STEP_NAMES = [
   'undrain',
   'await-in',
   'confirm',
+  'close-receipt',
   'unlock',
   'rollback',
+  'rollback-gate',
+  'repair-note',
+  'repair-gate',
 ] as const;
 
 export type StepName = (typeof STEP_NAMES)[number];
@@ -160,6 +170,8 @@ export interface PlannedStep {
   readonly step: StepName;
   readonly bound_ms?: number;
   readonly changes?: Change;
+  /** it runs beside this step and nothing waits for it: its bound is inside that one's time */
+  readonly beside?: StepName;
 }
 
 /** One host's handshake as a dry run shows it. */

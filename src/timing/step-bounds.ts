@@ -1,5 +1,5 @@
 import { timerMs } from '../config/kit/duration.js';
-import type { DrainConfig, RolloutConfig } from '../config/types.js';
+import type { CheckConfig, DrainConfig, RolloutConfig } from '../config/types.js';
 
 /** The handshake's steps that are held to a bound of the timing model, in the handshake's order. */
 export const BOUNDED_STEPS = [
@@ -67,4 +67,24 @@ const ROLLBACK_SPARE_MS = 60_000;
  */
 export function rollbackBudgetMs(bounds: StepBounds): number {
   return timerMs(hostWindowMs(bounds) - bounds.confirm + ROLLBACK_SPARE_MS);
+}
+
+/**
+ * After a drain, how long the checks' warm-up waits before its pass
+ * (host/checks/warm.ts): well inside the balancer's wait that follows (at
+ * least one check interval, seconds), and past the drain's answer on its way
+ * back through SSH, which its CPU slowed on a busy host when it came at once
+ * (the bench's drain step: 4 ms median before, 10-17 after).
+ */
+export const WARM_AFTER_MS = 250;
+
+/**
+ * The bound of the `warm` step's work on the host: its wait, then one pass of
+ * the HTTP checks at once, each within its own timeout; 0 with no HTTP check
+ * (nothing to warm). The host runs it beside await-out and nothing waits for
+ * it, so the host window (hostWindowMs) does not count it again.
+ */
+export function warmBoundMs(services: readonly { readonly check: CheckConfig }[]): number {
+  const timeouts = services.flatMap(({ check }) => (check.kind === 'http' ? [check.timeout] : []));
+  return timeouts.length === 0 ? 0 : WARM_AFTER_MS + Math.max(...timeouts);
 }

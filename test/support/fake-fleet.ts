@@ -62,6 +62,8 @@ export class FakeHost implements HostAgent {
   published: (readonly ReleaseFile[])[] = [];
   /** what `node -p process.versions.node` answers on it */
   node = '24.11.1';
+  /** how many times the checks' warm-up was asked for (the `warm` step) */
+  warmed = 0;
   /** run a hook when an op is called (e.g. abort the rollout) */
   onCall: ((op: string) => void) | undefined;
 
@@ -136,6 +138,11 @@ export class FakeHost implements HostAgent {
       return Promise.resolve({ previous, current: a.release });
     },
     verify: (a) => this.verifyNow(a),
+    // not among `calls`: nothing on the host changes, and no step waits for it
+    warm: () => {
+      this.warmed += 1;
+      return Promise.resolve({});
+    },
   };
 
   /** one operation, answered from `answers`; a call that throws becomes a rejection */

@@ -125,6 +125,8 @@ const ANSWERS: Answers = {
     };
   },
   heartbeat: () => Promise.resolve({}),
+  // no service answers HTTP here: nothing to warm
+  warm: () => Promise.resolve({}),
   // the host's piece of the fleet lease, by the agent's own code on a directory of its own
   lease: async (a, h) => {
     const dir = await h.state();

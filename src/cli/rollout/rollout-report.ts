@@ -18,16 +18,20 @@ export function renderPlan(plan: Plan): string {
   ].join('\n');
 }
 
-/** A dry run's per-host list: `web-1 (now r1): lock → drain → await-out ≤12.5s → …`. */
+/** A dry run's per-host list: `web-1 (now r1): lock → drain → (warm ≤2.3s beside await-out) → await-out ≤12.5s → …`. */
 export function renderHandshakes(plans: readonly HostHandshakePlan[]): string {
   return plans
     .map((p) => {
-      const steps = p.steps
-        .map((s) => (s.bound_ms === undefined ? s.step : `${s.step} ≤${formatMs(s.bound_ms)}`))
-        .join(' → ');
+      const steps = p.steps.map(plannedStep).join(' → ');
       return `${p.host} (now ${p.release_before ?? 'no release'}): ${steps}`;
     })
     .join('\n');
+}
+
+/** a step, its bound; one that runs beside another in brackets, saying beside which */
+function plannedStep(s: HostHandshakePlan['steps'][number]): string {
+  const step = s.bound_ms === undefined ? s.step : `${s.step} ≤${formatMs(s.bound_ms)}`;
+  return s.beside === undefined ? step : `(${step} beside ${s.beside})`;
 }
 
 function hostLine(o: HostOutcome): string {

@@ -5,6 +5,7 @@ import type { ArgsOf, AgentOp } from '../../protocol/ops.js';
 import { readAudit } from '../audit-read.js';
 import { readServiceCounts } from '../../evidence/service-counts.js';
 import { listening } from '../listening.js';
+import { warmHttpChecks } from '../checks/warm.js';
 import { leaseCall } from './ops/lease.js';
 import type { AgentIO } from './io.js';
 import * as ops from './ops/basic.js';
@@ -88,6 +89,10 @@ export const HANDLERS: { readonly [K in AgentOp]: Handler<K> } = {
       releaseOptional: a.releaseOptional ?? false,
       ...(signal ? { signal } : {}),
     }),
+  warm: async (_, { config, clock }, signal) => {
+    await warmHttpChecks(config, clock, signal);
+    return {};
+  },
   'audit-read': (a, { config }) => readAudit(config.host.root, sinceMs(a.since)),
   'lock-release': (a, { config, clock }) => lockRelease(config, clock, a.force ?? false),
   releases: (_, { config, clock }) => releases(config, clock),

@@ -1,35 +1,28 @@
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/types.js';
+import { WARM_AFTER_MS } from '../../timing/step-bounds.js';
 import { runChecks } from './run.js';
-
-/**
- * After a drain's answer, how long the warm-up waits: well inside the
- * balancer's wait that follows (at least one check interval, seconds), and
- * past the answer's way back through SSH, which its CPU slowed on a busy
- * host when it came at once (the bench's drain step: 4 ms median before,
- * 10-17 after).
- */
-export const WARM_AFTER_MS = 250;
 
 /**
  * One pass of the host's HTTP checks whose answers nobody reads. A process's
  * first HTTP request costs about 10 ms more than the next (Node compiles its
  * client as it first runs), and without this the first is verify's, right
- * after start, on every host's path. A rollout's session runs it once the
- * host is drained, while the rollout waits for the balancer to take the host
- * out: the services still running answer it as they answer the balancer's
- * own checks (docs/benchmarks.md). The signal ends it with the session.
+ * after start, on every host's path. A rollout's `warm` step asks for it once
+ * the host is drained (the `warm` operation), and the session runs it while
+ * the rollout waits for the balancer to take the host out: the services still
+ * running answer it as they answer the balancer's own checks
+ * (docs/benchmarks.md). The signal ends it with the session.
  */
 export async function warmHttpChecks(
   config: Config,
   clock: Clock,
-  signal: AbortSignal,
+  signal?: AbortSignal,
 ): Promise<void> {
   const http = config.services.filter((s) => s.check.kind === 'http');
   if (http.length === 0) return;
   // its answers are nobody's, and so is a failure to even ask, or a session that ended first
   await clock
     .sleep(WARM_AFTER_MS, signal)
-    .then(() => runChecks(http, { clock, state: config.host.state, signal }))
+    .then(() => runChecks(http, { clock, state: config.host.state, ...(signal ? { signal } : {}) }))
     .catch(() => undefined);
 }

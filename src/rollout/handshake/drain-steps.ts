@@ -81,7 +81,7 @@ const holding = (ctx: HostContext): boolean =>
 export function listEnd(options: { quiet?: boolean } = {}): HostStep[] {
   return [
     {
-      name: 'unlock',
+      name: 'close-receipt',
       quiet: true,
       when: holding,
       async run(ctx) {
@@ -141,8 +141,29 @@ export function drainStep(): HostStep {
   };
 }
 
+/**
+ * Ask the drained host for the checks' warm-up (host/checks/warm.ts): a pass
+ * of its HTTP checks whose answers nobody reads, so verify's first request is
+ * not the agent's first. The host runs it beside await-out, and nothing waits
+ * for its answer: the step takes no time of the host's, is no line of its
+ * own, and the dry run shows its bound beside await-out's.
+ */
+export function warmStep(boundMs: number): HostStep<'warm'> {
+  return {
+    name: 'warm',
+    boundMs,
+    beside: 'await-out',
+    quiet: true,
+    run(ctx) {
+      // its answer is nobody's, and so is a failure to ask: a lost lock fails the next step
+      void ctx.run.agent.run('warm', {}).catch(() => undefined);
+      return Promise.resolve();
+    },
+  };
+}
+
 /** Remove the drain marker (register first; the marker goes whatever the balancer says). */
-export function undrainStep(): HostStep {
+export function undrainStep(): HostStep<'undrain'> {
   return {
     name: 'undrain',
     changes: 'undrained',
@@ -167,17 +188,21 @@ export function redrainStep(): HostStep {
 
 type WaitMessage = (ctx: HostContext, wait: RotationWait, bound: number) => string;
 
-/** Poll the balancer until the target is out of (or back in) rotation, within the model's bound. */
+/**
+ * Poll the balancer until the target is out of (or back in) rotation, within
+ * the model's bound; await-in hands on whether it got there (a rollback's
+ * verdict reads it).
+ */
 export function awaitStep(
   want: 'out' | 'in',
   boundMs: number,
   failure: WaitMessage | undefined,
-): HostStep {
+): HostStep<'await-out' | 'await-in'> {
   const name = want === 'out' ? 'await-out' : 'await-in';
   return {
     name,
     boundMs,
-    async run(ctx): Promise<StepVerdict> {
+    async run(ctx): Promise<StepVerdict<typeof name>> {
       const { deps, host, bounds } = ctx.run;
       const word = balancerWord(deps, host)(name);
       const each = agreement(want === 'in', deps.clock.now());
@@ -194,7 +219,6 @@ export function awaitStep(
           each.see(state, deps.clock.now());
         },
       );
-      if (want === 'in') ctx.inRotation = wait.met;
       const error =
         !wait.met && failure ? new OperationError(failure(ctx, wait, boundMs)) : undefined;
       const balancers = each.result();
@@ -203,6 +227,7 @@ export function awaitStep(
         bound_ms: boundMs,
         ...(balancers ? { balancers } : {}),
         ...(error ? { error } : {}),
+        ...(want === 'in' ? { hands: wait.met } : {}),
       };
     },
   };

@@ -3,7 +3,7 @@ import { BlockedError, OperationError } from '../../errors.js';
 import type { HostStatus } from '../../protocol/results.js';
 import { summarizeVerify } from '../host-actions.js';
 import type { Bounds } from '../rotation.js';
-import { stepBounds, type StepBounds } from '../../timing/step-bounds.js';
+import { stepBounds, warmBoundMs, type StepBounds } from '../../timing/step-bounds.js';
 import { capacityStep } from './capacity-step.js';
 import {
   awaitStep,
@@ -15,6 +15,7 @@ import {
   overlapStep,
   redrainStep,
   undrainStep,
+  warmStep,
 } from './drain-steps.js';
 import {
   confirmStep,
@@ -29,7 +30,8 @@ import type { HostContext, HostList, HostStep } from './step.js';
 
 /**
  * A host's deploy, as data: lock → capacity (the guard again, with the lock
- * held: capacity-step.ts) → drain → await-out → overlap → stop → switch
+ * held: capacity-step.ts) → drain → warm (the checks' warm-up, beside
+ * await-out; none without an HTTP check) → await-out → overlap → stop → switch
  * → start → verify → undrain → await-in → confirm, and its end (listEnd: the
  * unlock), which the runner runs whatever happened. Each change carries its undo, so a failure walks
  * back from the last step reached (runner.ts walkBack): before `stop` that is
@@ -42,6 +44,7 @@ export function handshakeList(config: Config, bounds: Bounds): HostList {
 
 function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
   const bound = stepBounds(config, bounds);
+  const warm = warmBoundMs(config.services);
   const { rollout } = config;
   const confirm: VerifyStepOptions = {
     name: 'confirm',
@@ -58,6 +61,7 @@ function handshakeSteps(config: Config, bounds: Bounds): HostStep[] {
       ...drainStep(),
       undo: (ctx) => (ctx.progress.stopped ? putBack(bound) : [undrainStep()]),
     },
+    ...(warm > 0 ? [warmStep(warm)] : []),
     awaitStep('out', bound['await-out'], outMessage),
     overlapStep(bound.overlap),
     {
@@ -96,14 +100,14 @@ function returnToPrevious(ctx: HostContext, bound: StepBounds): HostStep[] {
   if (p.stopUnproven && !p.switched) {
     if (ctx.run.liveBefore === null)
       return [
-        failStep(
+        rollbackGate(
           'the services found running before the first release did not all stop, and no release ran before to start again: stop them by hand, then run the rollout again',
         ),
       ];
     return [startStep({ ifStopped: true })];
   }
   if (ctx.run.liveBefore === null)
-    return [failStep('the host ran no release before this rollout: nothing to roll back to')];
+    return [rollbackGate('the host ran no release before this rollout: nothing to roll back to')];
   const drainOut = p.exposed
     ? [
         awaitStep(
@@ -133,9 +137,10 @@ function putBack(bound: StepBounds): HostStep[] {
   ];
 }
 
-function failStep(message: string): HostStep {
+/** The rollback's gate: nothing to go back to, so the walk-back stops here, with why. */
+function rollbackGate(message: string): HostStep<'rollback-gate'> {
   return {
-    name: 'rollback',
+    name: 'rollback-gate',
     quiet: true,
     run: () => Promise.resolve({ error: new OperationError(message) }),
   };
@@ -166,7 +171,7 @@ function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostSt
     keep: true,
   };
   const back = (ctx: HostContext): boolean =>
-    ctx.verified?.ok === false &&
+    ctx.results.get('verify')?.ok === false &&
     switchedByRollout &&
     previous !== null &&
     previous !== status.release;
@@ -175,7 +180,7 @@ function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostSt
     lockStep('repair', (ctx) => `repairing after an interrupted rollout, by ${ctx.run.deps.who}`),
     verifyStep(verify),
     onlyIfBack(
-      noteStep(`${status.release ?? '?'} does not verify: switching back to ${previous ?? '?'}`),
+      repairNote(`${status.release ?? '?'} does not verify: switching back to ${previous ?? '?'}`),
     ),
     onlyIfBack(
       stopStep(
@@ -190,19 +195,22 @@ function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostSt
     onlyIfBack(switchStep('previous')),
     onlyIfBack(startStep()),
     onlyIfBack(verifyStep(verify)),
+    // the repair's gate: what runs now verifies, or the host needs a person
     {
-      name: 'verify',
+      name: 'repair-gate',
       quiet: true,
-      run: (ctx) =>
-        Promise.resolve(
-          ctx.verified?.ok
+      run: (ctx) => {
+        const verified = ctx.results.get('verify');
+        return Promise.resolve(
+          verified?.ok
             ? {}
             : {
                 error: new BlockedError(
-                  `${ctx.run.host.name} was left drained and does not verify (${ctx.verified ? summarizeVerify(ctx.verified) : 'no answer'}); fix it, then 'deploy undrain ${ctx.run.host.name}'`,
+                  `${ctx.run.host.name} was left drained and does not verify (${verified ? summarizeVerify(verified) : 'no answer'}); fix it, then 'deploy undrain ${ctx.run.host.name}'`,
                 ),
               },
-        ),
+        );
+      },
     },
     // the marker goes whatever the balancer answers, as in a deploy's undrain
     undrainStep(),
@@ -211,9 +219,9 @@ function repairSteps(config: Config, bounds: Bounds, status: HostStatus): HostSt
 }
 
 /** A warning on the log under the host's name: what a repair is about to do. */
-function noteStep(message: string): HostStep {
+function repairNote(message: string): HostStep<'repair-note'> {
   return {
-    name: 'switch',
+    name: 'repair-note',
     quiet: true,
     run(ctx) {
       ctx.run.deps.log.emit({ level: 'warn', event: 'repair', host: ctx.run.host.name, message });

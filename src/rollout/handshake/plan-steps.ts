@@ -16,6 +16,7 @@ export function planHandshakes(
     step: s.name,
     ...(s.boundMs === undefined ? {} : { bound_ms: s.boundMs }),
     ...(s.changes === undefined ? {} : { changes: s.changes }),
+    ...(s.beside === undefined ? {} : { beside: s.beside }),
   }));
   return hosts.map((h) => ({
     host: h.name,

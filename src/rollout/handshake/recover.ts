@@ -193,7 +193,7 @@ async function rollBack(ctx: HostContext, steps: readonly HostStep[]): Promise<R
           return failed(error);
         }
         // undrained but the balancer never took it back within await-in's bound: not a rollback that worked
-        if (ctx.inRotation === false)
+        if (ctx.results.get('await-in') === false)
           return {
             ok: false,
             release,

@@ -99,8 +99,8 @@ function unlessCut<T>(ctx: HostContext, answer: Promise<T>): Promise<T> {
   return ctx.cut ? unlessAborted(answer, ctx.cut) : answer;
 }
 
-/** Every service answers (`successes` passes in a row), within the bound. */
-export function verifyStep(o: VerifyStepOptions): HostStep {
+/** Every service answers (`successes` passes in a row), within the bound; it hands on its report. */
+export function verifyStep(o: VerifyStepOptions): HostStep<VerifyStepOptions['name']> {
   return {
     name: o.name,
     boundMs: o.boundMs,
@@ -109,11 +109,19 @@ export function verifyStep(o: VerifyStepOptions): HostStep {
   };
 }
 
-export function judge(ctx: HostContext, o: VerifyStepOptions, report: VerifyReport): StepVerdict {
-  ctx.verified = report;
-  if (report.ok || o.keep) return { ok: report.ok };
+/** A verify's verdict on its report, which it hands on (a repair decides on it). */
+function judge(
+  ctx: HostContext,
+  o: VerifyStepOptions,
+  report: VerifyReport,
+): StepVerdict<VerifyStepOptions['name']> {
+  if (report.ok || o.keep) return { ok: report.ok, hands: report };
   const summary = summarizeVerify(report);
-  return { ok: false, error: new OperationError(o.failure ? o.failure(ctx, summary) : summary) };
+  return {
+    ok: false,
+    hands: report,
+    error: new OperationError(o.failure ? o.failure(ctx, summary) : summary),
+  };
 }
 
 /**
@@ -124,13 +132,14 @@ export function judge(ctx: HostContext, o: VerifyStepOptions, report: VerifyRepo
  * the host back in rotation, and kept only if the pass passes (a confirm that
  * fails rolls the host back, and the window then ends after the rollback).
  */
-export function confirmStep(o: VerifyStepOptions): HostStep {
+export function confirmStep(o: VerifyStepOptions): HostStep<VerifyStepOptions['name']> {
   return {
     name: o.name,
     boundMs: o.boundMs,
     async run(ctx) {
       const { agent } = ctx.run;
-      const passes = await unlessCut(ctx, ctx.streak ?? agent.run('verify', verifyOptions(ctx, o)));
+      const streak = ctx.results.get('undrain');
+      const passes = await unlessCut(ctx, streak ?? agent.run('verify', verifyOptions(ctx, o)));
       if (!passes.ok) return judge(ctx, o, passes);
       const end = ctx.run.receipt?.readAhead();
       const report = await unlessCut(
@@ -143,11 +152,14 @@ export function confirmStep(o: VerifyStepOptions): HostStep {
   };
 }
 
-/** Put the host back in rotation and start confirm's streak beside the balancer's wait. */
-export function exposeStep(undrain: HostStep, confirm: VerifyStepOptions): HostStep {
+/** Put the host back in rotation and start confirm's streak beside the balancer's wait: the undrain hands it on. */
+export function exposeStep(
+  undrain: HostStep<'undrain'>,
+  confirm: VerifyStepOptions,
+): HostStep<'undrain'> {
   return {
     ...undrain,
-    async run(ctx) {
+    async run(ctx): Promise<StepVerdict<'undrain'>> {
       await undrain.run(ctx);
       ctx.progress.exposed = true;
       // a failure to even send it surfaces at the confirm step, like one of the checks'
@@ -157,7 +169,7 @@ export function exposeStep(undrain: HostStep, confirm: VerifyStepOptions): HostS
       // if await-in fails first, the rollback does not wait for it: a verify runs beside
       // other calls in the agent, and is cut short when the session ends
       streak.catch(() => undefined);
-      ctx.streak = streak;
+      return { hands: streak };
     },
   };
 }

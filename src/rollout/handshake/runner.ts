@@ -1,4 +1,5 @@
 import { messageOf } from '../../errors.js';
+import type { StepName } from '../types.js';
 import type { HostContext, HostList, HostStep, StepVerdict } from './step.js';
 
 export interface RunOptions {
@@ -11,7 +12,9 @@ export interface RunOptions {
  * that half-happened still needs its undo), recorded with its bound, and the
  * first failure (a throw, or a verdict's `error`) ends the list by throwing;
  * `ok: false` alone is recorded and the list goes on (a wait whose outcome a
- * later step judges). The one way every handshake runs.
+ * later step judges). What a step hands on (its verdict's `hands`) is kept
+ * under its name for the steps after it (`ctx.results`). The one way every
+ * handshake runs.
  */
 export async function runSteps(
   ctx: HostContext,
@@ -29,11 +32,19 @@ export async function runSteps(
   }
 }
 
-async function runOne(ctx: HostContext, step: HostStep, record: boolean): Promise<StepVerdict> {
-  const run = async () => (await step.run(ctx)) ?? {};
-  return record && !step.quiet
-    ? await ctx.run.rec.step(step.name, run, (v) => v, step.boundMs)
-    : await run();
+/** Run one step, recorded or not; what it hands on is kept under its name for later steps. */
+async function runOne<N extends StepName>(
+  ctx: HostContext,
+  step: HostStep<N>,
+  record: boolean,
+): Promise<StepVerdict<N>> {
+  const run = async (): Promise<StepVerdict<N>> => (await step.run(ctx)) ?? {};
+  const verdict =
+    record && !step.quiet
+      ? await ctx.run.rec.step(step.name, run, (v) => v, step.boundMs)
+      : await run();
+  ctx.results.keep(step.name, verdict.hands);
+  return verdict;
 }
 
 /** How a list's run turns out: what its success gives, and what a failure gives (none: it throws). */

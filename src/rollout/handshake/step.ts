@@ -3,11 +3,11 @@ import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { FailOpenMinimum } from '../../balancer/fail-open.js';
 import type { HostWindow } from '../../evidence/receipt.js';
 import type { HostConfig } from '../../config/types.js';
-import type { VerifyReport } from '../../protocol/results.js';
 import { hostActions, type HostActions } from '../host-actions.js';
 import type { StepRecorder } from '../recorder.js';
 import type { Bounds } from '../rotation.js';
 import type { Change, RolloutDeps, StepName, StepRecord } from '../types.js';
+import { StepResults, type HandOf } from './results.js';
 import type { WaveRead } from './wave-read.js';
 
 /** One host's handshake: who runs it, toward which release, within which bounds. */
@@ -97,23 +97,23 @@ export interface HostContext {
   cut?: AbortSignal;
   /** the steps that began, in order: what a walk-back undoes */
   readonly reached: HostStep[];
-  /** confirm's streak of passes, started as the host is undrained */
-  streak?: Promise<VerifyReport>;
-  /** the last await-in's answer: the host is back in rotation */
-  inRotation?: boolean;
-  /** the last verify's report, for a step that decides on it (repair) */
-  verified?: VerifyReport;
+  /** what the steps run so far handed on, by their names (results.ts): the runner keeps them */
+  readonly results: StepResults;
   /** ends the handshake's wait at once: the lock holder went away */
   abort(reason: Error): void;
 }
 
-/** What a step's record says; `error` fails the step after it is recorded. */
-export interface StepVerdict {
+/**
+ * What a step's record says; `error` fails the step after it is recorded.
+ * `hands`: what it hands on to later steps, by its name (results.ts).
+ */
+export interface StepVerdict<N extends StepName = StepName> {
   readonly ok?: boolean;
   readonly detail?: string;
   readonly bound_ms?: number;
   readonly balancers?: StepRecord['balancers'];
   readonly error?: Error;
+  readonly hands?: HandOf<N>;
 }
 
 /**
@@ -121,12 +121,12 @@ export interface StepVerdict {
  * what it changes, and how that is undone. Steps are data: lists of them are
  * built without I/O (lists.ts) and run by one runner (runner.ts).
  */
-export interface HostStep {
-  readonly name: StepName;
+export interface HostStep<N extends StepName = StepName> {
+  readonly name: N;
   /** how long it may take: shown in the plan and the progress, held by the step itself */
   readonly boundMs?: number;
   readonly changes?: Change;
-  run(ctx: HostContext): Promise<StepVerdict | void>;
+  run(ctx: HostContext): Promise<StepVerdict<N> | void>;
   /** the steps that take this one's change back, when a later step fails */
   readonly undo?: (ctx: HostContext) => readonly HostStep[];
   /** its undo returns the host to the previous release: only when rolling back is allowed */
@@ -137,6 +137,11 @@ export interface HostStep {
   readonly after?: (ctx: HostContext) => void;
   /** not recorded as a step of its own (the lock released between a drain and its wait) */
   readonly quiet?: boolean;
+  /**
+   * its work runs on the host beside this step and nothing waits for it (the
+   * warm-up beside await-out): its bound is inside that one's time, not added to it
+   */
+  readonly beside?: StepName;
 }
 
 /**
@@ -163,6 +168,7 @@ export function hostContext(run: HostRun): HostContext {
     signal: AbortSignal.any([deps.signal, controller.signal]),
     ...(deps.urgent ? { cut: AbortSignal.any([deps.urgent, controller.signal]) } : {}),
     reached: [],
+    results: new StepResults(),
     abort: (reason) => controller.abort(reason),
   };
 }

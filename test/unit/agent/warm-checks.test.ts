@@ -37,31 +37,37 @@ async function lockedSession(moreServices = '') {
 
 const drain = { by: 'rollout r2 by ci', leaseMs: 600_000, release: 'r2' };
 
-describe('the session warms the HTTP checks once the host is drained', () => {
-  it('asks each HTTP check once, as verify would, before any verify call', async () => {
+describe('the session warms the HTTP checks when the warm step asks', () => {
+  it('asks each HTTP check once, as verify would, and answers once it has; a drain alone asks nothing', async () => {
     const s = await lockedSession();
     const asked = await service(s.host.port, true);
     s.send('drain', drain);
-    await expect.poll(() => asked.length).toBe(1);
+    s.send('warm');
+    const warmed = () => s.m.lines.find((l) => l.type === 'reply' && l.id === 2);
+    await expect.poll(warmed, { timeout: 4_000 }).toMatchObject({ ok: true, data: {} });
+    // the drain's own answer came first, and asked nothing: only the warm call did
+    expect(asked).toHaveLength(1);
     expect(asked[0]?.url).toBe('/health');
     expect(asked[0]?.headers['x-handoff-verify']).toBe('1');
-    // nobody reads its answer: no line says anything of it
-    expect(s.m.lines.filter((l) => l.type === 'reply')).toHaveLength(1);
     s.m.write('release');
     expect(await s.holding).toBe(0);
     expect(asked).toHaveLength(1);
   });
 
-  it('asks nothing when the drain is refused', async () => {
-    const s = await lockedSession();
-    const asked = await service(s.host.port, true);
-    // without its lease the drain is refused before anything changes
-    s.send('drain', { by: 'rollout r2 by ci' });
-    await expect.poll(() => s.m.lines.some((l) => l.type === 'reply' && !l.ok)).toBe(true);
-    s.send('heartbeat');
-    await expect.poll(() => s.m.lines.filter((l) => l.type === 'reply')).toHaveLength(2);
-    s.m.write('release');
-    expect(await s.holding).toBe(0);
+  it('is refused before the lock, as every call that needs it', async () => {
+    const host = await hostFixture('');
+    const { m, holding } = startSession(host.config, { defer: true });
+    const asked = await service(host.port, true);
+    await expect.poll(() => m.lines.some((l) => l.type === 'ready')).toBe(true);
+    m.write(JSON.stringify({ call: { id: 1, op: 'warm', args: {} } }));
+    await expect
+      .poll(() => m.lines.find((l) => l.type === 'reply'))
+      .toMatchObject({
+        ok: false,
+        error: { message: 'warm needs the host lock: send a lock call first' },
+      });
+    m.write('release');
+    expect(await holding).toBe(0);
     expect(asked).toHaveLength(0);
   });
 
@@ -76,7 +82,8 @@ describe('the session warms the HTTP checks once the host is drained', () => {
     await service(s.host.port, true);
     const hanging = await service(port, false);
     s.send('drain', drain);
-    await expect.poll(() => hanging.length).toBe(1);
+    s.send('warm');
+    await expect.poll(() => hanging.length, { timeout: 4_000 }).toBe(1);
     // the session ends now, not when the 60 s check would give up (the test's timeout is 5 s)
     s.m.write('release');
     expect(await s.holding).toBe(0);

@@ -9,6 +9,8 @@ import {
   type HostContext,
   type HostStep,
 } from '../../../src/rollout/handshake/step.js';
+import { StepResults } from '../../../src/rollout/handshake/results.js';
+import type { VerifyReport } from '../../../src/protocol/results.js';
 import { StepRecorder } from '../../../src/rollout/recorder.js';
 import type { Bounds } from '../../../src/rollout/rotation.js';
 import { testConfig } from '../../support/config.js';
@@ -36,6 +38,7 @@ function context(options: { rollback?: boolean; liveBefore?: string | null } = {
     progress: freshProgress(),
     signal: new AbortController().signal,
     reached: [],
+    results: new StepResults(),
     abort: () => undefined,
   };
   return { f, ctx };
@@ -61,6 +64,8 @@ describe('the handshake as a list', () => {
       ['lock', undefined],
       ['capacity', undefined],
       ['drain', undefined],
+      // the checks' warm-up: 250 ms, then the HTTP check's 2 s timeout at most
+      ['warm', 2250],
       ['await-out', bounds.awaitOut],
       ['overlap', config.drain.overlap],
       ['stop', config.drain.stopTimeout],
@@ -72,11 +77,43 @@ describe('the handshake as a list', () => {
       ['confirm', config.rollout.verifyTimeout],
     ]);
     expect(steps.filter((s) => s.rollsBack).map((s) => s.name)).toEqual(['stop']);
+    // beside await-out, waited for by nothing: no line of its own, its time inside await-out's
+    expect(steps.filter((s) => s.beside).map((s) => [s.name, s.beside, s.quiet])).toEqual([
+      ['warm', 'await-out', true],
+    ]);
     // its end: the receipt's close (no line of its own), then the recorded unlock
     expect(list.end.map((s) => [s.name, s.quiet ?? false])).toEqual([
-      ['unlock', true],
+      ['close-receipt', true],
       ['unlock', false],
     ]);
+  });
+});
+
+describe('the warm step', () => {
+  it('is in no list without an HTTP check: nothing to warm', () => {
+    const config = testConfig();
+    const tcp = {
+      ...config,
+      services: [{ name: 'db', check: { kind: 'tcp', address: '127.0.0.1:5432', timeout: 1000 } }],
+    } as unknown as typeof config;
+    expect(names(handshakeList(tcp, bounds).steps)).not.toContain('warm');
+  });
+
+  it('asks the host and goes on at once: nothing waits for the warm-up', async () => {
+    const { ctx, f } = context();
+    const warm = handshakeList(testConfig(), bounds).steps.find((s) => s.name === 'warm')!;
+    let answer: () => void = () => undefined;
+    f.host(1).answers.warm = () => {
+      f.host(1).warmed += 1;
+      return new Promise((resolve) => (answer = () => resolve({})));
+    };
+    await runSteps(ctx, [warm]);
+    expect(f.host(1).warmed).toBe(1);
+    answer();
+    // a host that cannot even be asked fails nothing
+    f.host(1).answers.warm = () => Promise.reject(new Error('no session'));
+    await runSteps(ctx, [warm]);
+    expect(ctx.run.rec.steps).toEqual([]);
   });
 });
 
@@ -148,6 +185,8 @@ describe('walking back from the last step reached', () => {
     expect((failure as Error).message).toBe(
       'the host ran no release before this rollout: nothing to roll back to',
     );
+    // the failure carries its own step's name, not the rollback's
+    expect(ctx.progress.step).toBe('rollback-gate');
   });
 });
 
@@ -175,6 +214,43 @@ describe('the runner', () => {
   });
 });
 
+describe('the runner, handing results on', () => {
+  const report = (ok: boolean) => ({ ok, services: [] }) as unknown as VerifyReport;
+  const verify = (ok: boolean | undefined, quiet = false): HostStep<'verify'> => ({
+    name: 'verify',
+    ...(quiet ? { quiet: true } : {}),
+    run: () => Promise.resolve(ok === undefined ? {} : { hands: report(ok) }),
+  });
+
+  it('keeps what a step hands on under its name, for the steps after it, recorded or not', async () => {
+    const { ctx } = context();
+    const seen: (boolean | undefined)[] = [];
+    const reader: HostStep = {
+      name: 'switch',
+      run: (c) => {
+        seen.push(c.results.get('verify')?.ok);
+        return Promise.resolve();
+      },
+    };
+    await runSteps(ctx, [reader, verify(false), reader]);
+    await runSteps(ctx, [verify(true, true), reader], { record: false });
+    expect(seen).toEqual([undefined, false, true]);
+    expect(ctx.results.get('await-in')).toBeUndefined();
+  });
+
+  it('keeps the last one a step of that name handed: a run that hands nothing leaves it', async () => {
+    const { ctx } = context();
+    await runSteps(ctx, [verify(false), verify(undefined)]);
+    expect(ctx.results.get('verify')?.ok).toBe(false);
+  });
+
+  it('keeps what an end step hands on too', async () => {
+    const { ctx } = context();
+    await runList(ctx, { steps: [], end: [verify(true)] }, { done: () => undefined });
+    expect(ctx.results.get('verify')?.ok).toBe(true);
+  });
+});
+
 describe('the runner, recording', () => {
   it('records nothing with record: false, and never a quiet step', async () => {
     const { ctx } = context();
@@ -196,17 +272,37 @@ describe('repair as a list built from the host’s status', () => {
     } as unknown as Parameters<typeof repairList>[2];
     const steps = repairList(testConfig(), bounds, status).steps;
     const { ctx } = context();
-    ctx.verified = { ok: false, services: [] } as unknown as HostContext['verified'];
+    ctx.results.keep('verify', { ok: false, services: [] } as unknown as VerifyReport);
     const conditional = steps.filter((s) => s.when).map((s) => [s.name, s.when!(ctx)]);
     expect(conditional).toEqual([
-      ['switch', true],
+      ['repair-note', true],
       ['stop', true],
       ['switch', true],
       ['start', true],
       ['verify', true],
     ]);
-    ctx.verified = { ok: true, services: [] } as unknown as HostContext['verified'];
+    ctx.results.keep('verify', { ok: true, services: [] } as unknown as VerifyReport);
     expect(steps.filter((s) => s.when?.(ctx)).length).toBe(0);
+  });
+
+  it('names each record its own: the note, the gate and the end are no verify, switch or unlock', async () => {
+    const status = {
+      release: 'r2',
+      previous: 'r1',
+      draining: { by: 'ci', since: 'x', until: 'y', release: 'r2' },
+    } as unknown as Parameters<typeof repairList>[2];
+    const list = repairList(testConfig(), bounds, status);
+    expect(list.steps.filter((s) => s.quiet).map((s) => s.name)).toEqual([
+      'repair-note',
+      'repair-gate',
+    ]);
+    expect(list.end.map((s) => s.name)).toEqual(['close-receipt', 'unlock']);
+    const { ctx } = context();
+    const gate = list.steps.find((s) => s.name === 'repair-gate')!;
+    ctx.results.keep('verify', { ok: false, services: [] } as unknown as VerifyReport);
+    const failure = await runSteps(ctx, [gate]).catch((e: unknown) => e);
+    expect((failure as Error).message).toMatch(/^web-1 was left drained and does not verify/);
+    expect(ctx.progress.step).toBe('repair-gate');
   });
 });
 

@@ -68,6 +68,8 @@ describe('rollout', () => {
     for (const n of [1, 2, 3]) {
       expect(f.actions(n)).toEqual(HANDSHAKE);
       expect(f.host(n).release).toBe('r2');
+      // and, once drained, the checks' warm-up: asked once, waited for by nothing
+      expect(f.host(n).warmed).toBe(1);
     }
     expect(f.balancer.maxOut).toBe(1);
   });
@@ -506,6 +508,8 @@ describe('drain.method deregister through a balancer that refuses', () => {
     expect(result.hosts[0]?.error).toContain('elasticloadbalancing:DeregisterTargets');
     expect(f.host(1).drained).toBe(false);
     expect(f.actions(1)).toEqual(['lock', 'unlock']);
+    // a host that is not drained is not asked to warm its checks
+    expect(f.host(1).warmed).toBe(0);
     expect(result.notReached).toEqual(['web-2', 'web-3']);
     expect(rolloutFailure(result, 'stopped').exitCode).toBe(3);
   });

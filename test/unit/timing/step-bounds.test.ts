@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_DURATION_MS } from '../../../src/config/kit/duration.js';
+import type { CheckConfig } from '../../../src/config/types.js';
 import {
   BOUNDED_STEPS,
   drainLeaseMs,
   hostWindowMs,
   rollbackBudgetMs,
   stepBounds,
+  WARM_AFTER_MS,
+  warmBoundMs,
 } from '../../../src/timing/step-bounds.js';
 import { testConfig } from '../../support/config.js';
 
@@ -43,5 +46,26 @@ describe('each step’s bound, the one source', () => {
     const huge = stepBounds(config(), { awaitOut: MAX_DURATION_MS, awaitIn: 0 });
     expect(drainLeaseMs(huge)).toBe(MAX_DURATION_MS);
     expect(rollbackBudgetMs(huge)).toBe(MAX_DURATION_MS);
+  });
+});
+
+describe('the warm step’s bound', () => {
+  const check = (kind: 'http' | 'tcp', timeout: number) =>
+    ({ check: { kind, timeout } }) as unknown as { readonly check: CheckConfig };
+
+  it('is its wait, then the slowest HTTP check’s timeout: the checks run at once', () => {
+    expect(WARM_AFTER_MS).toBe(250);
+    expect(warmBoundMs([check('http', 2_000), check('tcp', 9_000), check('http', 5_000)])).toBe(
+      250 + 5_000,
+    );
+  });
+
+  it('is none without an HTTP check: nothing to warm', () => {
+    expect(warmBoundMs([check('tcp', 9_000)])).toBe(0);
+    expect(warmBoundMs([])).toBe(0);
+  });
+
+  it('is not the host window’s: the host runs it beside await-out', () => {
+    expect(BOUNDED_STEPS).not.toContain('warm');
   });
 });

@@ -3,7 +3,6 @@ import type { Config } from '../../../config/types.js';
 import { UsageError, messageOf } from '../../../errors.js';
 import { appendAudit } from '../../audit.js';
 import { readDrainMarker } from '../../drain-marker.js';
-import { warmHttpChecks } from '../../checks/warm.js';
 import type { HostLock } from '../../lock.js';
 import { errorInfo } from '../error-info.js';
 import { sendEvent, type AgentIO } from '../io.js';
@@ -192,9 +191,6 @@ class HoldSession {
       call,
       held ? AbortSignal.any([signal, held.signal]) : signal,
     );
-    // drained: the rollout now waits seconds for the balancer, verify's HTTP client warms meanwhile
-    if (call.op === 'drain' && reply.ok)
-      this.beside(warmHttpChecks(this.config, this.clock, signal));
     // and the orchestrator hears why, before the session ends: it may take the lock again
     if (reply.ok || !held?.signal.aborted) return reply;
     return { ...reply, error: { ...reply.error, code: LOCK_LOST } };
