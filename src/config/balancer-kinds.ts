@@ -40,15 +40,15 @@ export const kindConfigs: readonly (readonly [BalancerKindName, AnyKindConfig])[
   (name) => [name, kindConfig(name)!] as const,
 );
 
+/** every kind's entry schema, from the list above: a new kind is one line there, not two */
+type KindSchema = Kinds[BalancerKindName]['schema'];
+const schemas = names.map((name) => kinds[name].schema) as [KindSchema, ...KindSchema[]];
+
 export const balancerSchema = z
-  .discriminatedUnion(
-    'kind',
-    [albConfig.schema, haproxyConfig.schema, nginxConfig.schema, staticConfig.schema],
-    {
-      error: (issue) =>
-        issue.code === 'invalid_union' ? `must be one of ${names.join(', ')}` : undefined,
-    },
-  )
+  .discriminatedUnion('kind', schemas, {
+    error: (issue) =>
+      issue.code === 'invalid_union' ? `must be one of ${names.join(', ')}` : undefined,
+  })
   .meta({ description: 'a load balancer in front of the hosts' });
 
 export const balancersSchema = z
