@@ -33,8 +33,17 @@ export function snakeKey(key: string): string {
     .toLowerCase();
 }
 
+/** the program's own field names, each converted once: a 2 000-host rollout prints ~60 000 events */
+const jsonKeys = new Map<string, string>();
+
 function jsonKey(key: string): string {
-  return UNITLESS_DURATIONS.has(key) ? `${snakeKey(key)}_ms` : snakeKey(key);
+  let json = jsonKeys.get(key);
+  if (json === undefined) {
+    json = UNITLESS_DURATIONS.has(key) ? `${snakeKey(key)}_ms` : snakeKey(key);
+    // bounded: a map keyed by data that is not marked would otherwise grow it with the data
+    if (jsonKeys.size < 1_000) jsonKeys.set(key, json);
+  }
+  return json;
 }
 
 const verbatim = new WeakSet<object>();
@@ -75,7 +84,8 @@ export function toJsonShape(value: unknown): unknown {
   }
   const keep = verbatim.has(value);
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
+  for (const k of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[k];
     if (v === undefined) continue;
     const key = keep ? k : jsonKey(k);
     const shaped = toJsonShape(v);

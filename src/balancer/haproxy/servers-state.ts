@@ -46,9 +46,22 @@ export function parseServersState(
   text: string,
   servers?: ReadonlySet<string>,
 ): { ok: true; rows: ServerStateRow[] } | { ok: false; reason: string } {
-  const lines = text.split('\n').map((l) => l.trim());
-  if (lines[0] !== '1') return { ok: false, reason: 'not format version 1' };
-  const header = lines[1]?.startsWith('#') ? lines[1].slice(1).trim().split(/\s+/) : undefined;
+  // a line at a time, as `text.split('\n')` would give them, each trimmed; a row
+  // is sliced only when its server is asked for (a poll reads 2 000 rows, keeps few)
+  let end = -1;
+  let start = 0;
+  const next = (): boolean => {
+    start = end + 1;
+    if (start > text.length) return false;
+    const newline = text.indexOf('\n', start);
+    end = newline < 0 ? text.length : newline;
+    while (start < end && isSpace(text.charCodeAt(start))) start++;
+    return true;
+  };
+  const line = (): string => text.slice(start, end).trim();
+  if (!next() || line() !== '1') return { ok: false, reason: 'not format version 1' };
+  const second = next() ? line() : '';
+  const header = second.startsWith('#') ? second.slice(1).trim().split(/\s+/) : undefined;
   if (!header) return { ok: false, reason: 'no column header' };
   const index = new Map(header.map((name, i) => [name, i]));
   const missing = required.filter((c) => !index.has(c));
@@ -56,15 +69,16 @@ export function parseServersState(
   const column = (fields: string[], name: string): string => fields[index.get(name) ?? -1] ?? '';
   const nameAt = index.get('srv_name') ?? -1;
   const rows: ServerStateRow[] = [];
-  for (const line of lines.slice(2)) {
-    if (line === '' || line.startsWith('#')) continue;
-    if (servers && !servers.has(wordAt(line, nameAt))) continue;
-    const fields = line.split(/\s+/);
+  while (next()) {
+    if (start === end || text.charCodeAt(start) === 35 /* # */) continue;
+    if (servers && !servers.has(wordAt(text, start, end, nameAt))) continue;
+    const row = line();
+    const fields = row.split(/\s+/);
     const numbers = ['srv_op_state', 'srv_admin_state', 'srv_check_state'].map((c) =>
       Number(column(fields, c)),
     );
     if (fields.length < header.length || numbers.some((n) => !Number.isInteger(n))) {
-      return { ok: false, reason: `unreadable row ${JSON.stringify(line.slice(0, 60))}` };
+      return { ok: false, reason: `unreadable row ${JSON.stringify(row.slice(0, 60))}` };
     }
     const [opState = 0, adminState = 0, checkState = 0] = numbers;
     rows.push({
@@ -78,16 +92,19 @@ export function parseServersState(
   return { ok: true, rows };
 }
 
-/** `line.split(/\s+/)[n] ?? ''` of a trimmed line, splitting none of the other words */
-function wordAt(line: string, n: number): string {
-  let i = 0;
+/**
+ * `text.slice(from, to).split(/\s+/)[n] ?? ''` where `from` is a word's first
+ * character, splitting none of the other words
+ */
+function wordAt(text: string, from: number, to: number, n: number): string {
+  let i = from;
   for (let word = 0; word < n; word++) {
-    while (i < line.length && !isSpace(line.charCodeAt(i))) i++;
-    while (i < line.length && isSpace(line.charCodeAt(i))) i++;
+    while (i < to && !isSpace(text.charCodeAt(i))) i++;
+    while (i < to && isSpace(text.charCodeAt(i))) i++;
   }
   let end = i;
-  while (end < line.length && !isSpace(line.charCodeAt(end))) end++;
-  return line.slice(i, end);
+  while (end < to && !isSpace(text.charCodeAt(end))) end++;
+  return text.slice(i, end);
 }
 
 /** the white space haproxy's dump could hold: space, tab, CR and the rest of ASCII's */

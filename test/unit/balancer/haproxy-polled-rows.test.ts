@@ -79,6 +79,22 @@ describe('a poll parses the rows of the servers it asks for, not the others', ()
     ]);
   });
 
+  it('reads CRLF, indented, blank and comment lines as the whole split and trim does', () => {
+    const lines = servers.split('\n');
+    const messy = [
+      ...lines.slice(0, 2).map((l) => `${l}\r`),
+      '  ',
+      '# a comment haproxy may add',
+      ...lines.slice(2).map((l, i) => (i % 2 === 0 ? `\t ${l}\r` : l)),
+    ].join('\n');
+    const whole = rows(parseServersState(servers));
+    expect(rows(parseServersState(messy))).toEqual(whole);
+    const asked = new Set(['web-1', 'web-3']);
+    expect(rows(parseServersState(messy, asked))).toEqual(whole.filter((r) => asked.has(r.server)));
+    expect(parseServersState(' 1 \n')).toEqual({ ok: false, reason: 'no column header' });
+    expect(parseServersState('')).toEqual({ ok: false, reason: 'not format version 1' });
+  });
+
   it('still refuses an answer that is not the dump, whatever it asks for', () => {
     expect(parseStatCsv('No such proxy.\n', new Set(['web-1']))).toEqual({
       ok: false,
