@@ -9,6 +9,7 @@ import { ConnectionSlots } from '../remote/connection-slots.js';
 import { PooledTransport } from '../remote/pooled-transport.js';
 import type { Transport } from '../remote/transport.js';
 import { destinationOf, type ConfigFlags } from './config-flag.js';
+import { fitHeapToFleet } from './heap.js';
 
 /** Where `deploy setup` publishes the host config on every host. */
 export function hostConfigPath(config: Config): string {
@@ -70,6 +71,8 @@ export class Connections {
       import('../remote/ssh.js').then(({ connectSsh }) => connectSsh(host, config.ssh)),
   ) {
     this.slots = new ConnectionSlots(config.ssh.maxConnections);
+    // a fleet of hundreds: V8 keeps its heap near what the rollout holds, not up to 4× it
+    fitHeapToFleet(config.hosts.length);
   }
 
   /**
