@@ -12,7 +12,7 @@ import { startSimFleet, type SimFleet } from './sim/fleet.js';
 import { mb, ms, type Row } from './table.js';
 
 // BENCH_SCALE_SIZES=1,500: a shorter run (the ratios need 1 first)
-const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1,100,500').split(',').map(Number);
+const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1,100,500,2000').split(',').map(Number);
 // BENCH_SCALE_NODE_ARGS: node flags for each CLI run, e.g. --cpu-prof --cpu-prof-dir=DIR
 const NODE_ARGS = (process.env.BENCH_SCALE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 // BENCH_SCALE_VERIFY=0: the rollouts alone (a memory or CPU profile of the rollout; no verify rows)
@@ -20,6 +20,8 @@ const WITH_VERIFY = process.env.BENCH_SCALE_VERIFY !== '0';
 const RTT_MS = 20;
 const CHECK_MS = 200;
 const WALL_GOAL = 3;
+/** the verify goal was set for 500 hosts; beyond, the ratio is recorded */
+const WALL_GOAL_HOSTS = 500;
 const PATH_GOAL = 1.05;
 
 interface Run {
@@ -218,10 +220,14 @@ function deadRows(d: DeadRun): Row[] {
   ];
 }
 
-/** verify's wall time at each size against one host's (none with BENCH_SCALE_VERIFY=0) */
-function verifyRows(runs: readonly Measured[], one: Measured, big: Measured): Row[] {
+/**
+ * verify's wall time at each size against one host's (none with
+ * BENCH_SCALE_VERIFY=0), judged at the largest size the goal was set for
+ */
+function verifyRows(runs: readonly Measured[], one: Measured): Row[] {
   const oneVerify = one.verify;
   if (!oneVerify) return [];
+  const judged = runs.filter((r) => r.hosts <= WALL_GOAL_HOSTS).at(-1);
   return runs.slice(1).flatMap((r) => {
     if (!r.verify) return [];
     const ratio = r.verify.wallMs / oneVerify.wallMs;
@@ -231,15 +237,15 @@ function verifyRows(runs: readonly Measured[], one: Measured, big: Measured): Ro
         value: ms(r.verify.wallMs),
         baseline: `${ms(oneVerify.wallMs)} on 1 host`,
         ratio,
-        goal: `≤ ${WALL_GOAL}×`,
-        ...(r === big ? { pass: ratio <= WALL_GOAL } : {}),
+        goal: r.hosts <= WALL_GOAL_HOSTS ? `≤ ${WALL_GOAL}×` : 'recorded',
+        ...(r === judged ? { pass: ratio <= WALL_GOAL } : {}),
       },
     ];
   });
 }
 
 /**
- * `deploy verify` and a `--batch 10%` rollout over 1, 100 and 500 simulated
+ * `deploy verify` and a `--batch 10%` rollout over 1, 100, 500 and 2 000 simulated
  * hosts (scripts/bench/sim: in-process SSH servers answering the agent
  * protocol after 20 ms round trips, 200 ms per check), the real CLI as the
  * orchestrator: what the orchestrator itself costs as the fleet grows.
@@ -251,7 +257,7 @@ export async function benchScale(report: (line: string) => void): Promise<Row[]>
   const one = runs[0];
   const big = runs.at(-1);
   if (!one || !big) return [];
-  const rows: Row[] = [...verifyRows(runs, one, big)];
+  const rows: Row[] = [...verifyRows(runs, one)];
   const peak = Math.max(big.verify?.rssKib ?? 0, big.rollout.rssKib);
   rows.push({
     figure: `orchestrator peak RSS, ${big.hosts} hosts (${big.verify ? 'verify, ' : ''}rollout)`,
