@@ -135,15 +135,27 @@ export class HostLeaseStore implements LeaseStore {
         took(host, r.value);
       }
     });
-    if (refusedBy === undefined && failures.length === 0)
+    if (refusedBy === undefined && failures.length === 0 && this.isMajority(taken.length))
       return { ok: true, tookOver, ...this.leftOut() };
+    const minority = refusedBy === undefined && failures.length === 0;
+    const left = [...this.skipped].map(([where, reason]) => ({ where, reason }));
     this.skipped.clear();
     await this.giveBack(taken, request);
     const down = failures.filter((f): f is UnreachableHost => f instanceof UnreachableHost);
     if (failures.length > down.length) throw failures.find((f) => !(f instanceof UnreachableHost));
     if (down.length > 0)
       throw unreachableHosts(down.map((d) => ({ where: d.host, reason: d.reason })));
+    if (minority) throw unreachableHosts(left, minorityWhy(taken.length, this.hosts.length));
     return { ok: false, holder: refusedBy as HeldPiece };
+  }
+
+  /**
+   * More than half of deploy.yml's pieces: two deployers each cut off from a
+   * different part of the fleet cannot both hold that many, so they meet on
+   * a piece and one of them is refused there.
+   */
+  private isMajority(held: number): boolean {
+    return held * 2 > this.hosts.length;
   }
 
   async renew(request: LeaseRequest): Promise<LeaseRenew> {
@@ -314,6 +326,10 @@ function unreachableHosts(
   return new BlockedError(
     [...preflightLines(down.map((d) => ({ host: d.where, reason: d.reason }))), why].join('\n'),
   );
+}
+
+function minorityWhy(held: number, hosts: number): string {
+  return `the fleet lease needs more than half of deploy.yml's hosts (${Math.floor(hosts / 2) + 1} of ${hosts}) and reached ${held}: two deployers each cut off from a different part of the fleet could otherwise both hold it; nothing was held`;
 }
 
 function piece(host: HostConfig, answer: LeaseAnswer): HeldPiece {

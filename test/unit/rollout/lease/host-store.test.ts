@@ -207,6 +207,35 @@ describe('the lease kept on the hosts, leaving out hosts the network does not re
     expect(hosts.calls).toEqual(['web-1 release a', 'web-3 release a']);
   });
 
+  it('two deployers cut off from different parts of the fleet never both hold it: each needs more than half', async () => {
+    hosts.down.add('web-3');
+    expect(await skipping().take(request('a'))).toMatchObject({ ok: true });
+    // the other deployer reaches only web-3: on its own it would hold a lease beside a's
+    hosts.down.clear();
+    hosts.down.add('web-1');
+    hosts.down.add('web-2');
+    const error = (await skipping()
+      .take(request('b'))
+      .catch((e: unknown) => e)) as Error;
+    expect(error.message.split('\n')).toEqual([
+      'preflight: web-1: connection refused',
+      'preflight: web-2: connection refused',
+      "the fleet lease needs more than half of deploy.yml's hosts (2 of 3) and reached 1: two deployers each cut off from a different part of the fleet could otherwise both hold it; nothing was held",
+    ]);
+    hosts.down.clear();
+    // nothing of b's is left, a's pieces are untouched
+    expect((await store().read()).map((v) => v.lease?.id)).toEqual(['a', 'a', undefined]);
+  });
+
+  it('a minority it reached is given back', async () => {
+    hosts.down.add('web-1');
+    hosts.down.add('web-3');
+    await expect(skipping().take(request('a'))).rejects.toThrow(/more than half/);
+    hosts.down.clear();
+    expect((await store().read()).every((v) => v.lease === undefined)).toBe(true);
+    expect(hosts.calls).toContain('web-2 release a');
+  });
+
   it('every host down is still refused, naming them', async () => {
     for (const n of ['web-1', 'web-2', 'web-3']) hosts.down.add(n);
     const error = (await skipping()
