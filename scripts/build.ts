@@ -23,9 +23,11 @@ export const probeBundlePath = path.join(root, 'dist', 'probe.cjs');
 
 /**
  * packages only the orchestrator uses: SSH to the hosts, and the ALB API; and
- * commands no host runs, loaded lazily by their command (`deploy report`'s page)
+ * what no host runs, loaded lazily where it is used: `deploy report`'s page,
+ * the fleet lease's etcd client (rollout/lease/stores.ts)
  */
-const ORCHESTRATOR_ONLY = /^(?:ssh2|@aws-sdk\/.+|\.\.\/report\/report-command\.js)$/;
+const ORCHESTRATOR_ONLY =
+  /^(?:ssh2|@aws-sdk\/.+|\.\.\/report\/report-command\.js|\.\/etcd\/etcd-store\.js)$/;
 
 /**
  * The host agent never opens SSH or calls AWS, yet parsing ssh2 and the AWS

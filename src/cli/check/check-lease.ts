@@ -1,6 +1,5 @@
 import type { Config } from '../../config/types.js';
-import { EtcdLeaseStore } from '../../rollout/lease/etcd/etcd-store.js';
-import { ENDPOINTS_ENV, etcdOptions } from '../../rollout/lease/stores.js';
+import { ENDPOINTS_ENV, etcdOptions, etcdStore } from '../../rollout/lease/stores.js';
 import { renderLease, summarizeLease } from '../lease-report.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -24,7 +23,7 @@ export async function checkLease(config: Config, live: boolean, env: Env): Promi
     };
   const options = await etcdOptions(config, env);
   const from = config.lease.endpoints.length > 0 ? 'deploy.yml' : ENDPOINTS_ENV;
-  const store = new EtcdLeaseStore(options);
+  const store = await etcdStore(options);
   const lines = [
     `fleet lease: etcd key ${store.key} at ${options.endpoints.join(', ')} (from ${from})`,
   ];

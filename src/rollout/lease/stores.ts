@@ -4,7 +4,7 @@ import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { Config, HostConfig, LeaseConfig } from '../../config/types.js';
 import { ETCD_ENDPOINT } from '../../config/kit/names.js';
 import { UsageError, messageOf } from '../../errors.js';
-import { EtcdLeaseStore, type EtcdStoreOptions } from './etcd/etcd-store.js';
+import type { EtcdLeaseStore, EtcdStoreOptions } from './etcd/etcd-store.js';
 import { HostLeaseStore } from './host-store.js';
 import type { LeaseStore } from './store.js';
 
@@ -31,7 +31,13 @@ export async function leaseStoreOf(
     return new HostLeaseStore(config.hosts, deps.agentOf, {
       skipUnreachable: deps.skipUnreachable ?? false,
     });
-  return new EtcdLeaseStore(await etcdOptions(config, deps.env));
+  return etcdStore(await etcdOptions(config, deps.env));
+}
+
+/** The etcd store, its client loaded only now: the agent bundle leaves it out (scripts/build.ts), as it does ssh2. */
+export async function etcdStore(options: EtcdStoreOptions): Promise<EtcdLeaseStore> {
+  const { EtcdLeaseStore } = await import('./etcd/etcd-store.js');
+  return new EtcdLeaseStore(options);
 }
 
 /** deploy.yml's etcd settings, made concrete: endpoints, the PEM files read, the password. */

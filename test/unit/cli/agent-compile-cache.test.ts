@@ -1,4 +1,4 @@
-import { cp, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,5 +129,18 @@ describe('the compile cache beside the installed agent', () => {
     await expect(readdir(path.join(root, 'src/cli/compile-cache'))).rejects.toMatchObject({
       code: 'ENOENT',
     });
+  });
+});
+
+describe('what the agent leaves out (scripts/build.ts, ORCHESTRATOR_ONLY)', () => {
+  it("carries no etcd client: the fleet lease's store is the orchestrator's, stubbed in the agent", async () => {
+    const files = (await readdir(built)).filter((f) => f.endsWith('.cjs'));
+    const texts = await Promise.all(files.map((f) => readFile(path.join(built, f), 'utf8')));
+    const all = texts.join('\n');
+    // the store's class and its gateway calls (kv/txn, lease/keepalive) are in no chunk
+    expect(all).not.toMatch(/class EtcdLeaseStore|EtcdLeaseStore=class|lease\/keepalive|kv\/txn/);
+    expect(all).toContain('./etcd/etcd-store.js is not in the host agent');
+    // ssh2 neither, as before
+    expect(all).toContain('ssh2 is not in the host agent');
   });
 });
