@@ -2,6 +2,7 @@ import type { Balancer, TargetState } from '../balancer/balancer.js';
 import type { Config, HostConfig } from '../config/types.js';
 import { HandoffError, HostUnreachableError, hostError } from '../errors.js';
 import { mapLimit } from '../map-limit.js';
+import { compareReleaseIds } from '../release-id.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { VerifyReport } from '../protocol/results.js';
 
@@ -19,6 +20,10 @@ export interface FleetVerification {
   readonly ok: boolean;
   readonly unreachable: readonly string[];
   readonly hosts: readonly HostVerification[];
+  /** the release most of the hosts answer with (x-release), when any names one */
+  readonly release?: string;
+  /** hosts whose services answer another release: one that missed a rollout (it was down) */
+  readonly otherRelease: readonly { readonly host: string; readonly release: string }[];
 }
 
 /** How long `verify` waits for a streak: enough rounds for verify_successes passes, not verify_timeout. */
@@ -66,13 +71,45 @@ export async function verifyFleet(
     }
   });
   const unreachable = results.filter((r) => !r.reachable).map((r) => r.host);
+  const { release, otherRelease } = releasesOf(results);
   // several balancers: a host one of them still has out is not verified either (mixed)
-  const ok = results.every(
-    (r) =>
-      r.reachable &&
-      r.report?.ok === true &&
-      r.balancer?.inRotation !== false &&
-      r.balancer?.state !== 'mixed',
-  );
-  return { ok, unreachable, hosts: results };
+  const ok =
+    otherRelease.length === 0 &&
+    results.every(
+      (r) =>
+        r.reachable &&
+        r.report?.ok === true &&
+        r.balancer?.inRotation !== false &&
+        r.balancer?.state !== 'mixed',
+    );
+  return { ok, unreachable, hosts: results, ...(release && { release }), otherRelease };
+}
+
+/** The release a host's services answer with: theirs when they agree, `a, b` when they do not. */
+export function hostRelease(h: HostVerification): string | undefined {
+  const named = new Set((h.report?.services ?? []).flatMap((s) => (s.release ? [s.release] : [])));
+  return named.size === 0 ? undefined : [...named].sort(compareReleaseIds).join(', ');
+}
+
+/**
+ * The fleet's release, the one most hosts answer with (a tie: the newest),
+ * and the hosts that answer another: a host that was down during a rollout
+ * (rollout.unreachable: skip) and came back on the release before.
+ */
+export function releasesOf(hosts: readonly HostVerification[]): {
+  release?: string;
+  otherRelease: { host: string; release: string }[];
+} {
+  const count = new Map<string, number>();
+  for (const h of hosts) {
+    const r = hostRelease(h);
+    if (r !== undefined) count.set(r, (count.get(r) ?? 0) + 1);
+  }
+  const release = [...count].sort(([a, n], [b, m]) => m - n || compareReleaseIds(b, a))[0]?.[0];
+  if (release === undefined) return { otherRelease: [] };
+  const otherRelease = hosts.flatMap((h) => {
+    const r = hostRelease(h);
+    return r !== undefined && r !== release ? [{ host: h.host, release: r }] : [];
+  });
+  return { release, otherRelease };
 }

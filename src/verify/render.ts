@@ -5,19 +5,22 @@ type HostRow = FleetVerification['hosts'][number];
 /** above this many hosts, one line per state and only the failing hosts' rows */
 export const SUMMARY_ABOVE = 20;
 
-function stateOf(h: HostRow): string {
+/** a host's state; `other`: the hosts on another release than the fleet's, with theirs */
+function stateOf(h: HostRow, v: FleetVerification): string {
   if (!h.reachable) return 'unreachable';
   if (!h.report) return 'failed';
   if (!h.report.ok) return 'a service fails its check';
+  const other = v.otherRelease.find((o) => o.host === h.host);
+  if (other) return `on another release than the fleet's ${v.release ?? ''}`;
   if (h.balancer?.state === 'mixed') return 'out of rotation on some balancers';
   if (h.balancer?.inRotation === false) return 'out of rotation';
   return 'ok';
 }
 
 /** `✓ 498 hosts: every service answers, in rotation`, then a line per way of failing */
-function summary(hosts: readonly HostRow[]): string[] {
+function summary(v: FleetVerification): string[] {
   const counts = new Map<string, number>();
-  for (const h of hosts) counts.set(stateOf(h), (counts.get(stateOf(h)) ?? 0) + 1);
+  for (const h of v.hosts) counts.set(stateOf(h, v), (counts.get(stateOf(h, v)) ?? 0) + 1);
   const n = (k: number) => `${k} host${k === 1 ? '' : 's'}`;
   const ok = counts.get('ok');
   counts.delete('ok');
@@ -37,14 +40,10 @@ export function renderFleetVerification(
   options: { full?: boolean } = {},
 ): string {
   const full = options.full === true || v.hosts.length <= SUMMARY_ABOVE;
-  const hosts = full ? v.hosts : v.hosts.filter((h) => stateOf(h) !== 'ok');
+  const hosts = full ? v.hosts : v.hosts.filter((h) => stateOf(h, v) !== 'ok');
   const head = full
     ? []
-    : [
-        ...summary(v.hosts),
-        '(every host: deploy verify -v, or --json)',
-        ...(hosts.length ? [''] : []),
-      ];
+    : [...summary(v), '(every host: deploy verify -v, or --json)', ...(hosts.length ? [''] : [])];
   if (hosts.length === 0) return head.join('\n');
   const rows: string[][] = [['host', 'service', 'ok', 'release', 'latency', 'code']];
   for (const h of hosts) {
@@ -80,5 +79,22 @@ export function renderFleetVerification(
   });
   // an unreachable host's reason is the command's error line: not printed twice
   const errors = hosts.filter((h) => h.error && h.reachable).map((h) => `${h.host}: ${h.error}`);
-  return [...head, ...table, '', ...targets, ...(errors.length ? ['', ...errors] : [])].join('\n');
+  const behind = otherReleaseLines(v);
+  return [
+    ...head,
+    ...table,
+    '',
+    ...targets,
+    ...(errors.length ? ['', ...errors] : []),
+    ...(behind.length ? ['', ...behind] : []),
+  ].join('\n');
+}
+
+/** `web-17 answers r41, the fleet r42 (19 of 20 hosts): …`, one line per such host */
+export function otherReleaseLines(v: FleetVerification): string[] {
+  const on = v.hosts.length - v.otherRelease.length;
+  return v.otherRelease.map(
+    (o) =>
+      `${o.host} answers ${o.release}, the fleet ${v.release ?? '?'} (${on} of ${v.hosts.length} hosts): a host that missed a rollout; 'deploy rollout --release ${v.release ?? 'RELEASE'} --hosts ${o.host}' brings it level`,
+  );
 }

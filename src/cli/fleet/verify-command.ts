@@ -23,6 +23,8 @@ export async function runVerify(
         target: targetJson(target, state),
       })),
       unreachable: result.unreachable,
+      ...(result.release && { release: result.release }),
+      otherRelease: result.otherRelease,
     });
     if (result.unreachable.length > 0) {
       // each host's own reason: down, refused our key, or running another agent
@@ -45,7 +47,10 @@ export async function runVerify(
             ? `${h.host} out of rotation on some balancers (${h.balancer.reason ?? ''})`
             : `${h.host} out of rotation`,
         );
-      throw new OperationError(`verify failed: ${[...bad, ...out_].join(', ')}`);
+      const behind = result.otherRelease.map(
+        (o) => `${o.host} on ${o.release}, not ${result.release ?? '?'}`,
+      );
+      throw new OperationError(`verify failed: ${[...bad, ...out_, ...behind].join(', ')}`);
     }
   } finally {
     await connections.close();

@@ -92,12 +92,12 @@ export function stepSummary(
   });
   for (const host of r.notReached)
     rows.push([host, 'not reached', '–', 'unchanged', ...names.map(() => '–'), '']);
-  // the release before is unknown: the host did not answer
+  // the release it runs is unknown: the host did not answer (deploy verify or the next rollout tells)
   for (const s of skipped)
     rows.push([
       s.host,
-      `unreachable: skipped, not on ${r.release}`,
-      '?',
+      `✗ unreachable (${s.reason}): skipped, not on ${r.release}`,
+      'unknown: not reached',
       'unchanged',
       ...names.map(() => '–'),
       '',

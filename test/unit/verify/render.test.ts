@@ -6,6 +6,7 @@ describe('the verify table', () => {
     const text = renderFleetVerification({
       ok: false,
       unreachable: [],
+      otherRelease: [],
       hosts: [
         {
           host: 'web-1',
@@ -47,6 +48,7 @@ describe('the verify table of an unreachable host', () => {
     const text = renderFleetVerification({
       ok: false,
       unreachable: ['web-2'],
+      otherRelease: [],
       hosts: [
         {
           host: 'web-2',
@@ -76,6 +78,7 @@ describe('the verify output of a large fleet', () => {
   const fleet = {
     ok: false,
     unreachable: ['web-30'],
+    otherRelease: [],
     hosts: [
       ...Array.from({ length: 27 }, (_, i) => host(i + 1)),
       host(28, false),

@@ -212,6 +212,27 @@ describe('the summary table', () => {
     expect(md).toContain('- x \\| y z');
   });
 
+  it('names a host skipped as unreachable, why, and that it is not on the release', () => {
+    const md = stepSummary(
+      {
+        ok: true,
+        release: 'r42',
+        elapsed_ms: 10,
+        notReached: [],
+        hosts: [
+          { host: 'web-1', result: 'deployed', steps: [step('switch', 5)], leftDrained: false },
+        ],
+        skipped: [{ host: 'web-17', reason: 'connection refused' }],
+      },
+      new Map([['web-1', 'r41']]),
+    );
+    expect(md).toContain('### deploy rollout r42: ✓ deployed, 1 host skipped in');
+    expect(md).toContain('| web-1 | ✓ deployed | r41 | r42 | switch 5ms |');
+    expect(md).toContain(
+      '| web-17 | ✗ unreachable (connection refused): skipped, not on r42 | unknown: not reached | unchanged |  |',
+    );
+  });
+
   it('through several balancers, gives each its own column: how long it took to have the host out and back', () => {
     const wait = (name: 'await-out' | 'await-in', balancers: Record<string, number | null>) => ({
       ...step(name, 9000),
