@@ -123,12 +123,18 @@ function slowest(a: HealthCheckSettings, b: HealthCheckSettings): HealthCheckSet
   const deregistrationDelay = max(a.deregistrationDelay, b.deregistrationDelay);
   const slowStart = max(a.slowStart, b.slowStart);
   const idleTimeout = max(a.idleTimeout, b.idleTimeout);
+  // an unknown delay says where it is set, whichever balancer does not know it
+  const delaySetting = a.deregistrationDelaySetting ?? b.deregistrationDelaySetting;
   return {
     interval: Math.max(a.interval, b.interval),
     timeout: Math.max(a.timeout, b.timeout),
     unhealthyThreshold: Math.max(a.unhealthyThreshold, b.unhealthyThreshold),
     healthyThreshold: Math.max(a.healthyThreshold, b.healthyThreshold),
     ...(deregistrationDelay !== undefined && { deregistrationDelay }),
+    ...(deregistrationDelay === undefined &&
+      delaySetting !== undefined && {
+        deregistrationDelaySetting: delaySetting,
+      }),
     ...(slowStart !== undefined && { slowStart }),
     ...(idleTimeout !== undefined && { idleTimeout }),
   };

@@ -51,7 +51,11 @@ function deregistrationDelay({ settings, drain }: TimingInput): Invariant {
       id: 'deregistration-delay',
       severity: 'error',
       ok: false,
-      message: `deregistration delay unknown, max_request ${fmt(drain.maxRequest)}: nothing bounds how long the balancer keeps in-flight requests; run 'deploy check --live', set the delay in the health-check settings, or use drain.method health`,
+      message: `deregistration delay unknown, max_request ${fmt(drain.maxRequest)}: nothing bounds how long the balancer keeps in-flight requests; ${
+        settings.deregistrationDelaySetting
+          ? `set ${settings.deregistrationDelaySetting} to at least ${fmt(drain.maxRequest)}`
+          : "run 'deploy check --live', set the delay in the health-check settings, or use drain.method health"
+      }`,
     };
   }
   const ok = delay >= drain.maxRequest;

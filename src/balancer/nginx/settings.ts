@@ -37,6 +37,8 @@ export function nginxSettings(
     ...(main.workerShutdownTimeout !== undefined && {
       deregistrationDelay: main.workerShutdownTimeout,
     }),
+    // without it, old workers keep a long request as long as it runs: nothing bounds the drain
+    deregistrationDelaySetting: "worker_shutdown_timeout in nginx's main config",
     ...(idle !== undefined && { idleTimeout: idle }),
   };
 }

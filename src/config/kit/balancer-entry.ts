@@ -18,6 +18,11 @@ export interface HealthCheckSettings {
   readonly unhealthyThreshold: number;
   readonly healthyThreshold: number;
   readonly deregistrationDelay?: Duration;
+  /**
+   * where this balancer's deregistration delay is set, for a fix line when
+   * it is unknown (`worker_shutdown_timeout in nginx's main config`)
+   */
+  readonly deregistrationDelaySetting?: string;
   readonly slowStart?: Duration;
   readonly idleTimeout?: Duration;
   /**

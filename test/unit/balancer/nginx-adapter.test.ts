@@ -151,6 +151,7 @@ describe('the nginx balancer', () => {
       unhealthyThreshold: 1,
       healthyThreshold: 1,
       deregistrationDelay: 30_000,
+      deregistrationDelaySetting: "worker_shutdown_timeout in nginx's main config",
     });
   });
 });

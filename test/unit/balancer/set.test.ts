@@ -174,6 +174,15 @@ describe('a set of balancers', () => {
     ).toBe(60_000);
   });
 
+  it("keeps where an unknown delay is set, and drops it once a member's delay is known", () => {
+    const base = { interval: 1, timeout: 1, unhealthyThreshold: 1, healthyThreshold: 1 };
+    const nginx = { ...base, deregistrationDelaySetting: 'worker_shutdown_timeout' };
+    expect(envelope([base, nginx]).deregistrationDelaySetting).toBe('worker_shutdown_timeout');
+    const known = envelope([nginx, { ...base, deregistrationDelay: 5_000 }]);
+    expect(known.deregistrationDelay).toBe(5_000);
+    expect(known.deregistrationDelaySetting).toBeUndefined();
+  });
+
   it('sees a balancer that is not a set as a set of one named by its kind', () => {
     const a = new Scripted({});
     expect(membersOf(a).map((m) => m.name)).toEqual(['haproxy']);

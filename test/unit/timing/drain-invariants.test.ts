@@ -115,6 +115,28 @@ describe('deregistration-delay', () => {
         "deregistration delay unknown, max_request 30s: nothing bounds how long the balancer keeps in-flight requests; run 'deploy check --live', set the delay in the health-check settings, or use drain.method health",
     });
   });
+
+  it('unknown on a balancer that says where it is set: the fix names that setting', () => {
+    const model = timingModel(
+      input({
+        drain: { method: 'deregister', maxRequest: s(30) },
+        settings: { deregistrationDelaySetting: "worker_shutdown_timeout in nginx's main config" },
+      }),
+    );
+    expect(only(model, 'deregistration-delay').message).toBe(
+      "deregistration delay unknown, max_request 30s: nothing bounds how long the balancer keeps in-flight requests; set worker_shutdown_timeout in nginx's main config to at least 30s",
+    );
+    // known, the setting's name changes nothing
+    const known = timingModel(
+      input({
+        drain: { method: 'deregister', maxRequest: s(30) },
+        settings: { deregistrationDelay: s(30), deregistrationDelaySetting: 'x' },
+      }),
+    );
+    expect(only(known, 'deregistration-delay').message).toBe(
+      'deregistration delay 30s ≥ max_request 30s: ok',
+    );
+  });
 });
 
 describe('check-timeout', () => {

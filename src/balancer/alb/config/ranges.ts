@@ -93,6 +93,7 @@ type NumericSetting = Exclude<
   keyof HealthCheckSettings,
   | 'shutdownSessionsOnDown'
   | 'disableOn404'
+  | 'deregistrationDelaySetting'
   | 'persistWithoutRedispatch'
   | 'connectionTermination'
   | 'checkProtocol'
