@@ -73,7 +73,7 @@ export function targetHealth(
     };
   }
   const status = row?.status ?? '';
-  if (/^UP/.test(status)) {
+  if (/^UP/.test(status) && checked(row)) {
     reg.seenUp = true;
     return { State: 'healthy' };
   }
@@ -85,6 +85,19 @@ export function targetHealth(
       Description: 'Target registration is in progress',
     };
   return { State: 'unhealthy', ...failure(row) };
+}
+
+/**
+ * HAProxy starts a server UP before its first check has run (`check_status`
+ * INI, "initializing"): traffic goes to it, but nothing has checked it. AWS
+ * never reports such a target healthy: "initial: The load balancer is in the
+ * process of registering the target or performing the initial health checks
+ * on the target" (Elastic Load Balancing API Reference, TargetHealth). A lab
+ * whose first rollout came within a check interval of HAProxy's start saw one
+ * target `healthy` and another `initial`, and the capacity guard refused.
+ */
+function checked(row: StatRow | undefined): boolean {
+  return !/^\*?\s*INI/.test(row?.check_status ?? '');
 }
 
 function failure(row: StatRow | undefined): { Reason: string; Description: string } {

@@ -104,6 +104,21 @@ describe('TargetHealth (DescribeTargetHealth)', () => {
     expect(targetHealth(reg, up, checks, 5000, 2000)).toEqual({ State: 'healthy' });
   });
 
+  it('is initial while HAProxy has the server UP before any check ran (check_status INI), never healthy', () => {
+    const reg = registered(0);
+    // HAProxy 2.6 right after its start: 'UP 1/3' with check_status INI until the first check
+    const unchecked = { pxname: 'be', svname: 'web-1', status: 'UP 1/3', check_status: 'INI' };
+    expect(targetHealth(reg, unchecked, checks, 5000, 1000).State).toBe('initial');
+    expect(reg.seenUp).toBe(false);
+    // the first check failed: initial for as long as AWS would keep it there, then unhealthy
+    const failed = { ...unchecked, status: 'DOWN', check_status: 'L4CON' };
+    expect(targetHealth(reg, failed, checks, 5000, 2000).State).toBe('initial');
+    expect(targetHealth(reg, failed, checks, 5000, 20_001).State).toBe('unhealthy');
+    // a check in progress ('* L7OK') has run before: healthy
+    const passing = { ...unchecked, status: 'UP', check_status: '* L7OK' };
+    expect(targetHealth(reg, passing, checks, 5000, 3000)).toEqual({ State: 'healthy' });
+  });
+
   it('is unhealthy (Target.FailedHealthChecks) where nothing listens, once initial is over', () => {
     const reg = { ...registered(0), server: undefined };
     expect(targetHealth(reg, undefined, checks, 5000, 20_001)).toMatchObject({
