@@ -50,16 +50,29 @@ export function usePartitionLab(
   };
 }
 
-/** What the balancer and the load saw while a fault was on. */
+/** What the balancer and the load saw while a fault was on, and after it healed. */
 interface Seen {
   readonly report: LoadReport;
   readonly rotation: RotationSample;
+  /** from the heal until every host served again (the balancer's view) */
+  readonly wholeAfterMs: number;
 }
 
-/** The measure of every partition scenario: no request failed, never more than one host out at once. */
-export function expectNothingLost(seen: Seen): void {
+/** the longest a healed fleet may take to have every host serving: a few health checks */
+const WHOLE_WITHIN_MS = 30_000;
+
+/**
+ * The measure of every partition scenario: no request failed, never more than
+ * one host out at once (the lab's batch), and the fleet whole soon after the
+ * heal (printed: how long it took).
+ */
+export function expectNothingLost(seen: Seen, name = expect.getState().currentTestName): void {
+  console.log(
+    `${name ?? 'partition'}: ${formatReport(seen.report)}; at most ${seen.rotation.maxOut} host out at once; whole ${seen.wholeAfterMs} ms after the heal`,
+  );
   expect(seen.report.failed, formatReport(seen.report)).toBe(0);
   expect(seen.rotation.maxOut, JSON.stringify(seen.rotation.worst)).toBeLessThanOrEqual(1);
+  expect(seen.wholeAfterMs).toBeLessThanOrEqual(WHOLE_WITHIN_MS);
 }
 
 /** `cut`, then a rollout under load, the rotation sampled throughout; healed whatever happens. */
@@ -69,16 +82,17 @@ export async function rolloutThroughFault(
   cut: () => Promise<void>,
 ): Promise<Awaited<ReturnType<typeof rolloutUnderLoad>> & Seen> {
   const sampler = sampleRotation(lab.fleet.lab);
-  let run: Awaited<ReturnType<typeof rolloutUnderLoad>>;
-  let rotation: RotationSample;
   try {
     await cut();
-    run = await rolloutUnderLoad(lab.fleet, release);
-  } finally {
+    const run = await rolloutUnderLoad(lab.fleet, release);
     await lab.faults.heal();
-    rotation = await sampler.stop();
+    const wholeAfterMs = await sampler.whole(WHOLE_WITHIN_MS);
+    return { ...run, wholeAfterMs, rotation: await sampler.stop() };
+  } finally {
+    // a throw above: nothing stays cut, the sampler's loop ends (the throw is what is reported)
+    await lab.faults.heal();
+    await sampler.stop().catch(() => undefined);
   }
-  return { ...run, rotation };
 }
 
 /**
@@ -94,16 +108,16 @@ export async function watchThroughFault(
   const load = startLoad({ url: lab.fleet.lab.url, concurrency: 6 });
   const sampler = sampleRotation(lab.fleet.lab);
   const run = watchRollout(lab.fleet, release);
-  let report: LoadReport;
-  let rotation: RotationSample;
   try {
     await during(run);
+    await lab.faults.heal();
+    const wholeAfterMs = await sampler.whole(WHOLE_WITHIN_MS);
+    expectNothingLost({ report: await load.stop(), rotation: await sampler.stop(), wholeAfterMs });
   } finally {
     await lab.faults.heal();
     run.proc.kill('SIGKILL');
     await run.proc;
-    report = await load.stop();
-    rotation = await sampler.stop();
+    await load.stop();
+    await sampler.stop().catch(() => undefined);
   }
-  expectNothingLost({ report, rotation });
 }

@@ -52,6 +52,29 @@ describe('a host partitioned from the orchestrator', () => {
     expect(await releases()).toEqual(['r2', 'r2', 'r1']);
   }, 150_000);
 
+  it('a dry run under the cut names the host a rollout would skip; nothing changes', async () => {
+    await cutSsh();
+    try {
+      const r = await lab.fleet.deploy(['rollout', '--release', 'r3', '--dry-run']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(
+        /^web-3 unreachable: skipped, not on r3 \(no SSH handshake .*\): a rollout now would exit 4$/m,
+      );
+    } finally {
+      await lab.faults.heal();
+    }
+    expect(await releases()).toEqual(['r2', 'r2', 'r1']);
+  }, 120_000);
+
+  it('back, web-3 still answers the release before: deploy verify fails naming it', async () => {
+    const verify = await lab.fleet.deploy(['verify']);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(1);
+    expect(verify.stdout).toContain(
+      "web-3 answers r1, the fleet r2 (2 of 3 hosts): a host that missed a rollout; 'deploy rollout --release r2 --hosts web-3' brings it level",
+    );
+    expect(verify.stderr).toContain('web-3 on r1, not r2');
+  }, 60_000);
+
   it('healed: the next rollout deploys it with the rest, exit 0', async () => {
     const run = await rolloutThroughFault(lab, 'r3', async () => {});
     expect(run.code, run.log).toBe(0);

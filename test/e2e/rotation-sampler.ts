@@ -11,6 +11,11 @@ export interface RotationSample {
 }
 
 export interface RotationSampler {
+  /**
+   * How long from now until a read finds every server serving (a fault just
+   * healed: how long until the fleet is whole again); rejects after `withinMs`.
+   */
+  whole(withinMs: number): Promise<number>;
   stop(): Promise<RotationSample>;
 }
 
@@ -27,6 +32,8 @@ export function sampleRotation(lab: Lab, everyMs = 100): RotationSampler {
   let maxOut = 0;
   let worst: Record<string, string> = {};
   let samples = 0;
+  /** waiting for a read with none out: when they started waiting */
+  const waiting: { since: number; resolve: (ms: number) => void }[] = [];
   const loop = (async () => {
     while (!stopped) {
       const rows = await lab.showStat().catch(() => undefined);
@@ -44,11 +51,28 @@ export function sampleRotation(lab: Lab, everyMs = 100): RotationSampler {
           maxOut = n;
           worst = out;
         }
+        if (n === 0)
+          for (const w of waiting.splice(0)) w.resolve(Math.max(0, Date.now() - w.since));
       }
       await new Promise((r) => setTimeout(r, everyMs));
     }
   })();
   return {
+    whole: (withinMs) =>
+      new Promise<number>((resolve, reject) => {
+        const since = Date.now();
+        const timer = setTimeout(
+          () => reject(new Error(`the fleet was not whole ${withinMs} ms after the fault healed`)),
+          withinMs,
+        );
+        waiting.push({
+          since,
+          resolve: (ms) => {
+            clearTimeout(timer);
+            resolve(ms);
+          },
+        });
+      }),
     stop: async () => {
       stopped = true;
       await loop;

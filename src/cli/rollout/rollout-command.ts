@@ -6,6 +6,7 @@ import { evidenceDeps } from '../../evidence/create-source.js';
 import { loadHooks } from '../../hooks/hooks.js';
 import { selectHosts } from '../../rollout/plan.js';
 import { makePlan, rollout } from '../../rollout/run-rollout.js';
+import { skippedLine } from '../../rollout/preflight-reach.js';
 import { resolveRollback } from '../../rollout/rollback-target.js';
 import type { RolloutDeps, RolloutOptions, RolloutResult } from '../../rollout/types.js';
 import type { Plan } from '../../rollout/plan.js';
@@ -204,8 +205,13 @@ async function dryRun(
   out.result(false, dryRunResult);
   const checked = await rollout(deps, options);
   const handshakes = checked.handshakes ?? [];
-  out.text(`\n${renderHandshakes(handshakes)}\n\ndry run: preflight passed; nothing was changed`);
-  out.result(true, { ...dryRunResult, handshakes });
+  const skipped = checked.skipped ?? [];
+  // the plan above was made before preflight: the hosts it would leave out, named now
+  const left = skipped.map((s) => `${skippedLine(s, options.release)}: a rollout now would exit 4`);
+  out.text(
+    `\n${renderHandshakes(handshakes)}\n\n${left.map((l) => `${l}\n`).join('')}dry run: preflight passed; nothing was changed`,
+  );
+  out.result(true, { ...dryRunResult, handshakes, ...(skipped.length > 0 && { skipped }) });
 }
 
 interface Deploying {
