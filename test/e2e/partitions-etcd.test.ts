@@ -10,6 +10,9 @@ import {
   watchThroughFault,
 } from './partition-lab.js';
 import { hostOnDisk } from './watch-rollout.js';
+import { EtcdLeaseStore } from '../../src/rollout/lease/etcd/etcd-store.js';
+import { LAB_SERVICE } from '../../scripts/lab/layout.js';
+import { leaseAsk } from '../support/lease-conformance.js';
 
 /**
  * Partitions around the fleet lease on etcd (lease.store: etcd, one member on
@@ -55,6 +58,30 @@ describe('the hosts cut from etcd (etcd reachable from the orchestrator only)', 
     expectNothingLost(run);
     expect(await releases()).toEqual(['r2', 'r2', 'r2']);
   }, 150_000);
+
+  it('deploy status shows the holder from etcd, after the hosts', async () => {
+    const holder = new EtcdLeaseStore({
+      endpoints: etcd?.endpoints ?? [],
+      prefix: '/handoff',
+      service: LAB_SERVICE,
+    });
+    expect(await holder.take(leaseAsk('held'))).toMatchObject({ ok: true });
+    try {
+      const status = await lab.fleet.deploy(['status']);
+      expect(status.code, status.stderr).toBe(0);
+      const lines = status.stdout.trim().split('\n');
+      expect(lines.at(-1)).toMatch(
+        new RegExp(
+          `^fleet lease: held by deploy rollout r7 by alice@laptop pid \\d+ since .*, heartbeat .* ago \\(etcd /handoff/${LAB_SERVICE}/lease\\)$`,
+        ),
+      );
+    } finally {
+      await holder.release(leaseAsk('held'));
+      holder.close();
+    }
+    const free = await lab.fleet.deploy(['status']);
+    expect(free.stdout.trim().split('\n').at(-1)).toBe('fleet lease: free');
+  }, 60_000);
 });
 
 describe('the orchestrator cut from etcd mid-rollout', () => {
