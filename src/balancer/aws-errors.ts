@@ -47,12 +47,30 @@ export function awsAccessError(error: unknown, call: AwsCall): HandoffError | un
       );
   }
   const code = (error as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string' && NETWORK_CODES.test(code))
+  // the SDK's own timeouts (AWS_HTTP_TIMEOUTS) throw a TimeoutError without a code
+  const network = name === 'TimeoutError' ? 'no answer in time' : code;
+  if (
+    typeof network === 'string' &&
+    (network === 'no answer in time' || NETWORK_CODES.test(network))
+  )
     return new BlockedError(
-      `${call.where}: cannot reach ${call.service} in ${call.region ?? "the SDK's default region"} (${code}): ${call.networkHint}`,
+      `${call.where}: cannot reach ${call.service} in ${call.region ?? "the SDK's default region"} (${network}): ${call.networkHint}`,
     );
   return undefined;
 }
+
+/**
+ * Every AWS client's HTTP timeouts. The SDK's own are none: a call to an
+ * endpoint whose packets are dropped waits as long as the kernel retries its
+ * connection, minutes, while a host may be drained. Connecting takes at most
+ * 5 s, an answer 20 s (the SDK only warns past its requestTimeout unless told
+ * to throw); the SDK's retries (AWS_MAX_ATTEMPTS, 3 by default) still apply.
+ */
+export const AWS_HTTP_TIMEOUTS = {
+  connectionTimeout: 5_000,
+  requestTimeout: 20_000,
+  throwOnRequestTimeout: true,
+} as const;
 
 /** an SDK message's first line, short: they can be long and name internals */
 export function awsMessage(error: unknown): string {

@@ -1,6 +1,7 @@
 import type { CloudWatchClient, GetMetricDataCommandOutput } from '@aws-sdk/client-cloudwatch';
 import type * as sdkTypes from '@aws-sdk/client-cloudwatch';
 import type { Clock } from '../clock.js';
+import { AWS_HTTP_TIMEOUTS } from '../balancer/aws-errors.js';
 import { cloudWatchError } from './cloudwatch-errors.js';
 import type { Counts } from './kit/counts.js';
 import {
@@ -45,6 +46,7 @@ export async function createAlbMetrics(
   const silent = { debug: noop, info: noop, warn: noop, error: noop };
   const client = new sdk.CloudWatchClient({
     ...(target.region !== undefined && { region: target.region }),
+    requestHandler: AWS_HTTP_TIMEOUTS,
     logger: silent,
   });
   return new AlbMetrics(target, sdk, client, clock);

@@ -8,6 +8,7 @@ import type {
 import type * as sdkTypes from '@aws-sdk/client-elastic-load-balancing-v2';
 import type { HealthCheckSettings } from '../../config/types.js';
 import type { AlbBalancerConfig } from './config/entry.js';
+import { AWS_HTTP_TIMEOUTS } from '../aws-errors.js';
 import { albError } from './errors.js';
 import { attributeMap, toSettings, toTargetState } from './map.js';
 import { isRegistration, targetKey } from './targets.js';
@@ -51,6 +52,7 @@ export async function createAlbBalancer(
 export function albClientOptions(config: AlbBalancerConfig): ElasticLoadBalancingV2ClientConfig {
   return {
     ...(config.region !== undefined ? { region: config.region } : {}),
+    requestHandler: AWS_HTTP_TIMEOUTS,
     // the SDK's own warnings are not the tool's output: errors reach the user through albError
     logger: {
       debug: () => undefined,

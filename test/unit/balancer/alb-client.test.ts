@@ -1,5 +1,8 @@
 import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
+import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DescribeTargetHealthCommand } from '@aws-sdk/client-elastic-load-balancing-v2';
+import { AWS_HTTP_TIMEOUTS } from '../../../src/balancer/aws-errors.js';
 import { albClientOptions } from '../../../src/balancer/alb/adapter.js';
 import type { AlbBalancerConfig } from '../../../src/balancer/alb/config/entry.js';
 
@@ -40,5 +43,31 @@ describe('the ALB client, retries', () => {
     vi.stubEnv('AWS_MAX_ATTEMPTS', '7');
     vi.stubEnv('AWS_RETRY_MODE', 'adaptive');
     expect(await retries()).toEqual({ maxAttempts: 7, retryMode: 'adaptive' });
+  });
+});
+
+describe('the ALB client, timeouts', () => {
+  it('has a connect and an answer timeout, and this SDK throws on the answer one', async () => {
+    expect(albClientOptions(config).requestHandler).toBe(AWS_HTTP_TIMEOUTS);
+    // an endpoint that takes the connection and never answers: what a half-open path looks like
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as net.AddressInfo;
+    const client = new ElasticLoadBalancingV2Client({
+      ...albClientOptions(config),
+      endpoint: `http://127.0.0.1:${port}`,
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+      maxAttempts: 1,
+      requestHandler: { ...AWS_HTTP_TIMEOUTS, requestTimeout: 300 },
+    });
+    try {
+      const failure = await client
+        .send(new DescribeTargetHealthCommand({ TargetGroupArn: config.targetGroupArn }))
+        .catch((e: unknown) => e);
+      expect((failure as Error).name).toBe('TimeoutError');
+    } finally {
+      client.destroy();
+      silent.close();
+    }
   });
 });

@@ -46,6 +46,14 @@ describe('the failures every AWS client shares', () => {
     );
   });
 
+  it("says an SDK timeout (AWS_HTTP_TIMEOUTS: a dropped endpoint) is the network's", () => {
+    const error = awsAccessError(named('TimeoutError'), call);
+    expect(error).toBeInstanceOf(BlockedError);
+    expect(error?.message).toBe(
+      'ALB reading target health: cannot reach AWS in eu-west-1 (no answer in time): check the network and balancer.region',
+    );
+  });
+
   it("leaves a service's own failures to the service", () => {
     expect(awsAccessError(named('TargetGroupNotFoundException'), call)).toBeUndefined();
     expect(awsAccessError(Object.assign(new Error('x'), { code: 'EPIPE' }), call)).toBeUndefined();
