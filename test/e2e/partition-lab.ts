@@ -21,6 +21,8 @@ export function usePartitionLab(
   options: {
     readonly releases: readonly string[];
     readonly also?: { start?(): Promise<void>; stop(): Promise<void> };
+    /** the lab's ELBv2 endpoint in front of HAProxy instead of HAProxy itself */
+    readonly balancer?: 'alb';
   },
 ): PartitionLab {
   const lab: { fleet?: Fleet; faults?: LabFaults } = {};
@@ -28,7 +30,12 @@ export function usePartitionLab(
     lab.faults = await LabFaults.open(subnet);
     await options.also?.start?.();
     const workDir = `/tmp/handoff-e2e-${subnet.split('.')[2] ?? subnet}`;
-    lab.fleet = await startFleet({ hosts: 3, subnet, workDir });
+    lab.fleet = await startFleet({
+      hosts: 3,
+      subnet,
+      workDir,
+      ...(options.balancer && { balancer: options.balancer }),
+    });
     for (const r of options.releases) await lab.fleet.stageEverywhere(r);
   }, 240_000);
   afterAll(async () => {
