@@ -1,11 +1,11 @@
-import type { FleetVerification } from './fleet.js';
+import { hostRelease, type FleetVerification } from './fleet.js';
 
 type HostRow = FleetVerification['hosts'][number];
 
 /** above this many hosts, one line per state and only the failing hosts' rows */
 export const SUMMARY_ABOVE = 20;
 
-/** a host's state; `other`: the hosts on another release than the fleet's, with theirs */
+/** a host's state in the fleet `v`: a host on another release than the fleet's is not ok */
 function stateOf(h: HostRow, v: FleetVerification): string {
   if (!h.reachable) return 'unreachable';
   if (!h.report) return 'failed';
@@ -91,8 +91,8 @@ export function renderFleetVerification(
 }
 
 /** `web-17 answers r41, the fleet r42 (19 of 20 hosts): …`, one line per such host */
-export function otherReleaseLines(v: FleetVerification): string[] {
-  const on = v.hosts.length - v.otherRelease.length;
+function otherReleaseLines(v: FleetVerification): string[] {
+  const on = v.hosts.filter((h) => hostRelease(h) === v.release).length;
   return v.otherRelease.map(
     (o) =>
       `${o.host} answers ${o.release}, the fleet ${v.release ?? '?'} (${on} of ${v.hosts.length} hosts): a host that missed a rollout; 'deploy rollout --release ${v.release ?? 'RELEASE'} --hosts ${o.host}' brings it level`,

@@ -37,12 +37,19 @@ async function verify(reports: readonly VerifyReport[]) {
 
 describe('deploy verify: a host on another release than the fleet', () => {
   it('is caught: the fleet answers what most hosts answer, and verify fails naming the host', async () => {
-    const v = await verify([report('r42'), report('r42', undefined), report('r41'), report('r42')]);
+    const v = await verify([
+      report('r42'),
+      report('r42', undefined),
+      report('r41'),
+      report('r42'),
+      // names no release: counted on neither side
+      report(undefined),
+    ]);
     expect(v.release).toBe('r42');
     expect(v.otherRelease).toEqual([{ host: 'web-3', release: 'r41' }]);
     expect(v.ok).toBe(false);
     expect(renderFleetVerification(v).split('\n').at(-1)).toBe(
-      "web-3 answers r41, the fleet r42 (3 of 4 hosts): a host that missed a rollout; 'deploy rollout --release r42 --hosts web-3' brings it level",
+      "web-3 answers r41, the fleet r42 (3 of 5 hosts): a host that missed a rollout; 'deploy rollout --release r42 --hosts web-3' brings it level",
     );
   });
 
