@@ -203,6 +203,12 @@ describe('sessions-kept', () => {
     );
   });
 
+  it('fails as an error with the 503 answer to a backend with disable-on-404: only a 404 is a soft stop', () => {
+    const soft = { shutdownSessionsOnDown: where, disableOn404: 'haproxy.cfg line 9' };
+    const model = timingModel(input({ settings: soft, drain: { answer: 503 } }));
+    expect(only(model, 'sessions-kept')).toMatchObject({ severity: 'error', ok: false });
+  });
+
   it('fails as an error with a 404 answer to a backend without disable-on-404: the 404 marks it down', () => {
     const hard = { shutdownSessionsOnDown: where, disableOn404: false as const };
     const model = timingModel(input({ settings: hard, drain: { answer: 404 } }));

@@ -9,6 +9,7 @@ describe('the deploy.yml key an invariant points at', () => {
     ['time-back', 'rollout.max_time_back'],
     ['watchdog-vs-drain', 'watchdog.every'],
     ['canary-bake', 'rollout.canary.bake'],
+    ['drain-answer', 'drain.answer'],
   ] as const)('%s → %s', (id, key) => {
     expect(invariantKey(id)).toBe(key);
   });
