@@ -138,7 +138,7 @@ export class HostLeaseStore implements LeaseStore {
     if (refusedBy === undefined && failures.length === 0 && this.isMajority(taken.length))
       return { ok: true, tookOver, ...this.leftOut() };
     const minority = refusedBy === undefined && failures.length === 0;
-    const left = [...this.skipped].map(([where, reason]) => ({ where, reason }));
+    const left = this.leftOut().skipped ?? [];
     this.skipped.clear();
     await this.giveBack(taken, request);
     const down = failures.filter((f): f is UnreachableHost => f instanceof UnreachableHost);
