@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: [
       'test/unit/timing/**/*.test.ts',
+      'test/unit/balancer/*-invariants.test.ts',
       'test/unit/hysteresis/**/*.test.ts',
       'test/unit/watchdog/decide.test.ts',
       'test/unit/evidence/canary-rule.test.ts',

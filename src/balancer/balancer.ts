@@ -47,28 +47,22 @@ export interface Balancer {
   deregister(target: string): Promise<void>;
   register(target: string): Promise<void>;
   /**
-   * ALB: prove RegisterTargets is allowed by registering a target that is
-   * registered and healthy already, which changes nothing; rejects naming the
-   * permission when it is not (a drain.method deregister rollout needs it to
-   * put every host back)
+   * a balancer whose API may refuse the register a drain.method deregister
+   * rollout needs to put every host back: prove it is allowed by registering
+   * a target that is registered and healthy already, which changes nothing;
+   * rejects naming the permission when it is not
    */
   proveRegister?(registeredTarget: string): Promise<void>;
-  /** ALB: the routing minimum below which the group fails open (see fail-open.ts) */
+  /** a balancer that fails open below a routing minimum: that minimum, for the capacity guard (fail-open.ts) */
   failOpenMinimum?(): Promise<FailOpenMinimum>;
-  /** ALB: what CloudWatch names its target group by, for the rollout's receipt */
-  metricsTarget?(): Promise<MetricsTarget>;
-  /** HAProxy: the text of its config file (`config:`), read where it is; undefined without one */
+  /** a balancer whose settings live in a config file: its text, read where it is; undefined without one */
   configText?(): Promise<string | undefined>;
-  /** HAProxy: call `listener` on each reload seen (after the states handoff set are back); returns the unsubscribe */
+  /**
+   * a balancer that reloads (another process answering): call `listener` on
+   * each reload seen (after the states handoff set are back); returns the unsubscribe
+   */
   onReload?(listener: (reload: BalancerReload) => void): () => void;
   close(): Promise<void>;
-}
-
-/** An ALB target group as CloudWatch's metrics know it (evidence/cloudwatch.ts). */
-export interface MetricsTarget {
-  readonly targetGroupArn: string;
-  readonly loadBalancerArn: string;
-  readonly region?: string;
 }
 
 /** A reload (another process answering) seen during a run, as it is logged. */

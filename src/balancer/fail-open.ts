@@ -1,27 +1,28 @@
 /**
- * An ALB with fewer healthy targets than its unhealthy-state routing minimum
- * fails open: it routes to every target, drained ones included. The minimum
- * is a count (default 1) and optionally a percentage of the registered targets.
+ * A balancer with fewer healthy targets than its routing minimum fails open:
+ * it routes to every target, drained ones included. A kind that has such a
+ * minimum gives it through its adapter (`Balancer.failOpenMinimum`), and the
+ * capacity guard keeps it: a count and optionally a percentage of the
+ * registered targets.
  */
 export interface FailOpenMinimum {
   readonly count: number;
-  /** 1–100, or undefined for `off` */
+  /** 1–100, or undefined for none */
   readonly percentage?: number;
+  /** how the capacity guard's refusal says it, in the balancer's own words */
+  readonly words: FailOpenWords;
 }
 
-const COUNT = 'target_group_health.unhealthy_state_routing.minimum_healthy_targets.count';
-const PERCENTAGE = 'target_group_health.unhealthy_state_routing.minimum_healthy_targets.percentage';
-
-export function failOpenMinimum(attributes: ReadonlyMap<string, string>): FailOpenMinimum {
-  const count = Number(attributes.get(COUNT) ?? '1');
-  const percentage = Number(attributes.get(PERCENTAGE) ?? 'off');
-  return {
-    count: Number.isInteger(count) && count >= 1 ? count : 1,
-    ...(Number.isFinite(percentage) && percentage > 0 ? { percentage } : {}),
-  };
+export interface FailOpenWords {
+  /** what the minimum is called */
+  readonly minimum: string;
+  /** what fails open below it */
+  readonly balancer: string;
+  /** the setting that lowers it */
+  readonly setting: string;
 }
 
-/** How many targets must stay healthy out of `registered` for the group not to fail open. */
+/** How many targets must stay healthy out of `registered` for the balancer not to fail open. */
 export function healthyNeeded(minimum: FailOpenMinimum, registered: number): number {
   const byPercentage =
     minimum.percentage !== undefined ? Math.ceil((minimum.percentage / 100) * registered) : 0;

@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { BalancerConfig, Config, HealthCheckSettings } from '../config/types.js';
 import type { EvidenceSource } from '../evidence/kit/source.js';
-import type { NamedSettings } from '../timing/index.js';
+import type { MetricsReader } from '../evidence/kit/metrics-receipt.js';
+import type { KindInvariants, NamedSettings } from '../timing/index.js';
 import type { Balancer, BalancerDeps } from './balancer.js';
 import type { SettingChange } from './infra-diff.js';
 
@@ -10,8 +11,11 @@ export interface InfraOutcome {
   readonly changes: readonly SettingChange[];
   /** true when changes were made at the balancer */
   readonly applied: boolean;
-  /** haproxy: the lines to write into its config, since it cannot change them at runtime */
-  readonly snippet?: string;
+  /**
+   * for a kind that cannot change its settings at runtime: the lines to write
+   * into its config, and what to call them (`<title>:` above the lines)
+   */
+  readonly snippet?: { readonly title: string; readonly text: string };
 }
 
 /** One balancer's settings for `deploy check`, and where they were read. */
@@ -19,8 +23,8 @@ export interface CheckedSettings extends NamedSettings {
   readonly source: string;
   /** --live: the balancer's config file as it read it, where it is (over SSH for one on its own host) */
   readonly configText?: string;
-  /** with --live, an ALB entry's: the type its group's protocol says (AlbBalancer.loadBalancerType) */
-  readonly loadBalancerType?: 'application' | 'network';
+  /** --live: the adapter the settings were read through, open while the kind's liveWarnings ask it more */
+  readonly balancer?: Balancer;
 }
 
 /** A target that names its port, as the kind reads it: `id` is what stands before the port. */
@@ -45,6 +49,11 @@ export interface ReceiptContext {
   readonly named: boolean;
 }
 
+/** What a kind's metrics receipt is read with: the run's balancers, which it reads through. */
+export interface MetricsContext extends ReceiptContext {
+  readonly balancer: () => Promise<Balancer>;
+}
+
 /**
  * Everything the rest of the program asks of a balancer kind, given by its
  * folder (`src/balancer/<kind>/kind.ts`) and listed in `kinds.ts`.
@@ -62,6 +71,12 @@ export interface BalancerKind<E extends BalancerConfig = BalancerConfig> {
     dryRun: boolean,
     deps: BalancerDeps,
   ): Promise<InfraOutcome>;
+  /**
+   * what only this kind's configuration says about a drain, as invariants of
+   * one balancer's settings: held beside the shared ones by `deploy check`,
+   * a dry run and preflight (pure, in the kind's `invariants.ts`)
+   */
+  readonly invariants?: KindInvariants;
   /** a kind that answers its own `infra` with a refusal says it before anything else is asked */
   readonly noInfra?: string;
   /** a kind with no API to read its settings from says why `deploy check --live` reads deploy.yml */
@@ -84,9 +99,11 @@ export interface BalancerKind<E extends BalancerConfig = BalancerConfig> {
    */
   receiptSource?(entry: KindEntry<E>, ctx: ReceiptContext): EvidenceSource | undefined;
   /**
-   * its provider keeps per-minute figures a receipt reads afterwards (the
-   * ALB's CloudWatch, through the adapter's `metricsTarget`): the receipt when
-   * the balancers cannot count themselves, and `deploy receipt`'s
+   * a kind whose provider keeps per-minute figures: the receipt read from
+   * them afterwards, over a window, for its balancers among the run's (each
+   * by its deploy.yml name; those of other kinds it names as not counted).
+   * The rollout's receipt when the balancers cannot count themselves, and
+   * `deploy receipt`'s; asked of the first such kind among deploy.yml's
    */
-  readonly metricsReceipt?: boolean;
+  metricsReceipt?(ctx: MetricsContext): MetricsReader;
 }

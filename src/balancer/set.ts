@@ -1,5 +1,4 @@
 import type { HealthCheckSettings } from '../config/types.js';
-import type { NamedSettings } from '../timing/index.js';
 import type { Balancer, BalancerReload, TargetState } from './balancer.js';
 import { combineStates } from './set-states.js';
 
@@ -138,19 +137,6 @@ function slowest(a: HealthCheckSettings, b: HealthCheckSettings): HealthCheckSet
     ...(slowStart !== undefined && { slowStart }),
     ...(idleTimeout !== undefined && { idleTimeout }),
   };
-}
-
-/** Each balancer's settings by its name, read at once. */
-export async function settingsOfEach(balancer: Balancer): Promise<NamedSettings[]> {
-  const members = membersOf(balancer);
-  return Promise.all(
-    members.map(async (m) => ({
-      name: m.name,
-      settings: await m.balancer.settings().catch((error: unknown) => {
-        throw members.length > 1 ? nameError(m.name, error) : error;
-      }),
-    })),
-  );
 }
 
 /** The members of a balancer: a set's, or the one balancer itself (a test's fake, say). */

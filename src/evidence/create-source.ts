@@ -3,12 +3,12 @@ import type { Balancer } from '../balancer/balancer.js';
 import type { BalancerKind } from '../balancer/kind.js';
 import { kindOf } from '../balancer/kinds.js';
 import type { Clock } from '../clock.js';
-import { cloudWatchCounts, metricsGroups, type CloudWatchCounts } from './cloudwatch-receipt.js';
 import type { Config } from '../config/types.js';
 import { kindConfigs } from '../config/balancer-kinds.js';
 import { CommandCountSource } from './command-source.js';
 import { ServiceCountSource, type ReadHost } from './service-source.js';
 import type { EvidenceSource } from './kit/source.js';
+import type { MetricsReader } from './kit/metrics-receipt.js';
 import { SumCountSource } from './sum-source.js';
 
 /**
@@ -25,7 +25,7 @@ function receiptMaker(
   clock: Clock,
   balancer?: () => Promise<Balancer>,
 ): () => EvidenceSource | undefined {
-  const ctx = { config, clock, named: config.balancers.length > 1, ...(balancer && { balancer }) };
+  const ctx = { ...contextOf(config, clock), ...(balancer && { balancer }) };
   return () => {
     if (kinds.length === 0 || kinds.some((k) => !k.receiptSource)) return undefined;
     const sources = config.balancers.map((b, i) => kinds[i]?.receiptSource?.(b, ctx));
@@ -42,6 +42,10 @@ export async function receiptSource(
   balancer?: () => Promise<Balancer>,
 ): Promise<EvidenceSource | undefined> {
   return receiptMaker(config, await kindsOf(config), clock, balancer)();
+}
+
+function contextOf(config: Config, clock: Clock) {
+  return { config, clock, named: config.balancers.length > 1 };
 }
 
 /** each balancer's kind, in the order of config.balancers */
@@ -84,17 +88,31 @@ function judgementSource(
   return { missing: `source ${source} cannot be read here` };
 }
 
+/** The first kind among deploy.yml's whose provider keeps per-minute figures reads them, through the run's balancers. */
+function metricsReader(
+  config: Config,
+  kinds: readonly BalancerKind[],
+  clock: Clock,
+  balancer: () => Promise<Balancer>,
+): MetricsReader | undefined {
+  for (const kind of kinds) {
+    const reader = kind.metricsReceipt?.({ ...contextOf(config, clock), balancer });
+    if (reader) return reader;
+  }
+  return undefined;
+}
+
 /** What a rollout is given to count with (built in cli/, faked in tests). */
 export interface EvidenceDeps {
   readonly receipt?: EvidenceSource;
-  /** with no receipt of the balancers' own: their provider's figures (an ALB's CloudWatch) over a window */
-  readonly cloudWatch?: CloudWatchCounts;
+  /** with no receipt of the balancers' own: their provider's per-minute figures over a window (BalancerKind.metricsReceipt) */
+  readonly metrics?: MetricsReader;
   judgement(): { source: EvidenceSource } | { missing: string };
 }
 
 /**
  * `readHost`: each host's agent's `service-counts`, for source service;
- * `balancer`: the run's, whose ALB target groups CloudWatch counts
+ * `balancer`: the run's, through which the balancers count (and the metrics receipt reads)
  */
 export async function evidenceDeps(
   config: Config,
@@ -105,15 +123,10 @@ export async function evidenceDeps(
   const kinds = await kindsOf(config);
   const make = receiptMaker(config, kinds, clock, balancer);
   const receipt = make();
-  const metrics = kinds.some((k) => k.metricsReceipt === true);
-  const names = config.balancers.map((b) => b.name);
+  const metrics = !receipt && balancer ? metricsReader(config, kinds, clock, balancer) : undefined;
   return {
     ...(receipt && { receipt }),
-    ...(!receipt &&
-      metrics &&
-      balancer && {
-        cloudWatch: cloudWatchCounts(async () => metricsGroups(await balancer(), names), clock),
-      }),
+    ...(metrics && { metrics }),
     judgement: () => judgementSource(config, clock, make, readHost),
   };
 }

@@ -1,9 +1,10 @@
 import { HandoffError } from '../errors.js';
 import type { Log } from '../log.js';
-import type { FailureKind, WindowCounts } from './kit/counts.js';
+import type { WindowCounts } from './kit/counts.js';
 import { countsOf } from './kit/counts.js';
 import { BACKEND_OWN, totalOf } from './kit/total.js';
 import { readOrUnread, type CountWindow, type EvidenceSource } from './kit/source.js';
+import type { Receipt, ReceiptFigures } from './kit/figures.js';
 
 /**
  * The loss receipt: what the balancer saw during each host's window (its
@@ -11,29 +12,6 @@ import { readOrUnread, type CountWindow, type EvidenceSource } from './kit/sourc
  * during the whole rollout. A window whose counters reset or could not be
  * read says so, never a zero.
  */
-
-export interface ReceiptFigures {
-  readonly requests: number;
-  readonly failed: number;
-  readonly kinds?: Readonly<Partial<Record<FailureKind, number>>>;
-  /** the counts are a lower bound: counters reset during the window */
-  readonly reset?: string;
-  /** nothing could be counted */
-  readonly unread?: string;
-}
-
-export interface Receipt {
-  readonly source: string;
-  readonly hosts: readonly ({ readonly host: string } & ReceiptFigures)[];
-  readonly total: ReceiptFigures;
-  /** what the figures cover and how final they are (CloudWatch's) */
-  readonly note?: string;
-  /**
-   * the balancers in front of the fleet whose share this source cannot count
-   * (`internal (haproxy)` beside an ALB): the figures are not the rollout's in all
-   */
-  readonly uncounted?: readonly string[];
-}
 
 export function figuresOf(w: WindowCounts): ReceiptFigures {
   const c = countsOf(w);
@@ -83,7 +61,7 @@ export function totalReceiptLine(
   return `${source} saw ${phrase(f)}${all} during the rollout${reset}${covers}${missing}`;
 }
 
-/** The rollout's receipt, with what it covers when the source says (CloudWatch) and what it could not count. */
+/** The rollout's receipt, with what it covers when the source says (a provider's per-minute figures) and what it could not count. */
 export function receiptLine(r: Receipt): string {
   return totalReceiptLine(r.source, r.total, r.uncounted, r.note);
 }

@@ -14,9 +14,9 @@ export interface CapacityVerdict {
 
 /**
  * The capacity guard: at least `minHealthy` *other* targets must be in
- * rotation before a healthy one is drained. An ALB whose healthy targets fall
- * below its unhealthy-state routing minimum (`failOpen`) fails open and sends
- * traffic to the drained host anyway, so the wave must also leave that many.
+ * rotation before a healthy one is drained. A balancer whose healthy targets
+ * fall below its routing minimum (`failOpen`, fail-open.ts) fails open and
+ * sends traffic to the drained host anyway, so the wave must also leave that many.
  * A target that is already out (first deploy, a host that is down) costs
  * nothing and is never blocked. A balancer that cannot tell (static) counts
  * every target as in.
@@ -46,14 +46,15 @@ export function checkCapacity(
   }
   const needed = failOpen ? healthyNeeded(failOpen, allTargets.length) : 0;
   if (failOpen && othersHealthy < needed) {
-    const message = `draining ${costing.join(', ')} would leave ${othersHealthy} healthy target(s), below the target group's unhealthy-state routing minimum of ${describeMinimum(failOpen)}: the ALB would fail open and route requests to the drained host(s); lower target_group_health.unhealthy_state_routing.minimum_healthy_targets or add hosts`;
+    const { words } = failOpen;
+    const message = `draining ${costing.join(', ')} would leave ${othersHealthy} healthy target(s), below ${words.minimum} of ${describeMinimum(failOpen)}: ${words.balancer} would fail open and route requests to the drained host(s); lower ${words.setting} or add hosts`;
     return { ok: false, othersHealthy, costing, message };
   }
   const message = `${othersHealthy} other target(s) in rotation, min_healthy ${minHealthy}${failOpen ? `, fail-open minimum ${needed}` : ''}`;
   return { ok: true, othersHealthy, costing, message };
 }
 
-/** One balancer the guard holds on: its name and, for an ALB, its group's fail-open minimum. */
+/** One balancer the guard holds on: its name and, when its kind has one, its fail-open minimum. */
 export interface GuardedBalancer {
   readonly name: string;
   readonly failOpen?: FailOpenMinimum;

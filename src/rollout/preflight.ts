@@ -2,7 +2,8 @@ import type { TargetState } from '../balancer/balancer.js';
 import type { FailOpenMinimum } from '../balancer/fail-open.js';
 import { stateAt } from '../balancer/set-states.js';
 import { kindNamed } from '../balancer/kinds.js';
-import { envelope, membersOf, nameError, settingsOfEach } from '../balancer/set.js';
+import { envelope, membersOf, nameError } from '../balancer/set.js';
+import { settingsOfEach } from '../balancer/each-settings.js';
 import type { HealthCheckSettings, HostConfig } from '../config/types.js';
 import { BlockedError, InvariantError, hostError } from '../errors.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
@@ -193,7 +194,7 @@ function checkInvariants(deps: RolloutDeps, models: readonly BalancerModel[]): v
         message: `${inv.id}${on(name)}: ${inv.message}`,
         fields: {
           id: inv.id,
-          ...keyField(invariantKey(inv.id)),
+          ...keyField(invariantKey(inv)),
           ...(several ? { balancer: name } : {}),
         },
       });

@@ -12,7 +12,8 @@ import { StepRecorder } from './recorder.js';
 import { planHandshakes } from './handshake/plan-steps.js';
 import { guardCapacity, runWaves, type WaveRun } from './waves.js';
 import { repairLeftover } from './handshake/repair.js';
-import { ReceiptRecorder, receiptLine, type Receipt } from '../evidence/receipt.js';
+import { ReceiptRecorder, receiptLine } from '../evidence/receipt.js';
+import type { Receipt } from '../evidence/kit/figures.js';
 import { WaveJudge } from '../evidence/wave-judge.js';
 import { planFleetRollback, runFleetRollback } from './fleet-rollback.js';
 import { missingRelease } from './rollback-target.js';
@@ -131,8 +132,8 @@ async function walk(
     ...waveRun(deps, options, plan, pre, { bounds, startedAt, liveBefore, shipment }),
     ...(receipt && { receipt }),
     ...(deps.evidence && { judge: new WaveJudge({ ...deps, evidence: deps.evidence }) }),
-    // CloudWatch's client is loaded while the last wave waits, not after its last step
-    ...(!receipt && { whileLastWaveWaits: () => deps.evidence?.cloudWatch?.warm() }),
+    // the metrics receipt's clients are loaded while the last wave waits, not after its last step
+    ...(!receipt && { whileLastWaveWaits: () => deps.evidence?.metrics?.warm() }),
   };
   const unaudit = auditReloads(deps.balancer, plan.waves.flat(), run.recorder);
   const waves = await runWaves(run).finally(unaudit);
@@ -148,7 +149,7 @@ async function walk(
   // three independent reads of the end, at once: the balancer's counters, each host's
   // release (read-only, it runs beside the prune in the host's session) and the prune
   const [receipted, ended, pruned] = await Promise.all([
-    receipt ? receipt.finish() : cloudWatchAtEnd(deps, startedAt),
+    receipt ? receipt.finish() : metricsAtEnd(deps, startedAt),
     endedOn(plan.waves.flat(), pre.agents),
     // a rollback keeps every release: the one it left may be wanted again
     ok && shipment.publish ? pruneFleet(deps, plan.waves.flat(), run.agentOf) : undefined,
@@ -175,9 +176,9 @@ async function walk(
 
 const skippedOf = (pre: Preflight) => (pre.skipped.length > 0 ? { skipped: pre.skipped } : {});
 
-/** An ALB's receipt: CloudWatch's figures for the rollout's whole minutes, provisional at first. */
-async function cloudWatchAtEnd(deps: RolloutDeps, from: number): Promise<Receipt | undefined> {
-  const r = await deps.evidence?.cloudWatch?.receipt(from, deps.clock.now());
+/** A metrics receipt: the provider's figures for the rollout's whole minutes, provisional at first. */
+async function metricsAtEnd(deps: RolloutDeps, from: number): Promise<Receipt | undefined> {
+  const r = await deps.evidence?.metrics?.receipt(from, deps.clock.now());
   if (r)
     deps.log.emit({
       // a share no one counted is said as loudly as one that could not be read

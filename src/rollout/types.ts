@@ -5,7 +5,7 @@ import type { Batch, Config, HostConfig } from '../config/types.js';
 import type { HostAgent } from '../agent-client/host-agent.js';
 import type { Hooks } from '../hooks/hooks.js';
 import type { EvidenceDeps } from '../evidence/create-source.js';
-import type { Receipt } from '../evidence/receipt.js';
+import type { Receipt } from '../evidence/kit/figures.js';
 import type { JudgedWave } from '../evidence/wave-judge.js';
 import type { Log } from '../log.js';
 

@@ -40,7 +40,7 @@ export interface WaveRun {
   readonly judge?: WaveJudge;
   /**
    * once every host of the last wave is in its overlap (or done): the rollout's end loads
-   * what it reads with (the CloudWatch client) while nothing but waiting goes on
+   * what it reads with (a metrics receipt's clients) while nothing but waiting goes on
    */
   readonly whileLastWaveWaits?: () => void;
 }

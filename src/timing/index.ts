@@ -1,7 +1,7 @@
 export { timingBaseFromConfig, timingModel, timingInputFromConfig } from './model.js';
 export { formatDuration } from './duration.js';
 export { renderInvariants, renderTimeline } from './render.js';
-export type { TimingModel } from './types.js';
+export type { Invariant, KindInvariants, TimingInput, TimingModel } from './types.js';
 export {
   awaitInWait,
   awaitOutWait,
@@ -10,4 +10,5 @@ export {
   slowestModel,
   type BalancerModel,
   type NamedSettings,
+  type SlowestBounds,
 } from './per-balancer.js';

@@ -1,4 +1,4 @@
-import type { InvariantId } from './types.js';
+import type { Invariant, InvariantId } from './types.js';
 
 /**
  * The deploy.yml key an operator most likely changes to mend a broken
@@ -12,9 +12,12 @@ const KEY: Partial<Record<InvariantId, string>> = {
   'time-back': 'rollout.max_time_back',
   'watchdog-vs-drain': 'watchdog.every',
   'canary-bake': 'rollout.canary.bake',
-  'drain-answer': 'drain.answer',
 };
 
-export function invariantKey(id: InvariantId): string | undefined {
-  return KEY[id];
+/** a kind's invariant names its own key (Invariant.key) */
+export function invariantKey(invariant: Pick<Invariant, 'id' | 'key'>): string | undefined {
+  return (
+    invariant.key ??
+    (Object.hasOwn(KEY, invariant.id) ? KEY[invariant.id as InvariantId] : undefined)
+  );
 }

@@ -1,12 +1,14 @@
 import type { DrainConfig, Duration, HealthCheckSettings } from '../config/types.js';
 import { awaitInBound, awaitOutBound } from './bounds.js';
 import { timingModel } from './model.js';
-import type { TimingInput, TimingModel } from './types.js';
+import type { KindInvariants, TimingInput, TimingModel } from './types.js';
 
 /** One balancer's settings, by the name output uses. */
 export interface NamedSettings {
   readonly name: string;
   readonly settings: HealthCheckSettings;
+  /** its kind's own invariants (BalancerKind.invariants), held beside the shared ones */
+  readonly invariants?: KindInvariants;
 }
 
 export interface BalancerModel {
@@ -66,7 +68,10 @@ export function modelsPerBalancer(
   input: Omit<TimingInput, 'settings'>,
   all: readonly NamedSettings[],
 ): BalancerModel[] {
-  return all.map((b) => ({ name: b.name, model: timingModel({ ...input, settings: b.settings }) }));
+  return all.map((b) => ({
+    name: b.name,
+    model: timingModel({ ...input, settings: b.settings }, b.invariants),
+  }));
 }
 
 /** The balancer whose host window is longest: the timeline `deploy check` shows. */

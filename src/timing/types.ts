@@ -53,16 +53,12 @@ export interface Timeline {
   readonly rolloutWorstCase: Duration;
 }
 
+/** The invariants every balancer's numbers are held to. */
 export type InvariantId =
   | 'drain-before-stop'
   | 'request-before-kill'
   | 'deregistration-delay'
-  | 'connection-termination'
-  | 'check-protocol'
-  | 'unhealthy-termination'
   | 'check-timeout'
-  | 'sessions-kept'
-  | 'drain-answer'
   | 'capacity'
   | 'keep-alive'
   | 'time-back'
@@ -70,14 +66,24 @@ export type InvariantId =
   | 'canary-bake';
 
 export interface Invariant {
-  readonly id: InvariantId;
+  /** one of InvariantId, or a balancer kind's own (KindInvariants) */
+  readonly id: string;
   readonly severity: 'error' | 'warning';
   readonly ok: boolean;
   /** states the actual numbers, and on failure what to change */
   readonly message: string;
   /** the service an invariant is about, for per-service invariants (`keep-alive`) */
   readonly subject?: string;
+  /** the deploy.yml key its fix most likely changes, when a kind's invariant has one (invariant-keys.ts has the shared ones') */
+  readonly key?: string;
 }
+
+/**
+ * A balancer kind's own invariants of one balancer's settings (what only its
+ * configuration can say about a drain), given by the kind's folder: pure, like
+ * the rest of the model.
+ */
+export type KindInvariants = (input: TimingInput) => readonly Invariant[];
 
 export interface TimingModel {
   readonly timeline: Timeline;

@@ -4,7 +4,7 @@ import { formatReport, startLoad } from '../../scripts/lab/index.js';
 import { labFiles } from '../../scripts/lab/layout.js';
 import { systemClock } from '../../src/clock.js';
 import { BlockedError } from '../../src/errors.js';
-import { createAlbMetrics } from '../../src/evidence/cloudwatch.js';
+import { createAlbMetrics } from '../../src/balancer/alb/receipt/cloudwatch.js';
 import { countsOf } from '../../src/evidence/kit/counts.js';
 import { readHaproxyCounters } from '../../src/balancer/haproxy/receipt/read.js';
 import { HaproxyCountSource } from '../../src/balancer/haproxy/receipt/source.js';

@@ -85,3 +85,22 @@ export function testConfig(overrides: Partial<Config> = {}, hosts = 3): Config {
     ...overrides,
   };
 }
+
+/** `rollout:` with a one-host canary judged by the balancers' counters. */
+export function withBalancerCanary(
+  rollout: Config['rollout'],
+  { bake = 60_000, minRequests = 100 }: { bake?: number; minRequests?: number } = {},
+): Config['rollout'] {
+  return {
+    ...rollout,
+    canary: { hosts: { kind: 'count', count: 1 }, bake },
+    judgement: {
+      source: 'balancer',
+      commandTimeout: 10_000,
+      margin: 0.01,
+      minRequests,
+      inconclusive: 'fail',
+      poll: 5_000,
+    },
+  };
+}

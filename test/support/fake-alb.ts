@@ -1,8 +1,12 @@
 import type { TargetState } from '../../src/balancer/balancer.js';
+import { ALB_FAIL_OPEN } from '../../src/balancer/alb/fail-open.js';
 import type { FailOpenMinimum } from '../../src/balancer/fail-open.js';
 import type { HealthCheckSettings } from '../../src/config/types.js';
 import type { FakeClock } from './fake-clock.js';
 import { FakeBalancer, settings, type FakeHost } from './fake-fleet.js';
+
+/** An ALB target group's fail-open minimum, said in the ALB's words (ALB_FAIL_OPEN). */
+export type AlbMinimum = Omit<FailOpenMinimum, 'words'>;
 
 /**
  * The fake balancer with what an ALB adds: a fail-open routing minimum, and
@@ -13,7 +17,7 @@ export class FakeAlbBalancer extends FakeBalancer {
   constructor(
     hosts: Map<string, FakeHost>,
     clock: FakeClock,
-    private readonly minimum: FailOpenMinimum = { count: 1 },
+    private readonly minimum: AlbMinimum = { count: 1 },
     s: HealthCheckSettings = settings,
   ) {
     super(hosts, clock, s);
@@ -23,7 +27,7 @@ export class FakeAlbBalancer extends FakeBalancer {
     return super.register();
   }
   failOpenMinimum(): Promise<FailOpenMinimum> {
-    return Promise.resolve(this.minimum);
+    return Promise.resolve({ ...this.minimum, words: ALB_FAIL_OPEN });
   }
   override async states(targets: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
     const out = new Map(await super.states(targets));

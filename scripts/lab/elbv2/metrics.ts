@@ -2,7 +2,7 @@ import { readHaproxyCounters } from '../../../src/balancer/haproxy/receipt/read.
 import type { HaproxyCounters } from '../../../src/balancer/haproxy/receipt/counters.js';
 import { windowDelta } from '../../../src/evidence/kit/delta.js';
 import { countsOf } from '../../../src/evidence/kit/counts.js';
-import { METRICS, type MetricId } from '../../../src/evidence/cloudwatch-queries.js';
+import { METRICS, type MetricId } from '../../../src/balancer/alb/receipt/cloudwatch-queries.js';
 
 /**
  * CloudWatch's GetMetricData for the lab's target group, answered from the

@@ -14,9 +14,11 @@ import { attributeMap, toSettings, toTargetState } from './map.js';
 import { isRegistration, targetKey } from './targets.js';
 import type { AlbAction } from './permissions.js';
 import { defaultRetryPolicy, withRetry, type RetryEpisode, type RetryPolicy } from './retry.js';
-import type { Balancer, BalancerDeps, MetricsTarget, TargetState } from '../balancer.js';
+import type { Balancer, BalancerDeps, TargetState } from '../balancer.js';
 import { BlockedError } from '../../errors.js';
-import { failOpenMinimum, type FailOpenMinimum } from '../fail-open.js';
+import type { FailOpenMinimum } from '../fail-open.js';
+import { failOpenMinimum } from './fail-open.js';
+import type { MetricsTarget } from './receipt/cloudwatch.js';
 
 type Sdk = typeof sdkTypes;
 

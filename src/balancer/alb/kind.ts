@@ -1,12 +1,15 @@
 import type { AlbBalancerConfig } from './config/entry.js';
 import type { BalancerKind } from '../kind.js';
+import { albInvariants } from './invariants.js';
 import { parseTarget } from './targets.js';
+import { albMetricsReceipt } from './receipt/cloudwatch-receipt.js';
 
 export const alb: BalancerKind<AlbBalancerConfig> = {
   async create(entry, deps) {
     const { createAlbBalancer } = await import('./adapter.js');
     return createAlbBalancer(entry, deps);
   },
+  invariants: albInvariants,
   async infra(entry, desired, dryRun, deps) {
     const [{ createAlbBalancer }, { applyAlbInfra }] = await Promise.all([
       import('./adapter.js'),
@@ -25,8 +28,8 @@ export const alb: BalancerKind<AlbBalancerConfig> = {
     return port === undefined ? undefined : { id, port };
   },
   async liveWarnings(config, checked) {
-    const { rangeWarnings } = await import('./warnings.js');
-    return rangeWarnings(config, checked);
+    const { liveTypes, rangeWarnings } = await import('./warnings.js');
+    return rangeWarnings(config, checked, await liveTypes(checked));
   },
-  metricsReceipt: true,
+  metricsReceipt: albMetricsReceipt,
 };

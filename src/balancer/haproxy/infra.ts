@@ -27,7 +27,11 @@ export async function haproxyInfra(
       `haproxy cannot change check settings at runtime: put '${haproxySnippet(desired).replace(/\n/g, '; ')}' in backend ${entry.backend}${entry.config ? ` of ${entry.config}` : ''} and reload haproxy`,
     );
   }
-  return { changes, applied: false, snippet: haproxySnippet(desired) };
+  return {
+    changes,
+    applied: false,
+    snippet: { title: 'haproxy backend lines', text: haproxySnippet(desired) },
+  };
 }
 
 /** The backend lines that give haproxy the settings of deploy.yml. */

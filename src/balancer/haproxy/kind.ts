@@ -1,5 +1,6 @@
 import type { HaproxyBalancerConfig } from './config/entry.js';
 import type { BalancerKind } from '../kind.js';
+import { haproxyInvariants } from './invariants.js';
 import { haproxyReceiptSource } from './receipt/entry-source.js';
 
 export const haproxy: BalancerKind<HaproxyBalancerConfig> = {
@@ -7,6 +8,7 @@ export const haproxy: BalancerKind<HaproxyBalancerConfig> = {
     const { HaproxyBalancer } = await import('./adapter.js');
     return new HaproxyBalancer(entry, {}, deps);
   },
+  invariants: haproxyInvariants,
   async infra(entry, desired, dryRun, deps) {
     const { haproxyInfra } = await import('./infra.js');
     return haproxyInfra(entry, desired, dryRun, deps);

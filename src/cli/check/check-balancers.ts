@@ -1,52 +1,66 @@
 import type { BalancerEntry, Config } from '../../config/types.js';
+import type { Balancer } from '../../balancer/balancer.js';
 import type { CheckedSettings } from '../../balancer/kind.js';
 import { UsageError } from '../../errors.js';
 import type { Output } from '../output.js';
 
+/** What `deploy check` reads of the balancers; with --live, through one set of them, open until `close`. */
+export interface CheckedBalancers {
+  readonly each: readonly CheckedSettings[];
+  /** --live: every balancer, opened once (over SSH for one on its own host) and reused for the canary's estimate */
+  readonly live?: Balancer;
+}
+
 /**
- * Each balancer's health-check settings: live from its API with --live (a
- * static one has none, and says so), else as deploy.yml writes them.
+ * Each balancer's health-check settings and its kind's invariants: live from
+ * its API with --live (a kind with none, static, says so), else as deploy.yml
+ * writes them.
  */
 export async function settingsOfBalancers(
   config: Config,
   live: boolean,
   out: Output,
-): Promise<CheckedSettings[]> {
+): Promise<CheckedBalancers> {
   const { kindOf } = await import('../../balancer/kinds.js');
-  const reads = config.balancers.map(async (entry) => {
-    const { noLive } = await kindOf(entry);
-    if (live && noLive === undefined)
-      return { name: entry.name, ...(await liveOf(entry, config, out)) };
+  const set = live ? await openLive(config, out) : undefined;
+  const reads = config.balancers.map(async (entry): Promise<CheckedSettings> => {
+    const { noLive, invariants } = await kindOf(entry);
+    const own = { name: entry.name, ...(invariants && { invariants }) };
+    const balancer = set?.members.find((m) => m.name === entry.name)?.balancer;
+    if (balancer && noLive === undefined) return { ...own, ...(await liveOf(entry, balancer)) };
     if (live)
       out.emit({
         level: 'warn',
-        event: 'check.live-static',
+        event: 'check.live-unread',
         message: `--live: ${noLive}; checked the settings in ${config.source}`,
       });
-    return { name: entry.name, ...fromFile(config, entry) };
+    return { ...own, ...fromFile(config, entry) };
   });
-  return Promise.all(reads);
+  try {
+    return { each: await Promise.all(reads), ...(set && { live: set }) };
+  } catch (error) {
+    await set?.close().catch(() => undefined);
+    throw error;
+  }
 }
 
-async function liveOf(entry: BalancerEntry, config: Config, out: Output) {
-  const [{ createOne }, { systemClock }] = await Promise.all([
+async function openLive(config: Config, out: Output) {
+  const [{ createBalancer }, { systemClock }] = await Promise.all([
     import('../../balancer/create.js'),
     import('../../clock.js'),
   ]);
-  const balancer = await createOne(entry, { clock: systemClock, log: out, ssh: config.ssh });
-  try {
-    const settings = await balancer.settings();
-    const configText = await balancer.configText?.();
-    const type = await typeOf(balancer);
-    return {
-      settings,
-      source: `live from the ${entry.kind} balancer`,
-      ...(configText !== undefined && { configText }),
-      ...(type !== undefined && { loadBalancerType: type }),
-    };
-  } finally {
-    await balancer.close();
-  }
+  return createBalancer(config, { clock: systemClock, log: out });
+}
+
+async function liveOf(entry: BalancerEntry, balancer: Balancer) {
+  const settings = await balancer.settings();
+  const configText = await balancer.configText?.();
+  return {
+    settings,
+    source: `live from the ${entry.kind} balancer`,
+    balancer,
+    ...(configText !== undefined && { configText }),
+  };
 }
 
 function fromFile(config: Config, entry: BalancerEntry) {
@@ -56,14 +70,6 @@ function fromFile(config: Config, entry: BalancerEntry) {
     );
   }
   return { settings: entry.healthCheck, source: `from ${config.source}` };
-}
-
-/** an ALB's type as its group's protocol says; undefined for the other kinds */
-async function typeOf(balancer: object): Promise<'application' | 'network' | undefined> {
-  if (!('loadBalancerType' in balancer) || typeof balancer.loadBalancerType !== 'function')
-    return undefined;
-  return (await (balancer.loadBalancerType as () => Promise<unknown>).call(balancer)) as
-    'application' | 'network' | undefined;
 }
 
 /** What --live warns of beside the invariants, as each kind in deploy.yml says (once per kind). */

@@ -4,16 +4,14 @@ import { checkLease } from './check-lease.js';
 import type { Config } from '../../config/types.js';
 import { canaryTrafficWarnings } from './check-canary.js';
 import { InvariantError } from '../../errors.js';
+import { renderModels } from '../timing-text.js';
 import {
-  formatDuration,
   modelsPerBalancer,
-  renderInvariants,
-  renderTimeline,
   slowestBounds,
   slowestModel,
   timingBaseFromConfig,
 } from '../../timing/index.js';
-import { kindWarnings, settingsOfBalancers } from './check-balancers.js';
+import { kindWarnings, settingsOfBalancers, type CheckedBalancers } from './check-balancers.js';
 import type { Balancer } from '../../balancer/balancer.js';
 import type { CheckedSettings } from '../../balancer/kind.js';
 import { stopProofMethods } from '../../host/stop-proof.js';
@@ -53,26 +51,17 @@ function renderStopProofs(lines: readonly StopProofLine[], stopTimeout: number):
   return [`stop proof: after stop, within ${stopTimeout / 1000}s`, ...rows].join('\n');
 }
 
-/** --live's warnings; the canary's estimate counts through the balancers (over SSH for one on its own host) */
+/** --live's warnings; the canary's estimate counts through the balancers --live opened */
 async function liveWarnings(
   config: Config,
   each: readonly CheckedSettings[],
-  out: Output,
+  live: Balancer,
   wait: (ms: number) => Promise<void>,
 ): Promise<string[]> {
-  let set: Promise<Balancer> | undefined;
-  const balancer = () =>
-    (set ??= import('../../balancer/create.js').then(({ createBalancer }) =>
-      createBalancer(config, { clock: systemClock, log: out }),
-    ));
-  try {
-    return [
-      ...(await kindWarnings(config, each)),
-      ...(await canaryTrafficWarnings(config, systemClock, wait, balancer)),
-    ];
-  } finally {
-    await set?.then((b) => b.close()).catch(() => undefined);
-  }
+  return [
+    ...(await kindWarnings(config, each)),
+    ...(await canaryTrafficWarnings(config, systemClock, wait, () => Promise.resolve(live))),
+  ];
 }
 
 /** Print the timeline and the invariants; throw InvariantError (exit 1) when one fails. */
@@ -90,7 +79,23 @@ export async function runCheck(
 ): Promise<void> {
   // the lease block first: a store that cannot be used is bad input, before any output
   const lease = await checkLease(config, options.live, options.env ?? process.env);
-  const each = await settingsOfBalancers(config, options.live, out);
+  const checked = await settingsOfBalancers(config, options.live, out);
+  try {
+    await checkBalancers(config, out, options, lease, checked);
+  } finally {
+    await checked.live?.close().catch(() => undefined);
+  }
+}
+
+type CheckOptions = Parameters<typeof runCheck>[2];
+
+async function checkBalancers(
+  config: Config,
+  out: Output,
+  options: CheckOptions,
+  lease: Awaited<ReturnType<typeof checkLease>>,
+  { each, live }: CheckedBalancers,
+): Promise<void> {
   const models = modelsPerBalancer(timingBaseFromConfig(config), each);
   const slowest = slowestModel(models);
   const model = slowest.model;
@@ -100,7 +105,7 @@ export async function runCheck(
   const settings = each.find((e) => e.name === slowest.name) ?? each[0];
   const bounds = slowestBounds(each, config.drain);
   printTiming(out, each, models, slowest, bounds);
-  const warnings = options.live ? await liveWarnings(config, each, out, options.wait ?? sleep) : [];
+  const warnings = live ? await liveWarnings(config, each, live, options.wait ?? sleep) : [];
   for (const message of warnings) out.emit({ level: 'warn', event: 'check.balancers', message });
   const proofs = stopProofs(config);
   out.text('');
@@ -135,7 +140,7 @@ export async function runCheck(
   if (unread) throw unread;
 }
 
-/** the timeline of the slowest balancer, the bounds when there are several, every balancer's invariants */
+/** where each balancer's settings were read, then the models */
 function printTiming(
   out: Output,
   each: readonly CheckedSettings[],
@@ -143,24 +148,13 @@ function printTiming(
   slowest: ReturnType<typeof slowestModel>,
   bounds: ReturnType<typeof slowestBounds>,
 ): void {
-  const several = models.length > 1;
   const settings = each.find((e) => e.name === slowest.name) ?? each[0];
-  const model = slowest.model;
   out.text(
-    several
+    models.length > 1
       ? `${each.map((e) => `${e.name}: health-check settings ${e.source}`).join('\n')}\ntimeline of the slowest, ${slowest.name}:\n`
       : `health-check settings ${settings?.source ?? ''}\n`,
   );
-  out.text(renderTimeline(model.timeline));
-  if (several)
-    out.text(
-      `await-out bound ${formatDuration(bounds.awaitOut.ms)} set by ${bounds.awaitOut.by}; await-in bound ${formatDuration(bounds.awaitIn.ms)} set by ${bounds.awaitIn.by}`,
-    );
-  for (const m of models) {
-    out.text('');
-    if (several) out.text(`invariants on ${m.name}:`);
-    out.text(renderInvariants(m.model.invariants));
-  }
+  out.text(renderModels(models, slowest, bounds));
 }
 
 /** exit 1 naming every failing invariant (a service killed at its last stop is one, with --strict) */

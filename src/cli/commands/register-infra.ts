@@ -44,7 +44,7 @@ export const registerInfra: RegisterCommand = (program: Command) => {
         }
         const verb = result.applied ? 'changed' : dryRun ? 'would change' : 'differs';
         output.text([`${label(result)}: ${verb}:`, ...result.changes.map(line)].join('\n'));
-        if (result.snippet) output.text(`haproxy backend lines:\n${result.snippet}`);
+        if (result.snippet) output.text(`${result.snippet.title}:\n${result.snippet.text}`);
       }
       const json = (r: InfraResult) => ({
         name: r.name,
@@ -52,7 +52,7 @@ export const registerInfra: RegisterCommand = (program: Command) => {
         applied: r.applied,
         // a setting is named as deploy.yml names it
         changes: r.changes.map((c) => ({ ...c, setting: snakeKey(c.setting) })),
-        ...(r.snippet ? { snippet: r.snippet } : {}),
+        ...(r.snippet ? { snippet: r.snippet.text } : {}),
       });
       const [first] = results;
       output.result(true, {

@@ -1,16 +1,20 @@
+import { kindNamed } from '../../balancer/kinds.js';
 import { systemClock } from '../../clock.js';
+import { kindConfigs } from '../../config/balancer-kinds.js';
 import { HandoffError, UsageError } from '../../errors.js';
-import { unreadExit } from '../../evidence/cloudwatch-receipt.js';
 import { evidenceDeps } from '../../evidence/create-source.js';
+import { unreadExit } from '../../evidence/kit/metrics-receipt.js';
 import { receiptLine } from '../../evidence/receipt.js';
 import { parseSince } from './audit-timeline.js';
 import { open, type FleetFlags } from '../open-fleet.js';
 
 /**
- * `deploy receipt --from WHEN [--to WHEN]`: CloudWatch's figures for deploy.yml's
- * ALB target groups over a window — a rollout's final receipt, once CloudWatch
- * has published its last minutes (the rollout's own is provisional). HAProxy
- * keeps no history: its receipt is the one each rollout prints.
+ * `deploy receipt --from WHEN [--to WHEN]`: the per-minute figures a balancer's
+ * provider keeps, for deploy.yml's balancers over a window, as their kind reads
+ * them (BalancerKind.metricsReceipt) — a rollout's final receipt, once the
+ * provider has published its last minutes (the rollout's own is provisional).
+ * A balancer's own counters keep no history: its receipt is the one each
+ * rollout prints.
  */
 export async function runReceipt(flags: FleetFlags & { from: string; to?: string }): Promise<void> {
   const { out, config, connections } = await open(flags, { checkAgent: false, ssh: false });
@@ -23,12 +27,12 @@ export async function runReceipt(flags: FleetFlags & { from: string; to?: string
     const evidence = await evidenceDeps(config, systemClock, undefined, () =>
       connections.balancer(),
     );
-    if (!evidence.cloudWatch)
+    if (!evidence.metrics)
       throw new UsageError(
-        "deploy receipt reads CloudWatch, and deploy.yml names no ALB target group (or an HAProxy too): HAProxy's counters keep no history, its receipt is the one each rollout prints",
+        `deploy receipt reads the per-minute figures a balancer's provider keeps (kind ${await metricsKinds()}), and deploy.yml names no such balancer: a balancer's own counters keep no history, its receipt is the one each rollout prints`,
       );
-    const receipt = await evidence.cloudWatch.receipt(from, to);
-    if (!receipt) throw new UsageError('deploy.yml names no ALB target group');
+    const receipt = await evidence.metrics.receipt(from, to);
+    if (!receipt) throw new UsageError('deploy.yml names no balancer with per-minute figures');
     // exit as what made it unread: a region deploy.yml lacks is 2, access denied 3
     if (receipt.total.unread !== undefined)
       throw new HandoffError(receiptLine(receipt), unreadExit(receipt));
@@ -37,4 +41,10 @@ export async function runReceipt(flags: FleetFlags & { from: string; to?: string
   } finally {
     await connections.close();
   }
+}
+
+/** the kinds whose provider keeps per-minute figures (`metricsReceipt`), by name */
+async function metricsKinds(): Promise<string> {
+  const kinds = await Promise.all(kindConfigs.map(([name]) => kindNamed(name)));
+  return kindConfigs.flatMap(([name], i) => (kinds[i]?.metricsReceipt ? [name] : [])).join(' or ');
 }

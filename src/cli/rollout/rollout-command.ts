@@ -14,11 +14,13 @@ import type { HeldLease } from '../../rollout/lease/fleet-lease.js';
 import { systemClock } from '../../clock.js';
 import { SkippedHostsError } from '../../errors.js';
 import {
-  renderInvariants,
-  renderTimeline,
-  timingInputFromConfig,
-  timingModel,
+  modelsPerBalancer,
+  slowestBounds,
+  slowestModel,
+  timingBaseFromConfig,
 } from '../../timing/index.js';
+import { settingsOfEach } from '../../balancer/each-settings.js';
+import { renderModels } from '../timing-text.js';
 import { readAgent } from '../agent-bundle.js';
 import { withCanaryFlags, type CanaryFlags } from './canary-flags.js';
 import { parseWaitLease, withFleetLease } from '../with-fleet-lease.js';
@@ -192,15 +194,23 @@ async function dryRun(
   plan: Plan,
   out: RolloutOutput,
 ): Promise<void> {
-  const settings = await deps.balancer.settings();
-  const model = timingModel(timingInputFromConfig(deps.config, settings));
-  out.text(`\n${renderTimeline(model.timeline)}\n\n${renderInvariants(model.invariants)}`);
   // the same timeline and invariants as `deploy check`, also when preflight refuses
+  const each = await settingsOfEach(deps.balancer);
+  const models = modelsPerBalancer(timingBaseFromConfig(deps.config), each);
+  const slowest = slowestModel(models);
+  out.text(`\n${renderModels(models, slowest, slowestBounds(each, deps.config.drain))}`);
+  const settingsOf = (name: string) => each.find((e) => e.name === name)?.settings;
   const dryRunResult = {
     dryRun: true,
     plan: plan.waves.map((w) => w.map((h) => h.name)),
-    ...model,
-    settings,
+    ...slowest.model,
+    settings: settingsOf(slowest.name),
+    balancers: models.map((m) => ({
+      name: m.name,
+      settings: settingsOf(m.name),
+      invariants: m.model.invariants,
+      slowest: m.name === slowest.name,
+    })),
   };
   out.result(false, dryRunResult);
   const checked = await rollout(deps, options);

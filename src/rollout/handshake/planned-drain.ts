@@ -2,7 +2,7 @@ import type { HostAgent } from '../../agent-client/host-agent.js';
 import type { HostConfig } from '../../config/types.js';
 import { formatMs } from '../../timing/duration.js';
 import { StepRecorder } from '../recorder.js';
-import { settingsOfEach } from '../../balancer/set.js';
+import { settingsOfEach } from '../../balancer/each-settings.js';
 import { boundsOfBalancers, describeState } from '../rotation.js';
 import { stepBounds, type StepBounds } from '../../timing/step-bounds.js';
 import type { RolloutDeps } from '../types.js';

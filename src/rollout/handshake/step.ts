@@ -38,7 +38,7 @@ export interface HostRun {
    * model): work of the run's own that no step needs may go there (waves.ts)
    */
   readonly waiting?: () => void;
-  /** what the capacity step guards: the wave going out with this host, the ALB fail-open minimums */
+  /** what the capacity step guards: the wave going out with this host, each balancer's fail-open minimum */
   readonly guard?: HostGuard;
 }
 

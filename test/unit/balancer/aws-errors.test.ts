@@ -3,7 +3,7 @@ import { albError } from '../../../src/balancer/alb/errors.js';
 import { awsAccessError, awsMessage } from '../../../src/balancer/aws-errors.js';
 import type { AlbBalancerConfig } from '../../../src/balancer/alb/config/entry.js';
 import { BlockedError, OperationError } from '../../../src/errors.js';
-import { cloudWatchError } from '../../../src/evidence/cloudwatch-errors.js';
+import { cloudWatchError } from '../../../src/balancer/alb/receipt/cloudwatch-errors.js';
 
 function named(name: string, message = 'the SDK says so'): Error {
   const error = new Error(message);

@@ -1,39 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { failOpenMinimum, healthyNeeded } from '../../../src/balancer/fail-open.js';
+import {
+  describeMinimum,
+  healthyNeeded,
+  type FailOpenWords,
+} from '../../../src/balancer/fail-open.js';
 
-const COUNT = 'target_group_health.unhealthy_state_routing.minimum_healthy_targets.count';
-const PERCENTAGE = 'target_group_health.unhealthy_state_routing.minimum_healthy_targets.percentage';
+const words: FailOpenWords = { minimum: 'its minimum', balancer: 'it', setting: 'minimum' };
 
-describe("an ALB's fail-open minimum", () => {
-  it('is 1 target when the group says nothing, as on AWS', () => {
-    expect(failOpenMinimum(new Map())).toEqual({ count: 1 });
-  });
-
-  it('reads the count and the percentage, `off` meaning none', () => {
-    expect(
-      failOpenMinimum(
-        new Map([
-          [COUNT, '2'],
-          [PERCENTAGE, 'off'],
-        ]),
-      ),
-    ).toEqual({ count: 2 });
-    expect(
-      failOpenMinimum(
-        new Map([
-          [COUNT, '1'],
-          [PERCENTAGE, '50'],
-        ]),
-      ),
-    ).toEqual({
-      count: 1,
-      percentage: 50,
-    });
-  });
-
+describe('a fail-open minimum', () => {
   it('needs the larger of the count and the percentage of registered targets, rounded up', () => {
-    expect(healthyNeeded({ count: 1, percentage: 50 }, 5)).toBe(3);
-    expect(healthyNeeded({ count: 4, percentage: 50 }, 5)).toBe(4);
-    expect(healthyNeeded({ count: 1 }, 5)).toBe(1);
+    expect(healthyNeeded({ count: 1, percentage: 50, words }, 5)).toBe(3);
+    expect(healthyNeeded({ count: 4, percentage: 50, words }, 5)).toBe(4);
+    expect(healthyNeeded({ count: 1, words }, 5)).toBe(1);
+  });
+
+  it('says the count, and the percentage when there is one', () => {
+    expect(describeMinimum({ count: 2, words })).toBe('2 target(s)');
+    expect(describeMinimum({ count: 1, percentage: 50, words })).toBe('1 target(s) or 50%');
   });
 });

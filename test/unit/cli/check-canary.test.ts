@@ -4,24 +4,13 @@ import type { Config } from '../../../src/config/types.js';
 import type { WindowCounts } from '../../../src/evidence/kit/counts.js';
 import type { EvidenceSource } from '../../../src/evidence/kit/source.js';
 import { FakeClock } from '../../support/fake-clock.js';
-import { testConfig } from '../../support/config.js';
+import { testConfig, withBalancerCanary } from '../../support/config.js';
 
 function withCanary(bake: number, minRequests = 100): Config {
   const base = testConfig({}, 4);
   return {
     ...base,
-    rollout: {
-      ...base.rollout,
-      canary: { hosts: { kind: 'count', count: 1 }, bake },
-      judgement: {
-        source: 'balancer',
-        commandTimeout: 10_000,
-        margin: 0.01,
-        minRequests,
-        inconclusive: 'fail',
-        poll: 5_000,
-      },
-    },
+    rollout: withBalancerCanary(base.rollout, { bake, minRequests }),
   };
 }
 

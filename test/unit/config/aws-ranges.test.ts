@@ -117,10 +117,10 @@ describe('deploy check --live: a live group holding a value deploy.yml could not
         name: 'api',
         settings: { ...live, slowStart: 30_000 },
         source: 'live',
-        loadBalancerType: 'network' as const,
       },
     ];
-    expect(rangeWarnings({ ...config, balancers: [entry] }, settings)).toEqual([
+    const types = new Map([['api', 'network' as const]]);
+    expect(rangeWarnings({ ...config, balancers: [entry] }, settings, types)).toEqual([
       "api: the target group's protocol is a Network Load Balancer's, but balancer.type is application: write type: network so deploy.yml is held to its ranges",
       "api: the live slow_start: AWS accepts only 0 s (no slow start) for a Network Load Balancer's target group, got 30s",
     ]);

@@ -1,19 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import type { FailOpenMinimum } from '../../../src/balancer/fail-open.js';
 import type { HealthCheckSettings } from '../../../src/config/types.js';
 import type { Log } from '../../../src/log.js';
 import { BlockedError } from '../../../src/errors.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
 import { testConfig } from '../../support/config.js';
-import { FakeAlbBalancer } from '../../support/fake-alb.js';
+import { FakeAlbBalancer, type AlbMinimum } from '../../support/fake-alb.js';
 import { settings } from '../../support/fake-fleet.js';
 import { fleet, refusal } from '../../support/rollout-fleet.js';
 
 const options: RolloutOptions = { release: 'r2', dryRun: false, rollback: true };
 
 function albFleet(
-  minimum?: FailOpenMinimum,
+  minimum?: AlbMinimum,
   more: Partial<HealthCheckSettings> = {},
   config = testConfig(),
 ) {

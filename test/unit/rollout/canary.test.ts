@@ -6,7 +6,7 @@ import type { WindowCounts } from '../../../src/evidence/kit/counts.js';
 import type { EvidenceSource } from '../../../src/evidence/kit/source.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';
 import type { RolloutOptions } from '../../../src/rollout/types.js';
-import { testConfig } from '../../support/config.js';
+import { testConfig, withBalancerCanary } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';
 
 const options: RolloutOptions = { release: 'r2', dryRun: false, rollback: true };
@@ -62,19 +62,7 @@ function withCanary(extra: Partial<Config['rollout']> = {}): Config {
   const base = testConfig({}, 3);
   return {
     ...base,
-    rollout: {
-      ...base.rollout,
-      canary: { hosts: { kind: 'count', count: 1 }, bake: 60_000 },
-      judgement: {
-        source: 'balancer',
-        commandTimeout: 10_000,
-        margin: 0.01,
-        minRequests: 100,
-        inconclusive: 'fail',
-        poll: 5_000,
-      },
-      ...extra,
-    },
+    rollout: { ...withBalancerCanary(base.rollout), ...extra },
   };
 }
 

@@ -1,10 +1,5 @@
 import type { HealthCheckSettings } from '../../../src/config/types.js';
-import type {
-  Invariant,
-  InvariantId,
-  TimingInput,
-  TimingModel,
-} from '../../../src/timing/types.js';
+import type { Invariant, TimingInput, TimingModel } from '../../../src/timing/types.js';
 
 export const s = (n: number): number => n * 1000;
 
@@ -68,7 +63,7 @@ export function input(o: Overrides = {}): TimingInput {
 }
 
 /** The one invariant with this id; fails the test if there is not exactly one. */
-export function only(model: TimingModel, id: InvariantId): Invariant {
+export function only(model: TimingModel, id: string): Invariant {
   const found = model.invariants.filter((i) => i.id === id);
   if (found.length !== 1) throw new Error(`expected one ${id}, got ${found.length}`);
   return found[0] as Invariant;

@@ -9,14 +9,19 @@ describe('the deploy.yml key an invariant points at', () => {
     ['time-back', 'rollout.max_time_back'],
     ['watchdog-vs-drain', 'watchdog.every'],
     ['canary-bake', 'rollout.canary.bake'],
-    ['drain-answer', 'drain.answer'],
   ] as const)('%s → %s', (id, key) => {
-    expect(invariantKey(id)).toBe(key);
+    expect(invariantKey({ id })).toBe(key);
   });
 
   it('is none for an invariant mended in the balancer, not in deploy.yml', () => {
-    expect(invariantKey('deregistration-delay')).toBeUndefined();
-    expect(invariantKey('check-timeout')).toBeUndefined();
-    expect(invariantKey('keep-alive')).toBeUndefined();
+    expect(invariantKey({ id: 'deregistration-delay' })).toBeUndefined();
+    expect(invariantKey({ id: 'check-timeout' })).toBeUndefined();
+    expect(invariantKey({ id: 'keep-alive' })).toBeUndefined();
+  });
+
+  it("is a kind's invariant's own, over the shared list", () => {
+    expect(invariantKey({ id: 'drain-answer', key: 'drain.answer' })).toBe('drain.answer');
+    expect(invariantKey({ id: 'sessions-kept' })).toBeUndefined();
+    expect(invariantKey({ id: 'capacity', key: 'x.y' })).toBe('x.y');
   });
 });

@@ -1,5 +1,5 @@
-import { awsAccessError, awsMessage } from '../balancer/aws-errors.js';
-import { OperationError, type HandoffError } from '../errors.js';
+import { awsAccessError, awsMessage } from '../../aws-errors.js';
+import { OperationError, type HandoffError } from '../../../errors.js';
 
 /**
  * One line for each way GetMetricData fails. A permission failure names the

@@ -1,29 +1,31 @@
-import type { Balancer } from '../balancer/balancer.js';
-import { membersOf } from '../balancer/set.js';
-import type { Clock } from '../clock.js';
-import { ExitCode, HandoffError } from '../errors.js';
-import { createAlbMetrics, type AlbMetrics, type AlbMetricsTarget } from './cloudwatch.js';
+import type { Balancer } from '../../balancer.js';
+import type { MetricsContext } from '../../kind.js';
+import { membersOf } from '../../set.js';
+import type { Clock } from '../../../clock.js';
+import { HandoffError } from '../../../errors.js';
+import { addCounts, noCounts, type Counts } from '../../../evidence/kit/counts.js';
+import type { ReceiptFigures } from '../../../evidence/kit/figures.js';
+import {
+  unreadFor,
+  type MetricsReader,
+  type MetricsReceipt,
+} from '../../../evidence/kit/metrics-receipt.js';
+import { createAlbMetrics, type AlbMetrics, type MetricsTarget } from './cloudwatch.js';
 import { countsFromSums, type MetricId } from './cloudwatch-queries.js';
-import { addCounts, noCounts, type Counts } from './kit/counts.js';
-import type { Receipt, ReceiptFigures } from './receipt.js';
 
-/** An ALB's receipt: one figure for the rollout in all (CloudWatch counts per target group). */
-export interface CloudWatchReceipt extends Receipt {
-  /** the whole minutes the figures cover, ISO */
-  readonly window: { readonly from: string; readonly to: string };
-  /** false while CloudWatch may still add to them (it publishes 1–3 minutes late) */
-  readonly final: boolean;
-  readonly note: string;
-}
-
-/** The ALB target groups in front of the fleet, by their deploy.yml names. */
+/** The balancers in front of the fleet, by their deploy.yml names: the ALB target groups among them are counted. */
 export interface MetricsGroup {
   readonly name: string;
   readonly balancer: Balancer;
 }
 
+/** An ALB of the run: it says what CloudWatch names its target group by (AlbBalancer.metricsTarget). */
+type Measured = Balancer & { metricsTarget(): Promise<MetricsTarget> };
+
+const measured = (b: Balancer): b is Measured => b.kind === 'alb';
+
 /** Every balancer of the run by its deploy.yml name (one alone is known by its kind in a run). */
-export function metricsGroups(balancer: Balancer, names: readonly string[]): MetricsGroup[] {
+function metricsGroups(balancer: Balancer, names: readonly string[]): MetricsGroup[] {
   const members = membersOf(balancer);
   return members.map((m) => ({
     name: members.length === 1 ? (names[0] ?? m.name) : m.name,
@@ -31,22 +33,16 @@ export function metricsGroups(balancer: Balancer, names: readonly string[]): Met
   }));
 }
 
-export type OpenMetrics = (target: AlbMetricsTarget, clock: Clock) => Promise<AlbMetrics>;
-
-/** CloudWatch's count for the ALB target groups in front of the fleet, its clients loaded ahead when asked. */
-export interface CloudWatchCounts {
-  /**
-   * Load now what `receipt` needs (the SDK, a client per group, the group's
-   * load balancer), while the rollout only waits (its last wave's overlap):
-   * not after its last step. What fails here is said by `receipt`.
-   */
-  warm(): void;
-  /** What every ALB target group saw over [from, to] (cloudWatchReceipt); the clients end with it. */
-  receipt(from: number, to: number): Promise<CloudWatchReceipt | undefined>;
+/** The ALB kind's metrics receipt (BalancerKind.metricsReceipt): CloudWatch's, for the run's target groups. */
+export function albMetricsReceipt(ctx: MetricsContext): MetricsReader {
+  const names = ctx.config.balancers.map((b) => b.name);
+  return cloudWatchCounts(async () => metricsGroups(await ctx.balancer(), names), ctx.clock);
 }
 
+export type OpenMetrics = (target: MetricsTarget, clock: Clock) => Promise<AlbMetrics>;
+
 interface LoadedGroup {
-  readonly target: AlbMetricsTarget;
+  readonly target: MetricsTarget;
   readonly metrics: AlbMetrics;
 }
 
@@ -55,26 +51,16 @@ interface Loaded {
   readonly each: readonly LoadedGroup[];
   /** what failed while loading: the receipt is unread with its first line */
   readonly unread?: HandoffError;
-  /** the balancers beside the ALBs, whose share CloudWatch does not count: `internal (haproxy)` */
+  /** the balancers of other kinds beside the ALBs, whose share CloudWatch does not count: `internal (<kind>)` */
   readonly uncounted: readonly string[];
 }
 
-/** what made each unread receipt unread, kept out of its JSON */
-const unreadBy = new WeakMap<CloudWatchReceipt, HandoffError>();
-
-/**
- * The exit code an unread receipt stands for: its error's (a region missing
- * from deploy.yml is 2, access denied 3, throttling 1), not one for all.
- */
-export function unreadExit(receipt: CloudWatchReceipt): ExitCode {
-  return unreadBy.get(receipt)?.exitCode ?? ExitCode.blocked;
-}
-
+/** CloudWatch's count for the ALB target groups in front of the fleet, its clients loaded ahead when asked. */
 export function cloudWatchCounts(
   groups: () => Promise<readonly MetricsGroup[]>,
   clock: Clock,
   open: OpenMetrics = createAlbMetrics,
-): CloudWatchCounts {
+): MetricsReader {
   let loading: Promise<Loaded | undefined> | undefined;
   const load = () => (loading ??= loadGroups(groups, clock, open));
   return {
@@ -105,7 +91,7 @@ export function cloudWatchReceipt(
   from: number,
   to: number,
   open: OpenMetrics = createAlbMetrics,
-): Promise<CloudWatchReceipt | undefined> {
+): Promise<MetricsReceipt | undefined> {
   return cloudWatchCounts(() => Promise.resolve(groups), clock, open).receipt(from, to);
 }
 
@@ -115,17 +101,17 @@ async function loadGroups(
   open: OpenMetrics,
 ): Promise<Loaded | undefined> {
   const all = await groups();
-  const albs = all.filter((g) => g.balancer.metricsTarget !== undefined);
+  const albs = all.filter((g): g is MetricsGroup & { balancer: Measured } => measured(g.balancer));
   if (albs.length === 0) return undefined;
-  // an HAProxy (or a static) beside the ALBs carries traffic CloudWatch never sees
+  // a balancer of another kind beside the ALBs carries traffic CloudWatch never sees
   const uncounted = all
-    .filter((g) => g.balancer.metricsTarget === undefined)
+    .filter((g) => !measured(g.balancer))
     .map((g) => `${g.name} (${g.balancer.kind})`);
   const source = `CloudWatch ${albs.map((g) => g.name).join(' + ')}`;
   const each: LoadedGroup[] = [];
   try {
     for (const g of albs) {
-      const target = await (g.balancer.metricsTarget?.() as Promise<AlbMetricsTarget>);
+      const target = await g.balancer.metricsTarget();
       each.push({ target, metrics: await open(target, clock) });
     }
   } catch (error) {
@@ -136,26 +122,27 @@ async function loadGroups(
   return { source, each, uncounted };
 }
 
-async function receiptOf(loaded: Loaded, from: number, to: number): Promise<CloudWatchReceipt> {
+async function receiptOf(loaded: Loaded, from: number, to: number): Promise<MetricsReceipt> {
   const { source } = loaded;
   const uncounted = loaded.uncounted.length > 0 ? { uncounted: loaded.uncounted } : {};
   const byLoadBalancer = new Map<string, Record<MetricId, number>>();
   let final = true;
   let window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
   let note = '';
-  const unread = (error: HandoffError): CloudWatchReceipt => {
+  const unread = (error: HandoffError): MetricsReceipt => {
     const line = firstLine(error);
-    const receipt: CloudWatchReceipt = {
-      source,
-      hosts: [],
-      total: { requests: 0, failed: 0, unread: line },
-      window,
-      final: false,
-      note: line,
-      ...uncounted,
-    };
-    unreadBy.set(receipt, error);
-    return receipt;
+    return unreadFor(
+      {
+        source,
+        hosts: [],
+        total: { requests: 0, failed: 0, unread: line },
+        window,
+        final: false,
+        note: line,
+        ...uncounted,
+      },
+      error,
+    );
   };
   if (loaded.unread !== undefined) return unread(loaded.unread);
   try {

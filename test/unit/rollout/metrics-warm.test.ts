@@ -1,25 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import type { CloudWatchReceipt } from '../../../src/evidence/cloudwatch-receipt.js';
 import type { EvidenceDeps } from '../../../src/evidence/create-source.js';
+import type { MetricsReceipt } from '../../../src/evidence/kit/metrics-receipt.js';
 import { rollout } from '../../../src/rollout/run-rollout.js';
 import { testConfig } from '../../support/config.js';
 import { fleet } from '../../support/rollout-fleet.js';
 
-const receipt: CloudWatchReceipt = {
-  source: 'CloudWatch web',
+const receipt: MetricsReceipt = {
+  source: 'metrics web',
   hosts: [],
   total: { requests: 10, failed: 0 },
   window: { from: '2026-01-01T00:00:00.000Z', to: '2026-01-01T00:01:00.000Z' },
   final: false,
-  note: 'CloudWatch, whole minutes 00:00–00:01 UTC',
+  note: 'whole minutes 00:00–00:01 UTC',
 };
 
-/** An ALB's receipt: what each host had been asked when CloudWatch's client was loaded, and read. */
-function cloudWatchSeen(f: ReturnType<typeof fleet>, hosts = 3) {
+/** A metrics receipt: what each host had been asked when its clients were loaded, and read. */
+function metricsSeen(f: ReturnType<typeof fleet>, hosts = 3) {
   const seen: { what: 'warm' | 'receipt'; calls: string[][] }[] = [];
   const calls = () => Array.from({ length: hosts }, (_, i) => [...f.host(i + 1).calls]);
   const evidence: EvidenceDeps = {
-    cloudWatch: {
+    metrics: {
       warm: () => void seen.push({ what: 'warm', calls: calls() }),
       receipt: () => {
         seen.push({ what: 'receipt', calls: calls() });
@@ -31,10 +31,10 @@ function cloudWatchSeen(f: ReturnType<typeof fleet>, hosts = 3) {
   return { deps: { ...f.deps, evidence }, seen };
 }
 
-describe("the rollout's CloudWatch receipt", () => {
-  it("loads CloudWatch's client while the last wave waits in its overlap, then reads it at the end", async () => {
+describe("the rollout's metrics receipt", () => {
+  it('loads its clients while the last wave waits in its overlap, then reads it at the end', async () => {
     const f = fleet(testConfig({}, 3));
-    const { deps, seen } = cloudWatchSeen(f);
+    const { deps, seen } = metricsSeen(f);
     const result = await rollout(deps, { release: 'r2', dryRun: false, rollback: true });
     expect(result.ok).toBe(true);
     expect(result.receipt).toEqual(receipt);
@@ -50,7 +50,7 @@ describe("the rollout's CloudWatch receipt", () => {
   it('a last wave of several hosts: once every one of them has drained and is in its overlap', async () => {
     const base = testConfig({}, 4);
     const f = fleet({ ...base, rollout: { ...base.rollout, batch: { kind: 'count', count: 2 } } });
-    const { deps, seen } = cloudWatchSeen(f, 4);
+    const { deps, seen } = metricsSeen(f, 4);
     const result = await rollout(deps, { release: 'r2', dryRun: false, rollback: true });
     expect(result.ok).toBe(true);
     expect(seen.map((s) => s.what)).toEqual(['warm', 'receipt']);
@@ -64,7 +64,7 @@ describe("the rollout's CloudWatch receipt", () => {
   it('a rollout that stops before its last wave loads it at the end only', async () => {
     const f = fleet(testConfig({}, 3));
     f.host(1).bad.add('r2');
-    const { deps, seen } = cloudWatchSeen(f);
+    const { deps, seen } = metricsSeen(f);
     const result = await rollout(deps, { release: 'r2', dryRun: false, rollback: true });
     expect(result.ok).toBe(false);
     expect(seen.map((s) => s.what)).toEqual(['receipt']);

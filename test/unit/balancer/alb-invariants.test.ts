@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { timingModel } from '../../../src/timing/model.js';
-import { input, only, s } from './fixture.js';
+import { albInvariants } from '../../../src/balancer/alb/invariants.js';
+import { timingModel as shared } from '../../../src/timing/model.js';
+import type { TimingInput } from '../../../src/timing/types.js';
+import { input, only, s } from '../timing/fixture.js';
+
+/** the model of one ALB entry: the shared invariants and the kind's own */
+const timingModel = (i: TimingInput) => shared(i, albInvariants);
 
 const ids = (model: ReturnType<typeof timingModel>) => model.invariants.map((i) => i.id);
 

@@ -5,15 +5,21 @@ import {
 } from '@aws-sdk/client-cloudwatch';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Balancer, MetricsTarget } from '../../../src/balancer/balancer.js';
+import type { Balancer } from '../../../src/balancer/balancer.js';
 import {
   cloudWatchCounts,
   cloudWatchReceipt,
-  unreadExit,
-} from '../../../src/evidence/cloudwatch-receipt.js';
-import { createAlbMetrics } from '../../../src/evidence/cloudwatch.js';
+} from '../../../src/balancer/alb/receipt/cloudwatch-receipt.js';
+import {
+  createAlbMetrics,
+  type MetricsTarget,
+} from '../../../src/balancer/alb/receipt/cloudwatch.js';
 import { BlockedError, OperationError, UsageError } from '../../../src/errors.js';
+import { unreadExit } from '../../../src/evidence/kit/metrics-receipt.js';
 import { receiptLine } from '../../../src/evidence/receipt.js';
+import { BalancerSet } from '../../../src/balancer/set.js';
+import { evidenceDeps } from '../../../src/evidence/create-source.js';
+import { oneBalancer, testConfig } from '../../support/config.js';
 import { FakeClock } from '../../support/fake-clock.js';
 
 const cw = mockClient(CloudWatchClient);
@@ -22,13 +28,16 @@ afterEach(() => {
 });
 const at = (hhmmss: string) => Date.parse(`2026-01-01T${hhmmss}Z`);
 
-function alb(group: string, loadBalancer = 'web'): Balancer {
+/** an ALB of the run, as the receipt asks it: what CloudWatch names its target group by */
+type Measured = Balancer & { metricsTarget(): Promise<MetricsTarget> };
+
+function alb(group: string, loadBalancer = 'web'): Measured {
   const target: MetricsTarget = {
     targetGroupArn: `arn:aws:elasticloadbalancing:eu-west-1:1:targetgroup/${group}/1`,
     loadBalancerArn: `arn:aws:elasticloadbalancing:eu-west-1:1:loadbalancer/app/${loadBalancer}/2`,
     region: 'eu-west-1',
   };
-  return { kind: 'alb', metricsTarget: () => Promise.resolve(target) } as unknown as Balancer;
+  return { kind: 'alb', metricsTarget: () => Promise.resolve(target) } as unknown as Measured;
 }
 const haproxy = { kind: 'haproxy' } as unknown as Balancer;
 
@@ -165,7 +174,7 @@ describe("the rollout's receipt from CloudWatch", () => {
       ...balancer,
       metricsTarget: () => {
         asked.push('metricsTarget');
-        return balancer.metricsTarget!();
+        return balancer.metricsTarget();
       },
     } as Balancer;
     const counts = cloudWatchCounts(
@@ -233,5 +242,56 @@ describe("the rollout's receipt from CloudWatch", () => {
     expect(
       await cloudWatchReceipt([{ name: 'lb', balancer: haproxy }], new FakeClock(), 0, 1),
     ).toBeUndefined();
+  });
+});
+
+describe("the ALB kind's metrics receipt, asked through the registry", () => {
+  const lb = { kind: 'haproxy' as const, socket: '/run/haproxy.sock', backend: 'be_api' };
+  const arn = 'arn:aws:elasticloadbalancing:eu-west-1:1:targetgroup/public/1';
+  const group = { kind: 'alb' as const, targetGroupArn: arn, region: 'eu-west-1' };
+
+  it('reads each target group of the run by its deploy.yml name, and names the balancer beside it', async () => {
+    cw.on(GetMetricDataCommand).resolves({
+      MetricDataResults: [{ Id: 'requests', Values: [10], StatusCode: 'Complete' }],
+    });
+    const config = testConfig({
+      balancers: [...oneBalancer(group, 'public'), ...oneBalancer(lb, 'internal')],
+    });
+    const run = new BalancerSet([
+      { name: 'public', balancer: alb('public'), targets: new Map() },
+      { name: 'internal', balancer: haproxy, targets: new Map() },
+    ]);
+    const clock = new FakeClock(at('10:06:00'));
+    const evidence = await evidenceDeps(config, clock, undefined, () => Promise.resolve(run));
+    expect(evidence.receipt).toBeUndefined();
+    const r = await evidence.metrics?.receipt(at('10:02:30'), at('10:05:10'));
+    expect(r).toMatchObject({
+      source: 'CloudWatch public',
+      total: { requests: 10, failed: 0 },
+      uncounted: ['internal (haproxy)'],
+    });
+  });
+
+  it('a single ALB is known by its deploy.yml name', async () => {
+    cw.on(GetMetricDataCommand).resolves({ MetricDataResults: [] });
+    const config = testConfig({ balancers: oneBalancer(group, 'edge') });
+    const clock = new FakeClock(at('10:06:00'));
+    const evidence = await evidenceDeps(config, clock, undefined, () =>
+      Promise.resolve(alb('edge')),
+    );
+    const r = await evidence.metrics?.receipt(at('10:02:30'), at('10:05:10'));
+    expect(r?.source).toBe('CloudWatch edge');
+  });
+
+  it('none when every balancer counts itself, nor without the run to read through', async () => {
+    const counting = await evidenceDeps(testConfig(), new FakeClock(), undefined, () =>
+      Promise.resolve(haproxy),
+    );
+    expect(counting.metrics).toBeUndefined();
+    const alone = await evidenceDeps(
+      testConfig({ balancers: oneBalancer(group) }),
+      new FakeClock(),
+    );
+    expect(alone.metrics).toBeUndefined();
   });
 });

@@ -1,9 +1,9 @@
 import type { CloudWatchClient, GetMetricDataCommandOutput } from '@aws-sdk/client-cloudwatch';
 import type * as sdkTypes from '@aws-sdk/client-cloudwatch';
-import type { Clock } from '../clock.js';
-import { AWS_HTTP_TIMEOUTS } from '../balancer/aws-errors.js';
+import type { Clock } from '../../../clock.js';
+import { AWS_HTTP_TIMEOUTS } from '../../aws-errors.js';
 import { cloudWatchError } from './cloudwatch-errors.js';
-import type { Counts } from './kit/counts.js';
+import type { Counts } from '../../../evidence/kit/counts.js';
 import {
   countsFromSums,
   DELAY_MS,
@@ -13,7 +13,8 @@ import {
   type MetricId,
 } from './cloudwatch-queries.js';
 
-export interface AlbMetricsTarget {
+/** An ALB target group as CloudWatch's metrics know it (AlbBalancer.metricsTarget). */
+export interface MetricsTarget {
   readonly targetGroupArn: string;
   /** from DescribeTargetGroups: CloudWatch names the target group under its load balancer */
   readonly loadBalancerArn: string;
@@ -37,10 +38,7 @@ export interface AlbReceipt {
  * carries it, and a rollout with HAProxy never loads it. The endpoint comes
  * from the SDK's standard chain (AWS_ENDPOINT_URL_CLOUDWATCH in the lab).
  */
-export async function createAlbMetrics(
-  target: AlbMetricsTarget,
-  clock: Clock,
-): Promise<AlbMetrics> {
+export async function createAlbMetrics(target: MetricsTarget, clock: Clock): Promise<AlbMetrics> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const sdk = await import('@aws-sdk/client-cloudwatch');
   const silent = { debug: noop, info: noop, warn: noop, error: noop };
@@ -63,7 +61,7 @@ function noop(): undefined {
 
 export class AlbMetrics {
   constructor(
-    private readonly target: AlbMetricsTarget,
+    private readonly target: MetricsTarget,
     private readonly sdk: typeof sdkTypes,
     private readonly client: CloudWatchClient,
     private readonly clock: Clock,

@@ -1,5 +1,5 @@
 import type { MetricDataQuery } from '@aws-sdk/client-cloudwatch';
-import type { Counts } from './kit/counts.js';
+import type { Counts } from '../../../evidence/kit/counts.js';
 
 /**
  * The ALB's own figures for a target group, from CloudWatch: requests,

@@ -5,8 +5,8 @@ import {
 } from '@aws-sdk/client-cloudwatch';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAlbMetrics } from '../../../src/evidence/cloudwatch.js';
-import { dimensionOf } from '../../../src/evidence/cloudwatch-queries.js';
+import { createAlbMetrics } from '../../../src/balancer/alb/receipt/cloudwatch.js';
+import { dimensionOf } from '../../../src/balancer/alb/receipt/cloudwatch-queries.js';
 import { BlockedError, OperationError } from '../../../src/errors.js';
 import { FakeClock } from '../../support/fake-clock.js';
 

@@ -1,5 +1,5 @@
-import { formatDuration as fmt } from './duration.js';
-import type { Invariant, TimingInput } from './types.js';
+import { formatDuration as fmt } from '../../timing/index.js';
+import type { Invariant, TimingInput } from '../../timing/index.js';
 
 /**
  * A Network Load Balancer with `deregistration_delay.connection_termination.enabled`
@@ -79,8 +79,8 @@ function unhealthyTermination({ settings, drain }: TimingInput): Invariant | und
   };
 }
 
-/** The invariants only a Network Load Balancer's settings raise (none for the other kinds). */
-export function nlbInvariants(input: TimingInput): Invariant[] {
+/** What an ALB entry's settings raise beside the shared invariants: a Network Load Balancer's connection handling (none for an Application Load Balancer's). */
+export function albInvariants(input: TimingInput): Invariant[] {
   return [connectionTermination(input), checkProtocol(input), unhealthyTermination(input)].filter(
     (i): i is Invariant => i !== undefined,
   );
