@@ -6,8 +6,8 @@
 // `npm run demo -- --runtime compose`: the same with real containers (Podman,
 // docs/lab.md); `--subnet` and `--work-dir` keep it apart from another lab.
 // `npm run demo -- --balancers 2`: an HAProxy pair with different check timings in
-// front of the same hosts, the second reached over SSH, load through both
-// frontends (docs/balancers.md).
+// front of the same hosts, the second on a lab host of its own (lb-b), reached
+// over SSH, load through both frontends (docs/balancers.md).
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -101,14 +101,16 @@ async function main(): Promise<number> {
     args.balancer === 'alb' ? ", behind the lab's ELBv2 endpoint" : '',
     args.balancer === 'nginx' ? ', behind nginx (Debian nginx-light)' : '',
     args.runtime === 'compose' ? ', services in Podman containers' : '',
-    'pair' in args ? ', and a second HAProxy with slower checks, reached over SSH (a pair)' : '',
+    'pair' in args
+      ? ', and a second HAProxy with slower checks on a host of its own, reached over SSH (a pair)'
+      : '',
   ].join('');
   say(`starting the lab: ${HOSTS} hosts with real sshd behind a real HAProxy${what}`);
   const lab = await startLab({ hosts: HOSTS, ...args, report: (l) => console.log(`  ${l}`) });
   const deployEnv = lab.deployEnv();
   try {
     const configPath = path.join(lab.layout.workDir, 'deploy.yml');
-    // the pair's lb-b is reached over SSH, as a balancer on a host of its own (docs/lab.md)
+    // the pair's lb-b runs on a host of its own, reached over SSH (docs/lab.md)
     await writeFile(configPath, lab.config('pair' in args ? { peerOverSsh: true } : {}));
     console.log(`  deploy.yml: ${configPath}\n  frontend:   ${lab.url}`);
     // setup first: check --live reads each host's last stop through its agent

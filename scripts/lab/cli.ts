@@ -52,9 +52,9 @@ async function status(workDir: string): Promise<void> {
     `lab started ${state.startedAt} by pid ${state.ownerPid}${isAlive(state.ownerPid) ? '' : ' (gone)'}`,
   );
   for (const h of state.hosts) {
-    const lb = await serverStatus(labFiles(workDir).haproxySocket, 'be_lab', h.name).catch(
-      () => undefined,
-    );
+    const lb = h.balancer
+      ? 'runs there'
+      : await serverStatus(labFiles(workDir).haproxySocket, 'be_lab', h.name).catch(() => '?');
     console.log(
       `  ${h.name}  sshd pid ${h.pid} ${isAlive(h.pid) ? 'alive' : 'dead'}  haproxy ${lb ?? '?'}`,
     );

@@ -52,15 +52,16 @@ export interface LabConfigOptions {
   /** rollout.unreachable: skip with this max_unreachable */
   readonly skipUnreachable?: number | string;
   /**
-   * the pair's lb-b reached over SSH: its admin socket through streamlocal
-   * forwarding and its config read there, by web-1's sshd (the lab's hosts
-   * share /tmp, where lb-b's socket and config live), as a balancer on a host
-   * of its own would be
+   * the pair's lb-b reached over SSH on its host of its own (`ssh:` its
+   * address): its admin socket /run/haproxy/admin.sock through stream-local
+   * forwarding and its config /etc/haproxy/haproxy.cfg read there; without it,
+   * deploy.yml names the same files through the lab's directory of that host
    */
   readonly peerOverSsh?: boolean;
   /**
-   * nginx reached over SSH (by web-1's sshd, as peerOverSsh): its files
-   * edited, nginx -t and the reload run there, as a balancer host's would be
+   * nginx reached over SSH by web-1's sshd (the lab's hosts share /tmp, where
+   * nginx's files are): its files edited, nginx -t and the reload run there,
+   * as a balancer host's would be
    */
   readonly nginxOverSsh?: boolean;
 }
@@ -101,23 +102,27 @@ function commands(
  */
 function pairBalancers(layout: LabLayout, options: LabConfigOptions) {
   if (layout.balancer === 'alb') return albGroups(layout, options);
-  const sshHost = layout.hosts[0]?.address ?? '';
-  return haproxyInstances(layout).map((h) => ({
-    name: h.name,
-    kind: 'haproxy',
-    socket: h.files.socket,
-    ...(options.peerOverSsh && h.name === 'lb-b' ? { ssh: sshHost } : {}),
-    backend: layout.backend,
-    ...(options.drainMethod === 'deregister'
-      ? {
-          interval: s(h.timings.interval),
-          timeout: s(h.timings.checkTimeout),
-          unhealthy_threshold: h.timings.fall,
-          healthy_threshold: h.timings.rise,
-          deregistration_delay: '5s',
-        }
-      : { config: h.files.config }),
-  }));
+  return haproxyInstances(layout).map((h) => {
+    // on its host, over SSH: the paths there; else the lab's view of the same files
+    const ssh = options.peerOverSsh ? h.host : undefined;
+    const files = ssh ? h.own : h.files;
+    return {
+      name: h.name,
+      kind: 'haproxy',
+      ...(ssh ? { ssh: ssh.address } : {}),
+      socket: files.socket,
+      backend: layout.backend,
+      ...(options.drainMethod === 'deregister'
+        ? {
+            interval: s(h.timings.interval),
+            timeout: s(h.timings.checkTimeout),
+            unhealthy_threshold: h.timings.fall,
+            healthy_threshold: h.timings.rise,
+            deregistration_delay: '5s',
+          }
+        : { config: files.config }),
+    };
+  });
 }
 
 /**

@@ -4,7 +4,16 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { execa } from 'execa';
-import { haproxyFiles, labFiles, type LabLayout, type LabTimings } from './layout.js';
+import { nsenterArgv } from './exec.js';
+import type { LabHost } from './host.js';
+import {
+  BALANCER_HOST_PATHS,
+  haproxyFiles,
+  labFiles,
+  type LabHostPlan,
+  type LabLayout,
+  type LabTimings,
+} from './layout.js';
 import { isAlive, killGroupSync, until } from './procs.js';
 
 /** One HAProxy of the lab: the first (`lb-a`), or the second of a pair (`lb-b`). */
@@ -12,18 +21,25 @@ export interface HaproxyInstance {
   readonly name: 'lb-a' | 'lb-b';
   readonly timings: LabTimings;
   readonly frontend: { readonly address: string; readonly port: number };
+  /** its files as the lab reaches them from this machine */
   readonly files: ReturnType<typeof haproxyFiles>;
+  /** the same files as HAProxy names them where it runs (lb-b: on its host) */
+  readonly own: { readonly config: string; readonly socket: string; readonly serverState: string };
+  /** the host it runs on (lb-b's of a pair); none: this machine */
+  readonly host?: LabHostPlan;
   /** a pair keeps its servers' states across a reload, as docs/balancers.md asks */
   readonly keepState: boolean;
 }
 
 export function haproxyInstances(layout: LabLayout): HaproxyInstance[] {
   const files = labFiles(layout.workDir);
+  const local = haproxyFiles(path.dirname(files.haproxyConfig));
   const first: HaproxyInstance = {
     name: 'lb-a',
     timings: layout.timings,
     frontend: layout.frontend,
-    files: { ...haproxyFiles(path.dirname(files.haproxyConfig)) },
+    files: local,
+    own: local,
     keepState: layout.pair !== undefined,
   };
   if (!layout.pair) return [first];
@@ -34,6 +50,8 @@ export function haproxyInstances(layout: LabLayout): HaproxyInstance[] {
       timings: layout.pair.timings,
       frontend: layout.pair.frontend,
       files: files.haproxyB,
+      own: BALANCER_HOST_PATHS,
+      host: layout.pair.host,
       keepState: true,
     },
   ];
@@ -50,7 +68,7 @@ export function haproxyConfig(
   instance: HaproxyInstance = haproxyInstances(layout)[0]!,
 ): string {
   const t = instance.timings;
-  const { socket, serverState } = instance.files;
+  const { socket, serverState } = instance.own;
   return [
     'global',
     `  stats socket ${socket} mode 600 level admin`,
@@ -131,18 +149,32 @@ export async function serverStatus(
   return rows.find((r) => r.pxname === backend && r.svname === server)?.status;
 }
 
+/** Where an HAProxy runs: this machine, or inside its host's namespaces (lb-b's, started). */
+type Where = Pick<LabHost, 'pid'> | undefined;
+
+/** argv of `haproxy args…` where the instance runs, naming its config as it sees it */
+function haproxyArgv(instance: HaproxyInstance, where: Where, args: readonly string[]): string[] {
+  const argv = ['haproxy', '-f', instance.own.config, ...args];
+  return where ? nsenterArgv(where, argv) : argv;
+}
+
+/** lb-b of a pair needs its host (`where`) started: it runs in that host's namespaces. */
 export async function startHaproxy(
   layout: LabLayout,
   onStarted: (pid: number) => void,
   instance: HaproxyInstance = haproxyInstances(layout)[0]!,
+  where?: Where,
 ): Promise<number> {
   const { files } = instance;
+  if (instance.host && !where)
+    throw new Error(`${instance.name} runs on ${instance.host.name}: start it there`);
   await mkdir(path.dirname(files.config), { recursive: true });
   await writeFile(files.config, haproxyConfig(layout, instance));
   await rm(files.socket, { force: true });
   await rm(files.serverState, { force: true });
-  await execa('haproxy', ['-c', '-q', '-f', files.config], { timeout: 10_000 });
-  return spawnHaproxy(files, [], onStarted);
+  const [cmd, ...args] = haproxyArgv(instance, where, ['-c', '-q']);
+  await execa(cmd as string, args, { timeout: 10_000 });
+  return spawnHaproxy(instance, where, [], onStarted);
 }
 
 /**
@@ -153,6 +185,7 @@ export async function startHaproxy(
  */
 export async function reloadHaproxy(
   instance: HaproxyInstance,
+  where: Where,
   oldPid: number,
   onStarted: (pid: number) => void,
 ): Promise<number> {
@@ -161,17 +194,21 @@ export async function reloadHaproxy(
     const states = await haproxyCommand(files.socket, 'show servers state');
     await writeFile(files.serverState, states);
   }
-  return spawnHaproxy(files, ['-sf', String(oldPid)], onStarted, oldPid);
+  return spawnHaproxy(instance, where, ['-sf', String(oldPid)], onStarted, oldPid);
 }
 
 async function spawnHaproxy(
-  files: HaproxyInstance['files'],
+  instance: HaproxyInstance,
+  where: Where,
   extra: readonly string[],
   onStarted: (pid: number) => void,
   replaces?: number,
 ): Promise<number> {
+  const { files } = instance;
   const fd = openSync(files.log, replaces === undefined ? 'w' : 'a');
-  const child = spawn('haproxy', ['-db', '-f', files.config, ...extra], {
+  // nsenter into a mount and UTS namespace execs haproxy in its own place: the pid is haproxy's
+  const [cmd, ...args] = haproxyArgv(instance, where, ['-db', ...extra]);
+  const child = spawn(cmd as string, args, {
     detached: true,
     stdio: ['ignore', fd, fd],
   });

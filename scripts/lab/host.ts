@@ -14,12 +14,19 @@ export interface LabHost extends LabHostPlan {
 /*
  * Runs inside the new mount and UTS namespaces, before sshd. Fixed text: every
  * value arrives as a positional argument, never glued into the script.
- * $1 hostname, $2 hosts file, $3 sshd_config, $4 service name, $5… private mounts.
+ * $1 hostname, $2 hosts file, $3 sshd_config, $4 service name, $5 how many
+ * binds follow as pairs (a directory of the lab's, where it appears on the
+ * host), then the private mounts.
  */
 const HOST_SCRIPT = `set -eu
 hostname "$1"
 mount --bind "$2" /etc/hosts
-cfg=$3; svc=$4; shift 4
+cfg=$3; svc=$4; binds=$5; shift 5
+while [ "$binds" -gt 0 ]; do
+  mkdir -p "$2"
+  mount --bind "$1" "$2"
+  shift 2; binds=$((binds - 1))
+done
 for dir in "$@"; do
   mkdir -p "$dir"
   mount -t tmpfs -o mode=0755,size=256m handoff-lab "$dir"
@@ -47,6 +54,8 @@ export function hostArgv(layout: LabLayout, host: LabHostPlan): string[] {
     path.join(dir, 'hosts'),
     path.join(dir, 'sshd_config'),
     layout.service,
+    String(host.binds?.length ?? 0),
+    ...(host.binds ?? []).flat(),
     ...layout.privateMounts,
   ];
 }

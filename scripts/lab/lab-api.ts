@@ -28,6 +28,8 @@ export interface LabHaproxy {
   /** its frontend */
   readonly url: string;
   readonly socket: string;
+  /** the host it runs on, in that host's namespaces (lb-b's of a pair); none: this machine */
+  readonly host?: LabHost;
   serverStatus(server: string): Promise<string | undefined>;
   haproxy(command: string): Promise<string>;
   /** a reload as config management does it (haproxy.ts); resolves with the new pid */
@@ -93,9 +95,14 @@ export function labApi(
   layout: LabLayout,
   hosts: readonly LabHost[],
   stop: () => Promise<void>,
-  elbv2?: Elbv2Endpoint,
-  onHaproxy: (pid: number) => void = () => undefined,
+  more: {
+    readonly elbv2?: Elbv2Endpoint | undefined;
+    /** lb-b's host of a pair */
+    readonly lbHost?: LabHost | undefined;
+    readonly onHaproxy?: (pid: number) => void;
+  } = {},
 ): Lab {
+  const { elbv2, lbHost, onHaproxy = () => undefined } = more;
   const files = labFiles(layout.workDir);
   const byName = (h: string | LabHost): LabHost => {
     if (typeof h !== 'string') return h;
@@ -105,19 +112,25 @@ export function labApi(
     return found;
   };
   const socket = files.haproxySocket;
-  const haproxies = haproxyInstances(layout).map((instance): LabHaproxy => ({
-    name: instance.name,
-    url: `http://${instance.frontend.address}:${instance.frontend.port}/`,
-    socket: instance.files.socket,
-    serverStatus: (server) => serverStatus(instance.files.socket, layout.backend, server),
-    haproxy: (command) => haproxyCommand(instance.files.socket, command),
-    reload: async () => {
-      const info = await haproxyCommand(instance.files.socket, 'show info');
-      const pid = Number(/^Pid: (\d+)$/m.exec(info)?.[1]);
-      if (!Number.isInteger(pid)) throw new Error(`${instance.name}: no Pid in show info`);
-      return reloadHaproxy(instance, pid, onHaproxy);
-    },
-  }));
+  const haproxies = haproxyInstances(layout).map((instance): LabHaproxy => {
+    const where = instance.host ? lbHost : undefined;
+    if (instance.host && !where)
+      throw new Error(`${instance.name}: its host ${instance.host.name} did not start`);
+    return {
+      name: instance.name,
+      url: `http://${instance.frontend.address}:${instance.frontend.port}/`,
+      socket: instance.files.socket,
+      ...(where ? { host: where } : {}),
+      serverStatus: (server) => serverStatus(instance.files.socket, layout.backend, server),
+      haproxy: (command) => haproxyCommand(instance.files.socket, command),
+      reload: async () => {
+        const info = await haproxyCommand(instance.files.socket, 'show info');
+        const pid = Number(/^Pid: (\d+)$/m.exec(info)?.[1]);
+        if (!Number.isInteger(pid)) throw new Error(`${instance.name}: no Pid in show info`);
+        return reloadHaproxy(instance, where, pid, onHaproxy);
+      },
+    };
+  });
   return {
     haproxies,
     layout,

@@ -6,7 +6,7 @@ import { haproxyInstances, startHaproxy } from './haproxy.js';
 import { startHost, type LabHost } from './host.js';
 import { startNginx } from './nginx.js';
 import { labApi, type Lab } from './lab-api.js';
-import { labFiles, labLayout, type LayoutOptions } from './layout.js';
+import { labFiles, labLayout, sshHosts, type LabHostPlan, type LayoutOptions } from './layout.js';
 import { ensurePackages } from './packages.js';
 import {
   commandLineOf,
@@ -36,7 +36,7 @@ export async function cleanLeftovers(workDir: string): Promise<string[]> {
   // containers live in namespaces of their own: they would outlive the hosts'
   if (state.compose) {
     const layout = labLayout({ workDir, runtime: 'compose' });
-    const alive = state.hosts.filter((h) => isAlive(h.pid));
+    const alive = state.hosts.filter((h) => !h.balancer && isAlive(h.pid));
     await removeContainers(
       layout,
       alive.map((h) => ({ ...h, address: '', sshPort: 0 })),
@@ -100,7 +100,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const leftovers = await cleanLeftovers(layout.workDir);
   if (leftovers.length > 0) report(`cleaned up a previous lab: ${leftovers.join(', ')}`);
   const files = labFiles(layout.workDir);
-  for (const h of layout.hosts) await mkdir(files.hostDir(h.name), { recursive: true });
+  for (const h of sshHosts(layout)) {
+    await mkdir(files.hostDir(h.name), { recursive: true });
+    for (const [from] of h.binds ?? []) await mkdir(from, { recursive: true });
+  }
   await writeSshFiles(layout);
 
   const state: LabState = { startedAt: new Date().toISOString(), ownerPid: process.pid, hosts: [] };
@@ -141,14 +144,24 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     writeState(layout.workDir, state);
   };
   const hosts: LabHost[] = [];
+  const startOne = (plan: LabHostPlan, balancer = false): Promise<LabHost> =>
+    startHost(layout, plan, (h) => {
+      const { name, pid, mountNamespace } = h;
+      state.hosts.push({ name, pid, mountNamespace, ...(balancer && { balancer: true as const }) });
+      writeState(layout.workDir, state);
+    });
+  let lbHost: LabHost | undefined;
   try {
     for (const plan of layout.hosts) {
       report(`starting ${plan.name} on ${plan.address}:${plan.sshPort}`);
-      const host = await startHost(layout, plan, (h) => {
-        state.hosts.push({ name: h.name, pid: h.pid, mountNamespace: h.mountNamespace });
-        writeState(layout.workDir, state);
-      });
-      hosts.push(host);
+      hosts.push(await startOne(plan));
+    }
+    if (layout.pair) {
+      const plan = layout.pair.host;
+      report(
+        `starting ${plan.name}, the pair's second balancer host, on ${plan.address}:${plan.sshPort}`,
+      );
+      lbHost = await startOne(plan, true);
     }
     if (layout.runtime === 'compose') {
       state.compose = true;
@@ -167,9 +180,9 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     );
     if (second) {
       report(
-        `starting the pair's second haproxy on ${second.frontend.address}:${second.frontend.port}`,
+        `starting the pair's second haproxy on ${second.frontend.address}:${second.frontend.port}, on ${second.host?.name ?? 'this machine'}`,
       );
-      await startHaproxy(layout, remember, second);
+      await startHaproxy(layout, remember, second, lbHost);
     }
     if (layout.balancer === 'nginx') {
       report('starting nginx (the upstream file handoff edits, and its main config)');
@@ -189,5 +202,5 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     throw e;
   }
 
-  return labApi(layout, hosts, stop, elbv2, remember);
+  return labApi(layout, hosts, stop, { elbv2, lbHost, onHaproxy: remember });
 }

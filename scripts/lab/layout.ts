@@ -33,6 +33,13 @@ export interface LabHostPlan {
   readonly sshPort: number;
   /** a directory first on its PATH, before the lab's node (LayoutOptions.pathFirst) */
   readonly pathFirst?: string;
+  /**
+   * directories of the lab's bind-mounted into the host, `[from, to]`: a
+   * balancer host's /etc/haproxy and /run/haproxy, which the lab reaches as `from`
+   */
+  readonly binds?: readonly (readonly [from: string, to: string])[];
+  /** sshd allows stream-local forwarding (`AllowStreamLocalForwarding local`): a balancer host's admin socket */
+  readonly streamLocal?: true;
 }
 
 /** Where everything of one lab lives: addresses, ports, paths. Pure data. */
@@ -57,6 +64,12 @@ export interface LabLayout {
   readonly pair?: {
     readonly timings: LabTimings;
     readonly frontend: { readonly address: string; readonly port: number };
+    /**
+     * lb-b's host of its own: sshd on the frontend's address, in its own
+     * namespaces, where lb-b's HAProxy runs with its files under /etc/haproxy
+     * and /run/haproxy (bound from the host's directory)
+     */
+    readonly host: LabHostPlan;
   };
   /**
    * the HAProxy backend has `http-check disable-on-404` (a 404 soft-stops a server:
@@ -118,8 +131,9 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
   const sshPort = options.sshPort ?? 22;
   const service = LAB_SERVICE;
   const balancer = options.balancer ?? 'haproxy';
+  const workDir = path.resolve(options.workDir ?? DEFAULT_WORK_DIR);
   return {
-    workDir: path.resolve(options.workDir ?? DEFAULT_WORK_DIR),
+    workDir,
     service,
     hosts: Array.from({ length: count }, (_, i) => {
       const name = `web-${i + 1}`;
@@ -143,6 +157,7 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
           pair: {
             timings: { ...pairTimings, ...(options.pair === true ? {} : options.pair) },
             frontend: { address: `${subnet}.101`, port: options.frontendPort ?? 8080 },
+            host: balancerHost(workDir, 'lb-b', `${subnet}.101`, sshPort),
           },
         }
       : {}),
@@ -166,6 +181,31 @@ export function labLayout(options: LayoutOptions = {}): LabLayout {
   };
 }
 
+/** Where HAProxy's files are on a balancer host: the paths docs/balancers.md names. */
+export const BALANCER_HOST_PATHS = {
+  config: '/etc/haproxy/haproxy.cfg',
+  socket: '/run/haproxy/admin.sock',
+  serverState: '/run/haproxy/server-state',
+} as const;
+
+/** A host that runs a balancer: its /etc/haproxy and /run/haproxy are directories of its own. */
+function balancerHost(workDir: string, name: string, address: string, sshPort: number) {
+  const dir = labFiles(workDir).hostDir(name);
+  const own = (to: string) => [path.join(dir, to), to] as const;
+  return {
+    name,
+    address,
+    sshPort,
+    binds: [own('/etc/haproxy'), own('/run/haproxy')],
+    streamLocal: true,
+  } as const satisfies LabHostPlan;
+}
+
+/** Every host with an sshd of its own: the fleet's, then lb-b's of a pair. */
+export function sshHosts(layout: LabLayout): readonly LabHostPlan[] {
+  return layout.pair ? [...layout.hosts, layout.pair.host] : layout.hosts;
+}
+
 export function frontendUrl(layout: LabLayout): string {
   return `http://${layout.frontend.address}:${layout.frontend.port}/`;
 }
@@ -178,8 +218,8 @@ export const labFiles = (workDir: string) => ({
   haproxyConfig: path.join(workDir, 'haproxy', 'haproxy.cfg'),
   haproxySocket: path.join(workDir, 'haproxy', 'admin.sock'),
   haproxyLog: path.join(workDir, 'haproxy', 'haproxy.log'),
-  /** the second HAProxy of a pair: the same files under haproxy-b/ */
-  haproxyB: haproxyFiles(path.join(workDir, 'haproxy-b')),
+  /** the second HAProxy of a pair, as the lab reaches them: under its host's directory (balancerHost) */
+  haproxyB: balancerHostHaproxy(path.join(workDir, 'hosts', 'lb-b')),
   hostDir: (name: string) => path.join(workDir, 'hosts', name),
 });
 
@@ -190,6 +230,17 @@ export function haproxyFiles(dir: string) {
     socket: path.join(dir, 'admin.sock'),
     log: path.join(dir, 'haproxy.log'),
     serverState: path.join(dir, 'server-state'),
+  };
+}
+
+/** A balancer host's HAProxy files as the lab reaches them: through the host's directory (its binds). */
+function balancerHostHaproxy(hostDir: string): ReturnType<typeof haproxyFiles> {
+  const { config, socket, serverState } = BALANCER_HOST_PATHS;
+  return {
+    config: path.join(hostDir, config),
+    socket: path.join(hostDir, socket),
+    log: path.join(hostDir, 'haproxy.log'),
+    serverState: path.join(hostDir, serverState),
   };
 }
 

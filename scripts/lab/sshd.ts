@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { composeEnv } from './compose.js';
-import { labFiles, type LabHostPlan, type LabLayout } from './layout.js';
+import { labFiles, sshHosts, type LabHostPlan, type LabLayout } from './layout.js';
 
 async function keygen(file: string, comment: string): Promise<string> {
   await rm(file, { force: true });
@@ -55,18 +55,20 @@ export function sshdConfig(layout: LabLayout, host: LabHostPlan, hostKey: string
     'MaxSessions 200',
     'LogLevel ERROR',
     'Subsystem sftp internal-sftp',
+    // a balancer host: deploy reaches its admin socket as `ssh -L local:/run/haproxy/admin.sock` does
+    ...(host.streamLocal ? ['AllowStreamLocalForwarding local'] : []),
     `SetEnv ${[`PATH=${[...new Set(pathVar)].join(':')}`, ...extraEnv].join(' ')}`,
     '',
   ].join('\n');
 }
 
-/** One client key for the orchestrator, one host key per host, a known_hosts naming them. */
+/** One client key for the orchestrator, one host key per host (lb-b's too), a known_hosts naming them. */
 export async function writeSshFiles(layout: LabLayout): Promise<void> {
   const files = labFiles(layout.workDir);
   const clientPub = await keygen(files.clientKey, 'handoff-lab-client');
   await writeFile(files.authorizedKeys, `${clientPub}\n`);
   const known: string[] = [];
-  for (const host of layout.hosts) {
+  for (const host of sshHosts(layout)) {
     const dir = files.hostDir(host.name);
     const hostKey = path.join(dir, 'ssh_host_ed25519_key');
     const pub = await keygen(hostKey, `handoff-lab-${host.name}`);
@@ -78,11 +80,15 @@ export async function writeSshFiles(layout: LabLayout): Promise<void> {
   await writeFile(files.knownHosts, `${known.join('\n')}\n`);
 }
 
-/** Each host's private /etc/hosts: its own name and `selfName` resolve to its own address. */
+/**
+ * Each host's private /etc/hosts: its own name and `selfName` resolve to its
+ * own address (a balancer host, not one of the fleet's, gets its own name only).
+ */
 export function hostsFile(layout: LabLayout, self: LabHostPlan): string {
   const lines = ['127.0.0.1 localhost', '::1 localhost ip6-localhost ip6-loopback'];
   for (const h of layout.hosts) {
     lines.push(h === self ? `${h.address} ${h.name} ${layout.selfName}` : `${h.address} ${h.name}`);
   }
+  if (!layout.hosts.includes(self)) lines.push(`${self.address} ${self.name}`);
   return `${lines.join('\n')}\n`;
 }

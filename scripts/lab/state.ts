@@ -7,7 +7,8 @@ export interface LabState {
   readonly startedAt: string;
   /** the process that brought the lab up */
   readonly ownerPid: number;
-  hosts: { name: string; pid: number; mountNamespace: string }[];
+  /** every host's sshd, lb-b's of a pair too (`balancer`: no service runs there) */
+  hosts: { name: string; pid: number; mountNamespace: string; balancer?: true }[];
   haproxyPid?: number;
   /** a pair's second HAProxy, and every process a reload started */
   haproxyPids?: number[];

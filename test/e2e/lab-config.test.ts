@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { haproxyConfig, labConfig, labLayout } from '../../scripts/lab/index.js';
+import { haproxyInstances } from '../../scripts/lab/haproxy.js';
+import { hostsFile } from '../../scripts/lab/sshd.js';
 
 describe('the lab configs', () => {
   const layout = labLayout({ hosts: 2, workDir: '/tmp/lab-x', timings: { interval: 500 } });
@@ -60,5 +62,33 @@ describe('the lab configs', () => {
     expect(cfg).toContain('stats socket /tmp/lab-x/haproxy/admin.sock mode 600 level admin');
     expect(cfg).toContain('bind 127.0.10.100:8080');
     expect(cfg).toContain('server web-2 127.0.10.2:8000 check');
+  });
+
+  it("puts the pair's lb-b on a host of its own, which deploy.yml names over SSH with its paths there", () => {
+    const pair = labLayout({ hosts: 2, workDir: '/tmp/lab-x', pair: true });
+    expect(pair.pair?.host).toMatchObject({ name: 'lb-b', address: '127.0.10.101', sshPort: 22 });
+    const [, lbB] = haproxyInstances(pair);
+    expect(haproxyConfig(pair, lbB)).toContain(
+      'stats socket /run/haproxy/admin.sock mode 600 level admin',
+    );
+    expect(haproxyConfig(pair, lbB)).toContain('bind 127.0.10.101:8080');
+    expect(hostsFile(pair, pair.pair!.host)).toContain('127.0.10.101 lb-b\n');
+    type Doc = { balancers: Record<string, unknown>[] };
+    const overSsh = parse(labConfig(pair, { peerOverSsh: true })) as Doc;
+    expect(overSsh.balancers[1]).toEqual({
+      name: 'lb-b',
+      kind: 'haproxy',
+      ssh: '127.0.10.101',
+      socket: '/run/haproxy/admin.sock',
+      backend: 'be_lab',
+      config: '/etc/haproxy/haproxy.cfg',
+    });
+    // lb-a runs on this machine: no ssh, its files under the work dir
+    expect(overSsh.balancers[0]).not.toHaveProperty('ssh');
+    const local = parse(labConfig(pair)) as Doc;
+    expect(local.balancers[1]).toMatchObject({
+      socket: '/tmp/lab-x/hosts/lb-b/run/haproxy/admin.sock',
+      config: '/tmp/lab-x/hosts/lb-b/etc/haproxy/haproxy.cfg',
+    });
   });
 });

@@ -64,9 +64,10 @@ export function nginxRollouts(o: { subnet: string; overSsh: boolean; title: stri
       expect([uid, gid]).toEqual([1, 1]);
     });
 
-    it('stops with one line and leaves the file as it was when nginx -t fails', async () => {
+    it('stops with one line saying why when nginx -t fails: the host stays in, the file and nginx as they were', async () => {
       await fleet.stageEverywhere('r3');
       const before = await readFile(files.upstream, 'utf8');
+      const workers = await nginxWorkers(files);
       // another file of nginx's config broken by someone else: no reload may go out now
       await writeFile(files.extra, 'bogus_directive on;\n');
       const load = loadThroughNginx();
@@ -74,11 +75,31 @@ export function nginxRollouts(o: { subnet: string; overSsh: boolean; title: stri
       const report = await load.stop();
       await writeFile(files.extra, '');
       expect(r.code, r.stderr + r.stdout).toBe(1);
-      expect(r.stderr).toMatch(
-        new RegExp(`nginx -t failed with \\S+ marked down on ${where}, so nginx was not reloaded`),
-      );
-      expect(await readFile(files.upstream, 'utf8')).toBe(before);
+      // one line says why (the drain step's ERROR, nginx's own words in it), then the verdict
+      const errors = r.stderr.split('\n').filter((l) => /^(ERROR|deploy:) /.test(l));
+      expect(errors, r.stderr).toHaveLength(2);
+      const why = new RegExp(
+        `^ERROR (\\S+): drain ✗ .* nginx -t failed with (\\S+) marked down on ${where}, so nginx was not reloaded and \\S+ is as it was: .*unknown directive "bogus_directive"`,
+      ).exec(errors[0] ?? '');
+      expect(why, r.stderr).not.toBeNull();
+      const [, name = '', target = ''] = why ?? [];
+      const host = fleet.lab.host(name);
+      expect(target).toBe(`${host.address}:${fleet.lab.layout.appPort}`);
+      expect(errors[1]).toMatch(new RegExp(`^deploy: rollout of r3 failed on ${name} at drain\\b`));
+      expect(r.stderr.split('\n').filter((l) => l.includes('nginx -t'))).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+      // the file byte for byte as it was: the host's server line is not down
+      const after = await readFile(files.upstream, 'utf8');
+      expect(after).toBe(before);
+      expect(serverLine(after, target)).toBe(`server ${target};`);
+      // nginx was never reloaded: the same workers serve the same upstream
+      expect(await nginxWorkers(files)).toEqual(workers);
+      expect(report.total).toBeGreaterThan(100);
       expect(report.failed, formatReport(report)).toBe(0);
+      // the host is still in: requests through nginx reach it after the rollout stopped
+      const since = await startLoad({ url: fleet.lab.url, concurrency: 3, maxRequests: 60 }).done;
+      expect(since.failed, formatReport(since)).toBe(0);
+      expect(since.hosts[host.name], formatReport(since)).toBeGreaterThan(0);
       expect(await releases()).toEqual(['r2', 'r2', 'r2']);
     });
 
@@ -102,6 +123,27 @@ export function nginxRollouts(o: { subnet: string; overSsh: boolean; title: stri
 }
 
 const SUDO_USER = 'handoff-lab-nginx';
+
+/** the upstream's line for `target`, as written (`server ADDRESS:PORT;`, `down` when drained) */
+function serverLine(upstream: string, target: string): string | undefined {
+  return upstream
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.startsWith(`server ${target}`));
+}
+
+/** the pids of nginx's workers (its master's children): a reload replaces them all */
+async function nginxWorkers(files: NginxFiles): Promise<number[]> {
+  const master = (await readFile(files.pid, 'utf8')).trim();
+  const children = await readFile(`/proc/${master}/task/${master}/children`, 'utf8');
+  const pids = children
+    .trim()
+    .split(/\s+/)
+    .map(Number)
+    .sort((a, b) => a - b);
+  expect(pids.length).toBeGreaterThan(0);
+  return pids;
+}
 
 /**
  * The balancer's SSH user becomes a lab user that owns nginx's directory (the
