@@ -3,7 +3,7 @@
  * a folder says where its code runs, and data flows one way.
  * @type {import('dependency-cruiser').IConfiguration}
  */
-const ORCHESTRATOR = '^src/(agent-client|rollout|cli|balancer|verify|setup|hooks|secrets)/';
+const ORCHESTRATOR = '^src/(agent-client|rollout|cli|balancer|verify|setup|hooks|secrets|aws)/';
 /** a balancer kind's config: its deploy.yml shape, normalisation, serialisation and rules */
 const KIND_CONFIG = '^src/balancer/[^/]+/config/';
 const IO =
@@ -31,7 +31,7 @@ export default {
       name: 'host-code-imports-no-orchestrator',
       severity: 'error',
       comment:
-        'src/host/ and src/watchdog/ run on hosts (the agent bundle, cron): they must not pull in the orchestrator (agent-client, rollout, cli, balancer, verify, setup, hooks, secrets).',
+        'src/host/ and src/watchdog/ run on hosts (the agent bundle, cron): they must not pull in the orchestrator (agent-client, rollout, cli, balancer, verify, setup, hooks, secrets, aws).',
       from: { path: '^src/(host|watchdog)/' },
       to: { path: ORCHESTRATOR },
     },

@@ -3,7 +3,7 @@ import { excerpt } from '../safe-text.js';
 
 /** What one AWS call was, for the line that says why it failed. */
 export interface AwsCall {
-  /** the start of the line: what was being done (`ALB reading target health`) */
+  /** the start of the line: what was being done (`reading target health`) */
   readonly where: string;
   /** the IAM action the call needs (`cloudwatch:GetMetricData`) */
   readonly permission: string;
@@ -21,8 +21,8 @@ const NETWORK_CODES = /^(ENOTFOUND|ECONNREFUSED|ETIMEDOUT|ECONNRESET|EAI_AGAIN)$
 /**
  * The failures every AWS client shares — credentials, permissions, the
  * network — as one line saying what to fix; undefined for anything the
- * caller's own service must classify. One place, so the ALB and CloudWatch
- * say the same thing about the same credentials.
+ * caller's own service must classify. One place, so every AWS client
+ * says the same thing about the same credentials.
  */
 export function awsAccessError(error: unknown, call: AwsCall): HandoffError | undefined {
   const name = error instanceof Error ? error.name : '';
@@ -58,19 +58,6 @@ export function awsAccessError(error: unknown, call: AwsCall): HandoffError | un
     );
   return undefined;
 }
-
-/**
- * Every AWS client's HTTP timeouts. The SDK's own are none: a call to an
- * endpoint whose packets are dropped waits as long as the kernel retries its
- * connection, minutes, while a host may be drained. Connecting takes at most
- * 5 s, an answer 20 s (the SDK only warns past its requestTimeout unless told
- * to throw); the SDK's retries (AWS_MAX_ATTEMPTS, 3 by default) still apply.
- */
-export const AWS_HTTP_TIMEOUTS = {
-  connectionTimeout: 5_000,
-  requestTimeout: 20_000,
-  throwOnRequestTimeout: true,
-} as const;
 
 /** an SDK message's first line, short: they can be long and name internals */
 export function awsMessage(error: unknown): string {

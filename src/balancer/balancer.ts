@@ -7,7 +7,7 @@ import type { FailOpenMinimum } from './fail-open.js';
 /**
  * What the balancer says of one target. `inRotation` is the only thing the
  * rollout decides on: true = receives new requests, false = does not,
- * null = this balancer cannot tell (static).
+ * null = this balancer cannot tell (no API).
  */
 export interface TargetState {
   readonly target: string;

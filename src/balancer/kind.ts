@@ -82,7 +82,7 @@ export interface BalancerKind<E extends BalancerConfig = BalancerConfig> {
   /** a kind with no API to read its settings from says why `deploy check --live` reads deploy.yml */
   readonly noLive?: string;
   /**
-   * the port a target names, if it names one (an ALB's `ip:port`): preflight
+   * the port a target names, if it names one (`ip:port`): preflight
    * asks the host whether anything listens there
    */
   readonly targetPort?: (target: string) => TargetPort | undefined;

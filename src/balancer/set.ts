@@ -19,7 +19,7 @@ export interface Member {
  */
 export class BalancerSet implements Balancer {
   readonly kind: Balancer['kind'];
-  /** every member blind: none can tell (a static one is never beside one with an API) */
+  /** every member blind: none can tell (a blind one is never beside one with an API) */
   readonly blind: boolean;
 
   constructor(readonly members: readonly Member[]) {

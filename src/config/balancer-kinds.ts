@@ -40,6 +40,18 @@ export const kindConfigs: readonly (readonly [BalancerKindName, AnyKindConfig])[
   (name) => [name, kindConfig(name)!] as const,
 );
 
+/** where a drain answered with 404 is a soft stop, as messages say it: the kinds' `soft404` */
+export const soft404Words = kindConfigs.flatMap(([, c]) => c.soft404 ?? []).join(' or ');
+
+/** the kinds that count requests per host (`countsPerHost`), as messages name them */
+export const countingKinds = kindConfigs
+  .filter(([, c]) => c.countsPerHost === true)
+  .map(([name]) => name)
+  .join(', ');
+
+/** the `balancer:` block `deploy init` writes: a kind that needs no API, so the starter loads and checks as it stands */
+export const starterBalancer = staticConfig.starter ?? '';
+
 /** every kind's entry schema, from the list above: a new kind is one line there, not two */
 type KindSchema = Kinds[BalancerKindName]['schema'];
 const schemas = names.map((name) => kinds[name].schema) as [KindSchema, ...KindSchema[]];

@@ -1,4 +1,4 @@
-import { kindConfig, kindConfigs } from './balancer-kinds.js';
+import { kindConfig, kindConfigs, soft404Words } from './balancer-kinds.js';
 import { healthCheckKeys, type RawEntry } from './kit/balancer-entry.js';
 import { duplicates, list, record, type Rule } from './kit/rule-read.js';
 import type { RuleProblem } from './kit/where.js';
@@ -15,7 +15,7 @@ import { defaultName } from './normalize-balancer.js';
 type Doc = Readonly<Record<string, unknown>>;
 type Entry = RawEntry;
 
-/** a kind with no API (static): it cannot say a host is out */
+/** a kind with no API (`blind`): it cannot say a host is out */
 const blind = (e: Entry): boolean => kindConfig(e.b.kind)?.blind === true;
 
 /** the kinds with an API, as a message lists them */
@@ -89,7 +89,7 @@ function deregisterNeedsAnApi(doc: Doc): RuleProblem[] {
   ];
 }
 
-/** A kind that cannot drain by health (nginx: no active health checks) says why. */
+/** A kind that cannot drain by health (no active health checks) says why. */
 function healthDrainRefused(doc: Doc): RuleProblem[] {
   if (record(doc.drain).method === 'deregister') return [];
   const why = entries(doc)
@@ -100,8 +100,8 @@ function healthDrainRefused(doc: Doc): RuleProblem[] {
 
 /**
  * A drain answered with 404 is a soft stop only where the balancer reads it
- * so (HAProxy with `http-check disable-on-404`, which `deploy check --live`
- * reads from the backend); a kind that reads it otherwise says why.
+ * so (a kind's `soft404`, which `deploy check --live` may read from the
+ * balancer's config); a kind that reads it otherwise says why.
  */
 function answer404Refused(doc: Doc): RuleProblem[] {
   if (record(doc.drain).answer !== 404) return [];
@@ -112,7 +112,7 @@ function answer404Refused(doc: Doc): RuleProblem[] {
   return [
     {
       path: ['drain', 'answer'],
-      message: `404 is a soft stop only for HAProxy with http-check disable-on-404 (${why.join('; ')}): use 503`,
+      message: `404 is a soft stop only for ${soft404Words} (${why.join('; ')}): use 503`,
     },
   ];
 }

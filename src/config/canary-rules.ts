@@ -1,4 +1,4 @@
-import { kindConfig, kindConfigs } from './balancer-kinds.js';
+import { countingKinds, kindConfig } from './balancer-kinds.js';
 import type { KeyPath, RuleProblem } from './kit/where.js';
 
 /**
@@ -25,7 +25,7 @@ export function canaryRules(doc: Doc): RuleProblem[] {
   if (source === 'balancer' && cannot !== undefined)
     problems.push({
       path: at('source'),
-      message: `balancer counts per host only with ${counting()} (balancer kind ${cannot} does not): use source service or command`,
+      message: `balancer counts per host only with ${countingKinds} (balancer kind ${cannot} does not): use source service or command`,
     });
   const fleet = list(doc.hosts).length;
   const hosts = canary.hosts ?? 1;
@@ -41,14 +41,6 @@ export function canaryRules(doc: Doc): RuleProblem[] {
       message: `is ${wave} of the ${fleet} hosts, leaving none on the old release to compare the canary with; use fewer`,
     });
   return problems;
-}
-
-/** the kinds that count per host, as a message names them */
-function counting(): string {
-  return kindConfigs
-    .filter(([, c]) => c.countsPerHost === true)
-    .map(([name]) => name)
-    .join(', ');
 }
 
 /** `balancer:` or, where the list is written, `balancers:` */

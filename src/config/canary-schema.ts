@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { countingKinds } from './balancer-kinds.js';
 import { count, duration, durationOrZero, text } from './kit/fields.js';
 
 /**
@@ -35,10 +36,12 @@ export function canarySchema<H extends z.ZodType>(hosts: H) {
       bake: duration('how long the canary takes traffic, judged, before the next wave').prefault(
         '5m',
       ),
-      source: z.enum(sourceKinds).optional().meta({
-        description:
-          'where the counts come from: balancer (HAProxy per server), service (the health library counts), command; default balancer with haproxy, else service',
-      }),
+      source: z
+        .enum(sourceKinds)
+        .optional()
+        .meta({
+          description: `where the counts come from: balancer (its counts per host: ${countingKinds}), service (the health library counts), command; default balancer when every balancer counts per host, else service`,
+        }),
       command: text(
         'with source command: an executable beside deploy.yml printing {"requests": N, "errors": N} for HANDOFF_HOST over HANDOFF_FROM–HANDOFF_TO',
       ).optional(),
@@ -52,7 +55,7 @@ export function canarySchema<H extends z.ZodType>(hosts: H) {
         'how much slower than the baseline the canary may answer on average; unset: not compared',
       ).optional(),
       latency_floor: durationOrZero(
-        'with latency_margin: a difference in mean response no larger than this is noise, whatever the margin (HAProxy reports whole milliseconds)',
+        'with latency_margin: a difference in mean response no larger than this is noise, whatever the margin (a balancer may report whole milliseconds)',
       ).prefault('5ms'),
       min_requests: count('fewer requests on either side are inconclusive').default(100),
       inconclusive: z.enum(['fail', 'pass']).default('fail').meta({

@@ -45,7 +45,7 @@ export function configJsonSchema(): Record<string, unknown> {
 }
 
 /**
- * zod writes a discriminated union as `oneOf`: a typo under `kind: alb` then
+ * zod writes a discriminated union as `oneOf`: a typo under one `kind:` then
  * fails every branch and an editor reports a dozen keys. Chosen by `kind`
  * (`if`/`then`), only the branch of that kind is checked: one typo, one key.
  */

@@ -9,7 +9,7 @@ type RawRollout = RawConfig['rollout'];
 /**
  * The canary, bake and watch keys as the rollout reads them. The source
  * defaults to what the balancers can count per host when every one can
- * (`countsPerHost`: HAProxy's servers), else the services' own.
+ * (`countsPerHost`: a balancer with per-server counters), else the services' own.
  */
 export function canaryConfig(
   rollout: RawRollout,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { balancerSchema, balancersSchema } from './balancer-kinds.js';
+import { balancerSchema, balancersSchema, soft404Words } from './balancer-kinds.js';
 import { bakeKeys, canarySchema } from './canary-schema.js';
 import { cronPlan } from './cron-every.js';
 import { leaseSchema } from './lease-schema.js';
@@ -78,8 +78,7 @@ const drain = z
       .union([z.literal(503), z.literal(404)], { error: 'must be 503 or 404' })
       .default(503)
       .meta({
-        description:
-          "the health endpoint's status while drained: 503, or 404 for an HAProxy backend with http-check disable-on-404 (a soft stop: persistent connections still served)",
+        description: `the health endpoint's status while drained: 503, or 404 for ${soft404Words} (a soft stop: persistent connections still served)`,
       }),
     overlap: duration('how long a host keeps serving after it is out of rotation').prefault('15s'),
     max_request: duration('the longest request allowed to finish').prefault('30s'),

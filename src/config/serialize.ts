@@ -115,7 +115,7 @@ function balancer(entry: BalancerEntry): RawEntry {
   const { name, targets, ...b } = entry;
   const given = Object.keys(targets).length > 0 ? { targets: { ...targets } } : {};
   const raw = kindSettings(b);
-  // a name made from the kind and its socket (haproxy:/run/…) is made again on load; written
+  // a name made from the kind and how it is reached (kind:/run/…) is made again on load; written
   // out, the name rule would refuse it in the host config
   const named = name === defaultName(raw) ? {} : { name };
   return { ...raw, ...named, ...given };

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import { starterBalancer } from './balancer-kinds.js';
 
 /**
  * What `deploy init` writes: a deploy.yml that loads cleanly and passes
@@ -21,16 +22,7 @@ hosts:
   - { name: app-1, address: 10.0.0.11 }
   - { name: app-2, address: 10.0.0.12 }
 
-balancer:
-  # static: the health-check settings of a balancer handoff cannot query.
-  # Copy them from the balancer; a host is out of rotation after at most
-  # interval × unhealthy_threshold.
-  kind: static
-  interval: 5s
-  timeout: 2s
-  unhealthy_threshold: 2
-  healthy_threshold: 2
-
+${starterBalancer}
 drain:
   method: health # the health endpoint answers 503 while the drain marker exists
   overlap: 15s # keep serving this long after the balancer took the host out

@@ -30,7 +30,7 @@ export interface SshConfig {
 export interface HostConfig {
   readonly name: string;
   readonly address: string;
-  /** the balancer's name for this host (instance id, IP, or HAProxy server name) */
+  /** the balancer's name for this host (instance id, IP, or server name) */
   readonly target: string;
   /** per-host SSH port; falls back to ssh.port */
   readonly sshPort?: number;
@@ -47,8 +47,8 @@ export type BalancerEntry = BalancerConfig & {
 export interface DrainConfig {
   readonly method: 'health' | 'deregister';
   /**
-   * the health endpoint's status while drained: 404 only for HAProxy with
-   * `http-check disable-on-404`, which reads it as a soft stop (NOLB)
+   * the health endpoint's status while drained: 404 only for a balancer that
+   * reads it as a soft stop (its kind's `soft404`)
    */
   readonly answer: 503 | 404;
   readonly overlap: Duration;

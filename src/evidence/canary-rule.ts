@@ -27,8 +27,8 @@ export interface CanaryRule {
 }
 
 /**
- * The finest latency difference each source can show: HAProxy's `rtime` is
- * whole milliseconds, so 1 ms against 0 ms may be 0.6 against 0.4.
+ * The finest latency difference each source can show: a balancer's counters may
+ * keep whole milliseconds, so 1 ms against 0 ms may be 0.6 against 0.4.
  */
 const RESOLUTION_MS: Readonly<Record<SourceKind, number>> = {
   balancer: 1,

@@ -9,7 +9,7 @@ import type { CountWindow, EvidenceSource } from './kit/source.js';
  * library's countResponses), read on each host by its agent (the
  * `service-counts` operation) from host.state. A window is a reading at its
  * opening and one at each read, compared process by process
- * (service-counts.ts), so any balancer, ALB included, gets a per-host canary.
+ * (service-counts.ts), so any balancer, even one that counts nothing per host, gets a per-host canary.
  */
 
 /** what the source asks of a host: its agent's `service-counts` */

@@ -2,7 +2,7 @@ import { addWindows, type WindowCounts } from './kit/counts.js';
 import type { CountWindow, EvidenceSource } from './kit/source.js';
 
 /**
- * Several balancers in front of one fleet (an HAProxy pair): each counts
+ * Several balancers in front of one fleet (a pair): each counts
  * only the share of the traffic it carried, so what the fleet saw is their
  * sum, host by host. A host one of them cannot count makes the sum unread
  * for that host, never the others' share passed off as all of it.

@@ -21,8 +21,8 @@ export interface HealthOptions {
   /** host.state, holding the drain marker `draining`; default the HANDOFF_STATE environment variable */
   readonly stateDir?: string;
   /**
-   * ready's status while draining: 503, or 404 for an HAProxy backend with
-   * `http-check disable-on-404` (a soft stop); default the HANDOFF_DRAIN_ANSWER
+   * ready's status while draining: 503, or 404 for a balancer that reads it
+   * as a soft stop; default the HANDOFF_DRAIN_ANSWER
    * environment variable (deploy.yml's `drain.answer`), else 503
    */
   readonly drainAnswer?: 503 | 404;

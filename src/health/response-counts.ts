@@ -7,7 +7,7 @@ import { writeAtomically } from './heartbeat.js';
 /**
  * The service's own count of its answers by status class, for a canary
  * judged from the service itself (rollout.canary.source: service): any
- * balancer, ALB included, no new port. Each process writes its counts to
+ * balancer, even one that counts nothing per host, no new port. Each process writes its counts to
  * `<host.state>/responses/<pid>-<started>.json` about once a second and at
  * exit; the host's agent sums the files. The hot path is two additions and
  * one listener: nothing is written per request.

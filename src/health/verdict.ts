@@ -27,7 +27,7 @@ export function readyStatus(
   return s.degraded ? { status: 'degraded', code: 200 } : { status: 'ok', code: 200 };
 }
 
-/** a drained service's status: 503, or 404 for HAProxy's `http-check disable-on-404` */
+/** a drained service's status: 503, or 404 for a balancer that reads it as a soft stop */
 export type DrainCode = 503 | 404;
 
 /**

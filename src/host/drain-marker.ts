@@ -5,7 +5,7 @@ import { readJsonFile, removeFile, type StateRead } from './state-store.js';
 
 /**
  * `host.state/draining`. While the file exists, every health endpoint on the
- * host answers 503 (the health library, or an nginx/HAProxy one-liner that
+ * host answers 503 (the health library, or a web server's one-liner that
  * only tests for the file). Its content says who drained and until when: a
  * drain is a lease, so a deploy that died mid-way is noticed — the watchdog
  * reports an expired marker at ERROR, and the next rollout repairs the host.

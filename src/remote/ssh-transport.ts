@@ -80,7 +80,7 @@ export class SshTransport implements Transport {
 
   /**
    * A stream to a unix socket on the host (OpenSSH's streamlocal forwarding,
-   * `direct-streamlocal@openssh.com`): HAProxy's admin socket spoken to where it
+   * `direct-streamlocal@openssh.com`): a balancer's admin socket spoken to where it
    * is, never put on the network. sshd allows it unless `AllowStreamLocalForwarding
    * no` (or `DisableForwarding yes`) says otherwise.
    */

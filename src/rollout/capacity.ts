@@ -18,7 +18,7 @@ export interface CapacityVerdict {
  * fall below its routing minimum (`failOpen`, fail-open.ts) fails open and
  * sends traffic to the drained host anyway, so the wave must also leave that many.
  * A target that is already out (first deploy, a host that is down) costs
- * nothing and is never blocked. A balancer that cannot tell (static) counts
+ * nothing and is never blocked. A balancer that cannot tell (no API) counts
  * every target as in.
  */
 export function checkCapacity(

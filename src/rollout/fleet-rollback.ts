@@ -55,7 +55,7 @@ export interface FleetRollbackRun {
   readonly reader: (host: HostConfig) => Promise<HostAgent>;
   /** the capacity guard before a wave drains: why not, or undefined */
   guard(wave: readonly HostConfig[]): Promise<string | undefined>;
-  /** ALB: each group's unhealthy-state routing minimum, which each host's guard keeps too */
+  /** each balancer's fail-open minimum (unhealthy-state routing), which each host's guard keeps too */
   readonly failOpen: ReadonlyMap<string, FailOpenMinimum>;
 }
 

@@ -41,7 +41,7 @@ export interface Preflight {
   readonly agents: ReadonlyMap<string, HostAgent>;
   readonly statuses: ReadonlyMap<string, HostStatus>;
   readonly states: ReadonlyMap<string, TargetState>;
-  /** ALB: each group's unhealthy-state routing minimum by balancer name, which the guard keeps */
+  /** each balancer's fail-open minimum (unhealthy-state routing) by its name, which the guard keeps */
   readonly failOpen: ReadonlyMap<string, FailOpenMinimum>;
   /** hosts of the plan left out, unreachable (rollout.unreachable: skip); the plan without them */
   readonly skipped: readonly SkippedHost[];
@@ -167,7 +167,7 @@ export function notServing(deps: RolloutDeps, skipped: readonly SkippedHost[]): 
   return { ...deps, notServing: new Set(skipped.map((s) => s.host)) };
 }
 
-/** Each balancer's fail-open minimum (ALB), by its name: what the capacity guard keeps. */
+/** Each balancer's fail-open minimum (a kind that fails open), by its name: what the capacity guard keeps. */
 export async function failOpenOfEach(deps: RolloutDeps): Promise<Map<string, FailOpenMinimum>> {
   const members = membersOf(deps.balancer);
   const found = await Promise.all(
@@ -332,8 +332,8 @@ export function waveCapacity(
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
 /**
- * A balancer target that names its port (as its kind reads it: an ALB
- * target `ip:port` or `instance:port`) on a port nothing on the host listens on would be drained
+ * A balancer target that names its port (as its kind reads it, like
+ * `ip:port` or `instance:port`) on a port nothing on the host listens on would be drained
  * and then never come back healthy: a typo in a `targets:` map. Each host's
  * agent reads its own socket table; a host that cannot tell is not refused,
  * nor a target without a port (the target group's port, which deploy.yml does

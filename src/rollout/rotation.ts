@@ -29,7 +29,7 @@ export interface RotationWait {
 
 /**
  * Poll often enough to see the change within a fraction of one health-check
- * interval, but not so often that an ALB API rate limit bites.
+ * interval, but not so often that a balancer API's rate limit bites.
  */
 export function pollEvery(interval: number): number {
   return Math.max(100, Math.min(Math.floor(interval / 4), 2000));
@@ -37,7 +37,7 @@ export function pollEvery(interval: number): number {
 
 /**
  * Wait until the balancer reports the target in (or out of) rotation, within
- * `bound`. A balancer that cannot tell (static) is waited out for the whole
+ * `bound`. A balancer that cannot tell (no API) is waited out for the whole
  * worst-case bound: the model's numbers are then the only evidence we have.
  */
 export async function awaitRotation(

@@ -1,4 +1,5 @@
-import { awsAccessError, awsMessage } from '../balancer/aws-errors.js';
+import { awsClientOptions } from '../aws/client-options.js';
+import { awsAccessError, awsMessage } from '../aws/errors.js';
 import type { SecretSource } from '../config/types.js';
 import { SecretFetchError } from './fetch-error.js';
 
@@ -12,7 +13,7 @@ const NOT_FOUND = /^(ResourceNotFoundException|ParameterNotFound|ParameterVersio
 export async function fetchAwsSecret(source: AwsSecret, signal: AbortSignal): Promise<string> {
   const { SecretsManagerClient, GetSecretValueCommand } =
     await import('@aws-sdk/client-secrets-manager');
-  const client = new SecretsManagerClient(source.region ? { region: source.region } : {});
+  const client = new SecretsManagerClient(awsClientOptions(source.region));
   const what = `AWS Secrets Manager ${source.secretId}`;
   try {
     const answer = await client
@@ -36,7 +37,7 @@ export async function fetchSsmParameter(
   signal: AbortSignal,
 ): Promise<string> {
   const { SSMClient, GetParameterCommand } = await import('@aws-sdk/client-ssm');
-  const client = new SSMClient(source.region ? { region: source.region } : {});
+  const client = new SSMClient(awsClientOptions(source.region));
   const what = `SSM parameter ${source.parameter}`;
   try {
     const answer = await client

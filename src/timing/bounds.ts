@@ -8,11 +8,11 @@ import type { Batch, DrainConfig, Duration, HealthCheckSettings } from '../confi
  * `drain-before-stop` invariant), so the rollout may stop waiting here.
  *
  * With `deregister` the balancer stops new requests at once and keeps the
- * in-flight ones for the deregistration delay; unknown (HAProxy, static), it
+ * in-flight ones for the deregistration delay; unknown (a kind with no such setting), it
  * falls back to max_request, the longest a request we promise to finish runs.
  *
- * `drain.answer: 404` to HAProxy with `http-check disable-on-404` takes the
- * server out (NOLB) at the first 404, one interval; the bound stays
+ * `drain.answer: 404` to a balancer that reads it as a soft stop takes the
+ * server out at the first 404, one interval; the bound stays
  * `unhealthy_threshold` intervals all the same: a service started before
  * `drain.answer` changed, or one whose health endpoint is not handoff's
  * library, still answers 503, and at the bound the rollout moves on.

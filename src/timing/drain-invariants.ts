@@ -70,8 +70,8 @@ function deregistrationDelay({ settings, drain }: TimingInput): Invariant {
 }
 
 /**
- * A check that may last longer than the interval overlaps the next one (ALB
- * refuses it; HAProxy spaces checks from the end of the previous one), so
+ * A check that may last longer than the interval overlaps the next one (some
+ * balancers refuse it, others space checks from the end of the previous one), so
  * "the Nth check starts within N intervals" — the whole detection bound — fails.
  */
 function checkTimeout({ settings }: TimingInput): Invariant {

@@ -3,7 +3,7 @@ import { formatDuration as fmt } from './duration.js';
 import type { Invariant, Timeline, TimingInput } from './types.js';
 
 /**
- * An ALB whose targets are all unhealthy fails open and sends traffic to the
+ * A balancer whose targets are all unhealthy may fail open and sends traffic to the
  * drained hosts anyway; the guard needs someone left to serve.
  */
 function capacity({ hosts, rollout }: TimingInput, timeline: Timeline): Invariant {
@@ -50,7 +50,7 @@ function capacityAdvice(hosts: number, minHealthy: number, batch: number): strin
 
 /**
  * A service that closes an idle connection the balancer is about to reuse
- * turns that request into a 502 (Node's 5 s default behind an ALB's 60 s).
+ * turns that request into a 502 (Node's 5 s default behind a balancer's 60 s).
  */
 function keepAlive({ services, settings }: TimingInput): Invariant[] {
   const idle = settings.idleTimeout;

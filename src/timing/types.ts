@@ -8,9 +8,13 @@ import type {
   WatchdogConfig,
 } from '../config/types.js';
 
-/** Everything the timing model reads: plain numbers, so `deploy check --live` can swap in the balancer's real settings. */
-export interface TimingInput {
-  readonly settings: HealthCheckSettings;
+/**
+ * Everything the timing model reads: plain numbers, so `deploy check --live`
+ * can swap in the balancer's real settings. A kind's invariants read its own
+ * settings beside the core's (`S`, which extends them with optional fields).
+ */
+export interface TimingInput<S extends HealthCheckSettings = HealthCheckSettings> {
+  readonly settings: S;
   readonly drain: DrainConfig;
   readonly rollout: RolloutConfig;
   readonly watchdog: WatchdogConfig;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { noProtocol } from '../../src/agent-client/refusal.js';
-import { awsMessage } from '../../src/balancer/aws-errors.js';
+import { awsMessage } from '../../src/aws/errors.js';
 import { parseSocketAddress } from '../../src/balancer/haproxy/address.js';
 import { garbage } from '../../src/balancer/haproxy/runtime-api.js';
 import { clip } from '../../src/host/checks/http-headers.js';

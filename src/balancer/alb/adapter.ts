@@ -6,9 +6,9 @@ import type {
   TargetHealthDescription,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import type * as sdkTypes from '@aws-sdk/client-elastic-load-balancing-v2';
-import type { HealthCheckSettings } from '../../config/types.js';
+import type { AlbHealthCheck } from './health-check.js';
 import type { AlbBalancerConfig } from './config/entry.js';
-import { AWS_HTTP_TIMEOUTS } from '../aws-errors.js';
+import { awsClientOptions } from '../../aws/client-options.js';
 import { albError } from './errors.js';
 import { attributeMap, toSettings, toTargetState } from './map.js';
 import { isRegistration, targetKey } from './targets.js';
@@ -37,32 +37,14 @@ export async function createAlbBalancer(
   config: AlbBalancerConfig,
   deps: AlbDeps,
 ): Promise<AlbBalancer> {
-  // the SDK's notice about future Node.js support is for whoever maintains this
-  // tool, not for the operator: it would be the only SDK text in the output
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const sdk = await import('@aws-sdk/client-elastic-load-balancing-v2');
   const client = new sdk.ElasticLoadBalancingV2Client(albClientOptions(config));
   return new AlbBalancer(config, sdk, client, deps);
 }
 
-/**
- * No retryMode or maxAttempts here: the SDK resolves them from
- * AWS_RETRY_MODE / AWS_MAX_ATTEMPTS, then the profile's retry_mode /
- * max_attempts, then its defaults (standard, 3), and a value given here
- * would override what the operator set.
- */
+/** the ELBv2 client's options: every AWS client's (aws/client-options.ts) */
 export function albClientOptions(config: AlbBalancerConfig): ElasticLoadBalancingV2ClientConfig {
-  return {
-    ...(config.region !== undefined ? { region: config.region } : {}),
-    requestHandler: AWS_HTTP_TIMEOUTS,
-    // the SDK's own warnings are not the tool's output: errors reach the user through albError
-    logger: {
-      debug: () => undefined,
-      info: () => undefined,
-      warn: () => undefined,
-      error: () => undefined,
-    },
-  };
+  return awsClientOptions(config.region);
 }
 
 export class AlbBalancer implements Balancer {
@@ -132,7 +114,7 @@ export class AlbBalancer implements Balancer {
     return ['TCP', 'TLS', 'UDP', 'TCP_UDP'].includes(protocol) ? 'network' : undefined;
   }
 
-  async settings(): Promise<HealthCheckSettings> {
+  async settings(): Promise<AlbHealthCheck> {
     const group = await this.describeGroup();
     const attributes = await this.groupAttributes();
     if (!group)

@@ -1,6 +1,6 @@
 import type { AlbBalancerConfig } from './config/entry.js';
 import { BlockedError, ConfigError, OperationError, type HandoffError } from '../../errors.js';
-import { awsAccessError, awsMessage } from '../aws-errors.js';
+import { awsAccessError, awsMessage } from '../../aws/errors.js';
 import { iamPermission, type AlbAction } from './permissions.js';
 import { RetriesExhausted } from './retry.js';
 

@@ -1,5 +1,8 @@
 import { formatDuration as fmt } from '../../timing/index.js';
 import type { Invariant, TimingInput } from '../../timing/index.js';
+import type { AlbHealthCheck } from './health-check.js';
+
+type Input = TimingInput<AlbHealthCheck>;
 
 /**
  * A Network Load Balancer with `deregistration_delay.connection_termination.enabled`
@@ -9,7 +12,7 @@ import type { Invariant, TimingInput } from '../../timing/index.js';
  * deregistered target's open connections keep carrying requests until its
  * services close them: the overlap and the whole stop must fit in the delay.
  */
-function connectionTermination({ settings, drain }: TimingInput): Invariant | undefined {
+function connectionTermination({ settings, drain }: Input): Invariant | undefined {
   const delay = settings.deregistrationDelay;
   if (drain.method !== 'deregister' || !settings.connectionTermination || delay === undefined)
     return undefined;
@@ -31,7 +34,7 @@ function connectionTermination({ settings, drain }: TimingInput): Invariant | un
  * connection: the 503 a `drain.method: health` drain answers passes it, so
  * the target never leaves rotation and await-out times out.
  */
-function checkProtocol({ settings, drain }: TimingInput): Invariant | undefined {
+function checkProtocol({ settings, drain }: Input): Invariant | undefined {
   if (drain.method !== 'health' || settings.checkProtocol !== 'TCP') return undefined;
   return {
     id: 'check-protocol',
@@ -52,7 +55,7 @@ function checkProtocol({ settings, drain }: TimingInput): Invariant | undefined 
  * connections it holds: they must live that long. With termination off, an
  * unhealthy draining interval other than 0 ends them when it runs out.
  */
-function unhealthyTermination({ settings, drain }: TimingInput): Invariant | undefined {
+function unhealthyTermination({ settings, drain }: Input): Invariant | undefined {
   const { unhealthyTermination: terminates, unhealthyDrainingInterval: interval } = settings;
   if (drain.method !== 'health' || terminates === undefined) return undefined;
   const needed = drain.overlap + drain.stopTimeout;
@@ -80,7 +83,7 @@ function unhealthyTermination({ settings, drain }: TimingInput): Invariant | und
 }
 
 /** What an ALB entry's settings raise beside the shared invariants: a Network Load Balancer's connection handling (none for an Application Load Balancer's). */
-export function albInvariants(input: TimingInput): Invariant[] {
+export function albInvariants(input: Input): Invariant[] {
   return [connectionTermination(input), checkProtocol(input), unhealthyTermination(input)].filter(
     (i): i is Invariant => i !== undefined,
   );

@@ -2,9 +2,9 @@ import type {
   TargetGroup,
   TargetHealthDescription,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
-import type { HealthCheckSettings } from '../../config/types.js';
 import type { TargetState } from '../balancer.js';
 import { isRegistration, otherPorts, parseTarget, targetKey, type TargetKey } from './targets.js';
+import type { AlbHealthCheck } from './health-check.js';
 
 /** Pure translations between the ELBv2 API's shapes and ours. */
 
@@ -72,7 +72,7 @@ export interface AlbAttributes {
   readonly loadBalancer?: ReadonlyMap<string, string>;
 }
 
-export function toSettings(group: TargetGroup, attributes: AlbAttributes): HealthCheckSettings {
+export function toSettings(group: TargetGroup, attributes: AlbAttributes): AlbHealthCheck {
   const seconds = (value: number | string | undefined): number | undefined => {
     const n = Number(value);
     return value !== undefined && value !== '' && Number.isFinite(n) ? n * 1000 : undefined;

@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { BalancerHost } from '../balancer-host.js';
-import type { HealthCheckSettings } from '../../config/types.js';
 import type { HaproxyBalancerConfig } from './config/entry.js';
 import { ConfigError, OperationError } from '../../errors.js';
 import { FreshRead } from '../../fresh-read.js';
@@ -12,7 +11,7 @@ import { readBackendChecks } from './config-file.js';
 import { garbage, runCommand, type RuntimeApiOptions } from './runtime-api.js';
 import { parseShowInfo, ReloadWatch, type ProcessInfo } from './reload-watch.js';
 import { parseServersState } from './servers-state.js';
-import { combineSettings, type SettingsSource } from './settings.js';
+import { combineSettings, type HaproxyHealthCheck, type SettingsSource } from './settings.js';
 import { parseStatCsv } from './stat-csv.js';
 import { toTargetState } from './target-state.js';
 
@@ -87,7 +86,7 @@ export class HaproxyBalancer implements Balancer {
     return { servers: firstByServer(serverRows), stats: firstByServer(statRows) };
   });
 
-  async settings(): Promise<HealthCheckSettings> {
+  async settings(): Promise<HaproxyHealthCheck> {
     const command = cmd.showStat(this.config.backend);
     const answer = await runCommand(this.address, command, this.options);
     const live = await this.rowsOf(command, answer, parseStatCsv);

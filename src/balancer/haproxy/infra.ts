@@ -19,7 +19,7 @@ export async function haproxyInfra(
   // compare with what runs: the file (or deploy.yml itself) would only echo `desired`
   const haproxy = new HaproxyBalancer(entry, {}, deps);
   const current = await haproxy.settings().finally(() => haproxy.close());
-  // deregistration delay and idle timeout are ALB notions with no haproxy line
+  // deregistration delay and idle timeout have no haproxy line
   const { deregistrationDelay: _d, idleTimeout: _i, ...comparable } = desired;
   const changes = diffSettings(current, comparable, () => 'manual');
   if (changes.length > 0 && !dryRun) {

@@ -1,4 +1,7 @@
 import type { Invariant, TimingInput } from '../../timing/index.js';
+import type { HaproxyHealthCheck } from './settings.js';
+
+type Input = TimingInput<HaproxyHealthCheck>;
 
 /**
  * HAProxy's `on-marked-down shutdown-sessions` kills every session on a server
@@ -8,7 +11,7 @@ import type { Invariant, TimingInput } from '../../timing/index.js';
  * server is marked down only when its services stop, so it cuts off what a
  * graceful stop would have finished: a warning.
  */
-function sessionsKept({ settings, drain }: TimingInput): Invariant | undefined {
+function sessionsKept({ settings, drain }: Input): Invariant | undefined {
   const where = settings.shutdownSessionsOnDown;
   if (where === undefined) return undefined;
   const drainMarksDown = drain.method === 'health' && !softStop({ settings, drain });
@@ -24,7 +27,7 @@ function sessionsKept({ settings, drain }: TimingInput): Invariant | undefined {
 }
 
 /** drain.answer 404 to a backend whose config has `http-check disable-on-404`: the drain is a NOLB, not a DOWN */
-function softStop({ settings, drain }: Pick<TimingInput, 'settings' | 'drain'>): boolean {
+function softStop({ settings, drain }: Pick<Input, 'settings' | 'drain'>): boolean {
   return drain.answer === 404 && typeof settings.disableOn404 === 'string';
 }
 
@@ -36,7 +39,7 @@ function softStop({ settings, drain }: Pick<TimingInput, 'settings' | 'drain'>):
  * get it. 404 with it soft-stops the server (NOLB) on the first 404; 503 with
  * it is a plain drain, the soft stop there if wanted. Both hold: ok lines.
  */
-function drainAnswerRead({ settings, drain }: TimingInput): Invariant | undefined {
+function drainAnswerRead({ settings, drain }: Input): Invariant | undefined {
   const where = settings.disableOn404;
   if (where === undefined) return undefined;
   const id = 'drain-answer';
@@ -77,7 +80,7 @@ function drainAnswerRead({ settings, drain }: TimingInput): Invariant | undefine
 }
 
 /** What HAProxy's own configuration (read with `config:`) says about a drain. */
-export function haproxyInvariants(input: TimingInput): Invariant[] {
+export function haproxyInvariants(input: Input): Invariant[] {
   return [sessionsKept(input), drainAnswerRead(input)].filter(
     (i): i is Invariant => i !== undefined,
   );

@@ -2,6 +2,19 @@ import type { HealthCheckSettings } from '../../config/types.js';
 import type { BackendChecks } from './config-file.js';
 import type { StatRow } from './stat-csv.js';
 
+/** A backend's health-check settings, with what its config file says of a drain. */
+export interface HaproxyHealthCheck extends HealthCheckSettings {
+  /** where the config sets `on-marked-down shutdown-sessions` (file and line): a server marked down has every session on it killed */
+  readonly shutdownSessionsOnDown?: string;
+  /**
+   * where `http-check disable-on-404` is set (a 404 soft-stops the server,
+   * NOLB), false when the backend has none; undefined when no config file was read
+   */
+  readonly disableOn404?: string | false;
+  /** where persistence (`cookie`, `stick`) is set in a backend without `option redispatch` (or with `retries 0`) */
+  readonly persistWithoutRedispatch?: string;
+}
+
 /**
  * The settings in force for a backend, from the two sources there are: the
  * running haproxy (rise and fall of each checked server) and either its
@@ -17,7 +30,7 @@ export function combineSettings(
   backend: string,
   live: readonly StatRow[],
   source: SettingsSource,
-): { ok: true; settings: HealthCheckSettings } | { ok: false; reason: string } {
+): { ok: true; settings: HaproxyHealthCheck } | { ok: false; reason: string } {
   const checked = live.filter((r) => r.rise !== undefined && r.fall !== undefined);
   if (source.kind === 'deploy.yml') {
     const { healthCheck } = source;

@@ -13,7 +13,7 @@ export interface CheckedBalancers {
 
 /**
  * Each balancer's health-check settings and its kind's invariants: live from
- * its API with --live (a kind with none, static, says so), else as deploy.yml
+ * its API with --live (a kind with none says so), else as deploy.yml
  * writes them.
  */
 export async function settingsOfBalancers(

@@ -12,7 +12,7 @@ export const SAMPLE_MS = 3_000;
 
 /**
  * A canary whose bake could never see `min_requests` is inconclusive every
- * time: with HAProxy's counters as the source, `deploy check --live` counts
+ * time: with a balancer's per-server counters as the source, `deploy check --live` counts
  * the requests each host gets over a few seconds, estimates what the canary
  * would get in its bake, and warns when that falls short. Nothing to say
  * without a canary, with another source, or with no traffic to count.
@@ -21,7 +21,7 @@ export async function canaryTrafficWarnings(
   config: Config,
   clock: Clock,
   wait: (ms: number) => Promise<void>,
-  /** the run's balancers, through which an HAProxy on its own host is counted (over SSH) */
+  /** the run's balancers, through which a balancer on its own host is counted (over SSH) */
   balancer?: () => Promise<Balancer>,
   sourceOf: (
     config: Config,

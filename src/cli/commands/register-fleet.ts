@@ -107,7 +107,7 @@ function registerReceipt(program: Command): void {
     program
       .command('receipt')
       .description(
-        "CloudWatch's count of failed requests for deploy.yml's ALB target groups over a window (a rollout's final receipt)",
+        "the failed requests a balancer's provider counts per minute, for deploy.yml's balancers over a window (a rollout's final receipt)",
       ),
   )
     .requiredOption(

@@ -20,49 +20,18 @@ export interface HealthCheckSettings {
   readonly deregistrationDelay?: Duration;
   /**
    * where this balancer's deregistration delay is set, for a fix line when
-   * it is unknown (`worker_shutdown_timeout in nginx's main config`)
+   * it is unknown (like a directive in the balancer's main config)
    */
   readonly deregistrationDelaySetting?: string;
   readonly slowStart?: Duration;
   readonly idleTimeout?: Duration;
-  /**
-   * HAProxy: where its config sets `on-marked-down shutdown-sessions` (file and
-   * line): a server marked down has every session on it killed
-   */
-  readonly shutdownSessionsOnDown?: string;
-  /**
-   * HAProxy, from its config file: where `http-check disable-on-404` is set
-   * (a 404 soft-stops the server, NOLB), false when the backend has none;
-   * undefined when no config file was read
-   */
-  readonly disableOn404?: string | false;
-  /**
-   * HAProxy, from its config file: where persistence (`cookie`, `stick`) is
-   * set in a backend without `option redispatch` (or with `retries 0`)
-   */
-  readonly persistWithoutRedispatch?: string;
-  /**
-   * NLB: `deregistration_delay.connection_termination.enabled`, every
-   * connection still open to a deregistered target is closed when the
-   * deregistration delay ends
-   */
-  readonly connectionTermination?: boolean;
-  /** ELBv2: `HealthCheckProtocol`; `TCP` (an NLB's default) only opens a connection, a 503 passes it */
-  readonly checkProtocol?: string;
-  /**
-   * NLB: `target_health_state.unhealthy.connection_termination.enabled` (AWS's
-   * default true): every connection to a target is reset when it turns unhealthy
-   */
-  readonly unhealthyTermination?: boolean;
-  /** NLB: `target_health_state.unhealthy.draining_interval_seconds`, how long an unhealthy target keeps its connections when termination is off */
-  readonly unhealthyDrainingInterval?: Duration;
 }
 
 /** What every kind's entry holds beside its own settings. */
 export interface BalancerBase {
   /**
    * Health-check settings written in deploy.yml. Required for a kind with no
-   * API (static); for the live kinds they are the desired settings (`deploy
+   * API (`blind`); for the live kinds they are the desired settings (`deploy
    * infra apply`) and the fallback of `deploy check` without `--live`.
    */
   readonly healthCheck?: HealthCheckSettings;
@@ -267,6 +236,10 @@ export interface KindConfig<S extends z.ZodObject, E extends { readonly kind: st
   readonly noHealthDrain?: string;
   /** why a drain answered with 404 (drain.answer) would not take a host out cleanly */
   readonly no404Drain?: string;
+  /** where a drain answered with 404 is a soft stop (persistent connections still served), as messages say it */
+  readonly soft404?: string;
   /** it counts requests per host: the canary's source `balancer`, its default */
   readonly countsPerHost?: boolean;
+  /** the `balancer:` block `deploy init` writes with this kind, comments included (two-space indent) */
+  readonly starter?: string;
 }

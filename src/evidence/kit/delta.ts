@@ -2,7 +2,7 @@ import type { Counts, FailureKind, WindowCounts } from './counts.js';
 
 /**
  * Counters read at a window's start and end. They only grow, unless the
- * process holding them restarted (an HAProxy reload, a service restart) or a
+ * process holding them restarted (a balancer's reload, a service restart) or a
  * server was removed and added again: then end < start for some counter, or
  * the process differs, and the window's true count is unknown. What was
  * counted since the reset is a lower bound, reported as one — never a

@@ -3,7 +3,7 @@ import type { WindowCounts } from './counts.js';
 
 /**
  * Where the numbers come from, behind one interface: the balancer's own
- * counters (HAProxy per server), the services' own counts (the health
+ * counters (per server), the services' own counts (the health
  * library's middleware, read by each host's agent), or a user's command
  * (Prometheus, CloudWatch Logs, Datadog …). A window opens at a moment and
  * can be read any number of times after it: each read is the counts from
@@ -21,7 +21,7 @@ export interface CountWindow {
 
 export interface EvidenceSource {
   readonly kind: SourceKind;
-  /** what counts, for the lines: "haproxy be_api", "the services' counts", "./counts.sh" */
+  /** what counts, for the lines: "<kind> be_api", "the services' counts", "./counts.sh" */
   readonly label: string;
   open(hosts: readonly string[], signal?: AbortSignal): Promise<CountWindow>;
 }

@@ -2,7 +2,7 @@ import { addWindows, type WindowCounts } from './counts.js';
 
 /**
  * A balancer's own row beside its hosts': what it counted that is nobody's
- * host (an HAProxy backend's requests no server took, its own failures).
+ * host (a backend's requests no server took, its own failures).
  */
 export const BACKEND_OWN = '(backend)';
 

@@ -17,7 +17,7 @@ type HttpCheck = Extract<CheckConfig, { kind: 'http' }>;
 
 /**
  * The statuses a drain answers with (deploy.yml `drain.answer`): 503, or 404
- * for HAProxy's `http-check disable-on-404`. Either is a drain only when it
+ * where the balancer reads it as a soft stop. Either is a drain only when it
  * says so; a bare 404 is a wrong URL, as before.
  */
 const isDrainStatus = (status: number): boolean => status === 503 || status === 404;

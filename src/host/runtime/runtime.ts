@@ -102,8 +102,8 @@ export function runtimeSettings(config: Config): RuntimeSettings {
     root: config.host.root,
     state: config.host.state,
     stopTimeout: config.drain.stopTimeout,
-    // any kind, when deploy.yml holds the settings (static always; alb and haproxy for
-    // `deploy infra apply`): the host cannot ask a live balancer itself
+    // any kind, when deploy.yml holds the settings (a kind with no API always; the live
+    // kinds for `deploy infra apply`): the host cannot ask a live balancer itself
     ...detectTime(config),
     drainAnswer: config.drain.answer,
     runtime: config.runtime,

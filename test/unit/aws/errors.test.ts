@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { albError } from '../../../src/balancer/alb/errors.js';
-import { awsAccessError, awsMessage } from '../../../src/balancer/aws-errors.js';
+import { awsAccessError, awsMessage } from '../../../src/aws/errors.js';
 import type { AlbBalancerConfig } from '../../../src/balancer/alb/config/entry.js';
 import { BlockedError, OperationError } from '../../../src/errors.js';
 import { cloudWatchError } from '../../../src/balancer/alb/receipt/cloudwatch-errors.js';

@@ -2,7 +2,7 @@ import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balan
 import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DescribeTargetHealthCommand } from '@aws-sdk/client-elastic-load-balancing-v2';
-import { AWS_HTTP_TIMEOUTS } from '../../../src/balancer/aws-errors.js';
+import { AWS_HTTP_TIMEOUTS } from '../../../src/aws/client-options.js';
 import { albClientOptions } from '../../../src/balancer/alb/adapter.js';
 import type { AlbBalancerConfig } from '../../../src/balancer/alb/config/entry.js';
 

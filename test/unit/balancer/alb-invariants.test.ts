@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { albInvariants } from '../../../src/balancer/alb/invariants.js';
 import { timingModel as shared } from '../../../src/timing/model.js';
 import type { TimingInput } from '../../../src/timing/types.js';
-import { input, only, s } from '../timing/fixture.js';
+import type { AlbHealthCheck } from '../../../src/balancer/alb/health-check.js';
+import { input as anyInput, only, s } from '../timing/fixture.js';
+
+const input = anyInput<AlbHealthCheck>;
 
 /** the model of one ALB entry: the shared invariants and the kind's own */
-const timingModel = (i: TimingInput) => shared(i, albInvariants);
+const timingModel = (i: TimingInput<AlbHealthCheck>) => shared(i, albInvariants);
 
 const ids = (model: ReturnType<typeof timingModel>) => model.invariants.map((i) => i.id);
 

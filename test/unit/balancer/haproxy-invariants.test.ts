@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { haproxyInvariants } from '../../../src/balancer/haproxy/invariants.js';
 import { timingModel } from '../../../src/timing/model.js';
 import type { TimingInput } from '../../../src/timing/types.js';
-import { input, only, s } from '../timing/fixture.js';
+import type { HaproxyHealthCheck } from '../../../src/balancer/haproxy/settings.js';
+import { input as anyInput, only, s } from '../timing/fixture.js';
+
+const input = anyInput<HaproxyHealthCheck>;
 
 /** the model of one HAProxy balancer: the shared invariants and the kind's own */
-const haproxy = (i: TimingInput) => timingModel(i, haproxyInvariants);
+const haproxy = (i: TimingInput<HaproxyHealthCheck>) => timingModel(i, haproxyInvariants);
 
 describe('sessions-kept', () => {
   const where = '/etc/haproxy/haproxy.cfg line 12: default-server on-marked-down shutdown-sessions';

@@ -42,8 +42,9 @@ export const base: TimingInput = {
   hosts: 3,
 };
 
-interface Overrides {
-  readonly settings?: Partial<HealthCheckSettings>;
+interface Overrides<S extends HealthCheckSettings> {
+  /** a kind's own settings too, with `input<ItsHealthCheck>(…)` */
+  readonly settings?: Partial<S>;
   readonly drain?: Partial<TimingInput['drain']>;
   readonly rollout?: Partial<TimingInput['rollout']>;
   readonly watchdog?: Partial<TimingInput['watchdog']>;
@@ -51,9 +52,12 @@ interface Overrides {
   readonly hosts?: number;
 }
 
-export function input(o: Overrides = {}): TimingInput {
+export function input<S extends HealthCheckSettings = HealthCheckSettings>(
+  o: Overrides<S> = {},
+): TimingInput<S> {
   return {
-    settings: { ...base.settings, ...o.settings },
+    // every field beyond the core's is optional: the base is an S
+    settings: { ...base.settings, ...o.settings } as S,
     drain: { ...base.drain, ...o.drain },
     rollout: { ...base.rollout, ...o.rollout },
     watchdog: { ...base.watchdog, ...o.watchdog },

@@ -88,18 +88,8 @@ function amountProblem(
   return `AWS accepts ${describe(range)} for ${names[type]}'s target group, got ${written}`;
 }
 
-/** the settings deploy.yml writes as numbers (shutdownSessionsOnDown names a config line; the NLB's are flags, a protocol and a live-only interval) */
-type NumericSetting = Exclude<
-  keyof HealthCheckSettings,
-  | 'shutdownSessionsOnDown'
-  | 'disableOn404'
-  | 'deregistrationDelaySetting'
-  | 'persistWithoutRedispatch'
-  | 'connectionTermination'
-  | 'checkProtocol'
-  | 'unhealthyTermination'
-  | 'unhealthyDrainingInterval'
->;
+/** the settings deploy.yml writes as numbers (the other names where a setting is made) */
+type NumericSetting = Exclude<keyof HealthCheckSettings, 'deregistrationDelaySetting'>;
 
 /** deploy.yml's key of each setting as `deploy check --live` reads it */
 const liveKeys: Readonly<Record<NumericSetting, string>> = {

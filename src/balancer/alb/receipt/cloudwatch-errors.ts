@@ -1,4 +1,4 @@
-import { awsAccessError, awsMessage } from '../../aws-errors.js';
+import { awsAccessError, awsMessage } from '../../../aws/errors.js';
 import { OperationError, type HandoffError } from '../../../errors.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { CloudWatchClient, GetMetricDataCommandOutput } from '@aws-sdk/client-cloudwatch';
 import type * as sdkTypes from '@aws-sdk/client-cloudwatch';
 import type { Clock } from '../../../clock.js';
-import { AWS_HTTP_TIMEOUTS } from '../../aws-errors.js';
+import { awsClientOptions } from '../../../aws/client-options.js';
 import { cloudWatchError } from './cloudwatch-errors.js';
 import type { Counts } from '../../../evidence/kit/counts.js';
 import {
@@ -35,28 +35,18 @@ export interface AlbReceipt {
 
 /**
  * The SDK is imported on demand, as the ELBv2 one is: the agent bundle never
- * carries it, and a rollout with HAProxy never loads it. The endpoint comes
+ * carries it, and a rollout without an ALB never loads it. The endpoint comes
  * from the SDK's standard chain (AWS_ENDPOINT_URL_CLOUDWATCH in the lab).
  */
 export async function createAlbMetrics(target: MetricsTarget, clock: Clock): Promise<AlbMetrics> {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const sdk = await import('@aws-sdk/client-cloudwatch');
-  const silent = { debug: noop, info: noop, warn: noop, error: noop };
-  const client = new sdk.CloudWatchClient({
-    ...(target.region !== undefined && { region: target.region }),
-    requestHandler: AWS_HTTP_TIMEOUTS,
-    logger: silent,
-  });
+  const client = new sdk.CloudWatchClient(awsClientOptions(target.region));
   return new AlbMetrics(target, sdk, client, clock);
 }
 
 /** to the second, as `deploy receipt` takes it */
 function iso(d: Date): string {
   return `${d.toISOString().slice(0, 19)}Z`;
-}
-
-function noop(): undefined {
-  return undefined;
 }
 
 export class AlbMetrics {

@@ -68,4 +68,5 @@ export const haproxyConfig: KindConfig<typeof schema, HaproxyBalancerConfig> = {
     typeof b.socket === 'string' ? `haproxy:${sshPrefix(b.ssh)}${b.socket}` : undefined,
   rules: [haproxyNames],
   countsPerHost: true,
+  soft404: 'HAProxy with http-check disable-on-404',
 };

@@ -27,4 +27,14 @@ export const staticConfig: KindConfig<typeof schema, StaticBalancerConfig> = {
   serialize: (b) => ({ kind: 'static', ...healthCheckDocument(b.healthCheck) }),
   defaultName: () => 'static',
   blind: true,
+  starter: `balancer:
+  # static: the health-check settings of a balancer handoff cannot query.
+  # Copy them from the balancer; a host is out of rotation after at most
+  # interval × unhealthy_threshold.
+  kind: static
+  interval: 5s
+  timeout: 2s
+  unhealthy_threshold: 2
+  healthy_threshold: 2
+`,
 };
