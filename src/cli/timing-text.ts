@@ -2,8 +2,8 @@ import {
   formatDuration,
   renderInvariants,
   renderTimeline,
-  type BalancerModel,
-  type SlowestBounds,
+  type FleetTiming,
+  type NamedSettings,
 } from '../timing/index.js';
 
 /**
@@ -11,11 +11,7 @@ import {
  * every balancer's invariants (the shared ones and its kind's): what `deploy
  * check` and a dry run print alike.
  */
-export function renderModels(
-  models: readonly BalancerModel[],
-  slowest: BalancerModel,
-  bounds: SlowestBounds,
-): string {
+export function renderModels({ models, slowest, bounds }: FleetTiming): string {
   const several = models.length > 1;
   const lines = [renderTimeline(slowest.model.timeline)];
   if (several)
@@ -28,4 +24,25 @@ export function renderModels(
     lines.push(renderInvariants(m.model.invariants));
   }
   return lines.join('\n');
+}
+
+/**
+ * The `balancers` of `deploy check`'s and a dry run's JSON: each one's
+ * settings (and where they were read, when that is known), its invariants,
+ * and whether its timeline is the one shown.
+ */
+export function balancersJson(
+  { models, slowest }: FleetTiming,
+  each: readonly (NamedSettings & { readonly source?: string })[],
+) {
+  return models.map((m) => {
+    const read = each.find((e) => e.name === m.name);
+    return {
+      name: m.name,
+      settings: read?.settings,
+      ...(read?.source !== undefined && { source: read.source }),
+      invariants: m.model.invariants,
+      slowest: m.name === slowest.name,
+    };
+  });
 }

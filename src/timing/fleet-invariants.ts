@@ -3,7 +3,7 @@ import { formatDuration as fmt } from './duration.js';
 import type { Invariant, Timeline, TimingInput } from './types.js';
 
 /**
- * A balancer whose targets are all unhealthy may fail open and sends traffic to the
+ * A balancer whose targets are all unhealthy may fail open and send traffic to the
  * drained hosts anyway; the guard needs someone left to serve.
  */
 function capacity({ hosts, rollout }: TimingInput, timeline: Timeline): Invariant {

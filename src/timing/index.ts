@@ -8,7 +8,8 @@ export {
   modelsPerBalancer,
   slowestBounds,
   slowestModel,
+  fleetTiming,
+  type FleetTiming,
   type BalancerModel,
   type NamedSettings,
-  type SlowestBounds,
 } from './per-balancer.js';

@@ -80,3 +80,19 @@ export function slowestModel(models: readonly BalancerModel[]): BalancerModel {
     b.model.timeline.hostWindow > a.model.timeline.hostWindow ? b : a,
   );
 }
+
+/** Every balancer's model, the slowest of them (whose timeline is shown) and the bounds they set together. */
+export interface FleetTiming {
+  readonly models: readonly BalancerModel[];
+  readonly slowest: BalancerModel;
+  readonly bounds: SlowestBounds;
+}
+
+/** What `deploy check` and a dry run show of the balancers' numbers, alike. */
+export function fleetTiming(
+  input: Omit<TimingInput, 'settings'>,
+  all: readonly NamedSettings[],
+): FleetTiming {
+  const models = modelsPerBalancer(input, all);
+  return { models, slowest: slowestModel(models), bounds: slowestBounds(all, input.drain) };
+}

@@ -4,13 +4,8 @@ import { checkLease } from './check-lease.js';
 import type { Config } from '../../config/types.js';
 import { canaryTrafficWarnings } from './check-canary.js';
 import { InvariantError } from '../../errors.js';
-import { renderModels } from '../timing-text.js';
-import {
-  modelsPerBalancer,
-  slowestBounds,
-  slowestModel,
-  timingBaseFromConfig,
-} from '../../timing/index.js';
+import { balancersJson, renderModels } from '../timing-text.js';
+import { fleetTiming, timingBaseFromConfig, type FleetTiming } from '../../timing/index.js';
 import { kindWarnings, settingsOfBalancers, type CheckedBalancers } from './check-balancers.js';
 import type { Balancer } from '../../balancer/balancer.js';
 import type { CheckedSettings } from '../../balancer/kind.js';
@@ -96,15 +91,14 @@ async function checkBalancers(
   lease: Awaited<ReturnType<typeof checkLease>>,
   { each, live }: CheckedBalancers,
 ): Promise<void> {
-  const models = modelsPerBalancer(timingBaseFromConfig(config), each);
-  const slowest = slowestModel(models);
+  const timing = fleetTiming(timingBaseFromConfig(config), each);
+  const { models, slowest, bounds } = timing;
   const model = slowest.model;
   const failing = models.flatMap((m) =>
     m.model.invariants.filter((i) => !i.ok && (i.severity === 'error' || options.strict)),
   );
   const settings = each.find((e) => e.name === slowest.name) ?? each[0];
-  const bounds = slowestBounds(each, config.drain);
-  printTiming(out, each, models, slowest, bounds);
+  printTiming(out, each, timing, settings);
   const warnings = live ? await liveWarnings(config, each, live, options.wait ?? sleep) : [];
   for (const message of warnings) out.emit({ level: 'warn', event: 'check.balancers', message });
   const proofs = stopProofs(config);
@@ -123,13 +117,7 @@ async function checkBalancers(
     timeline: model.timeline,
     invariants: model.invariants,
     settings: settings?.settings,
-    balancers: models.map((m) => ({
-      name: m.name,
-      settings: each.find((e) => e.name === m.name)?.settings,
-      source: each.find((e) => e.name === m.name)?.source,
-      invariants: m.model.invariants,
-      slowest: m.name === slowest.name,
-    })),
+    balancers: balancersJson(timing, each),
     bounds: { await_out: bounds.awaitOut, await_in: bounds.awaitIn },
     ...(warnings.length > 0 ? { warnings } : {}),
     stop_proof: proofs,
@@ -144,17 +132,15 @@ async function checkBalancers(
 function printTiming(
   out: Output,
   each: readonly CheckedSettings[],
-  models: ReturnType<typeof modelsPerBalancer>,
-  slowest: ReturnType<typeof slowestModel>,
-  bounds: ReturnType<typeof slowestBounds>,
+  timing: FleetTiming,
+  settings: CheckedSettings | undefined,
 ): void {
-  const settings = each.find((e) => e.name === slowest.name) ?? each[0];
   out.text(
-    models.length > 1
-      ? `${each.map((e) => `${e.name}: health-check settings ${e.source}`).join('\n')}\ntimeline of the slowest, ${slowest.name}:\n`
+    timing.models.length > 1
+      ? `${each.map((e) => `${e.name}: health-check settings ${e.source}`).join('\n')}\ntimeline of the slowest, ${timing.slowest.name}:\n`
       : `health-check settings ${settings?.source ?? ''}\n`,
   );
-  out.text(renderModels(models, slowest, bounds));
+  out.text(renderModels(timing));
 }
 
 /** exit 1 naming every failing invariant (a service killed at its last stop is one, with --strict) */

@@ -13,14 +13,9 @@ import type { Plan } from '../../rollout/plan.js';
 import type { HeldLease } from '../../rollout/lease/fleet-lease.js';
 import { systemClock } from '../../clock.js';
 import { SkippedHostsError } from '../../errors.js';
-import {
-  modelsPerBalancer,
-  slowestBounds,
-  slowestModel,
-  timingBaseFromConfig,
-} from '../../timing/index.js';
+import { fleetTiming, timingBaseFromConfig } from '../../timing/index.js';
 import { settingsOfEach } from '../../balancer/each-settings.js';
-import { renderModels } from '../timing-text.js';
+import { balancersJson, renderModels } from '../timing-text.js';
 import { readAgent } from '../agent-bundle.js';
 import { withCanaryFlags, type CanaryFlags } from './canary-flags.js';
 import { parseWaitLease, withFleetLease } from '../with-fleet-lease.js';
@@ -196,21 +191,14 @@ async function dryRun(
 ): Promise<void> {
   // the same timeline and invariants as `deploy check`, also when preflight refuses
   const each = await settingsOfEach(deps.balancer);
-  const models = modelsPerBalancer(timingBaseFromConfig(deps.config), each);
-  const slowest = slowestModel(models);
-  out.text(`\n${renderModels(models, slowest, slowestBounds(each, deps.config.drain))}`);
-  const settingsOf = (name: string) => each.find((e) => e.name === name)?.settings;
+  const timing = fleetTiming(timingBaseFromConfig(deps.config), each);
+  out.text(`\n${renderModels(timing)}`);
   const dryRunResult = {
     dryRun: true,
     plan: plan.waves.map((w) => w.map((h) => h.name)),
-    ...slowest.model,
-    settings: settingsOf(slowest.name),
-    balancers: models.map((m) => ({
-      name: m.name,
-      settings: settingsOf(m.name),
-      invariants: m.model.invariants,
-      slowest: m.name === slowest.name,
-    })),
+    ...timing.slowest.model,
+    settings: each.find((e) => e.name === timing.slowest.name)?.settings,
+    balancers: balancersJson(timing, each),
   };
   out.result(false, dryRunResult);
   const checked = await rollout(deps, options);

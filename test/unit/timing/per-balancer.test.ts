@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   awaitInWait,
   awaitOutWait,
+  fleetTiming,
   modelsPerBalancer,
   slowestBounds,
   slowestModel,
@@ -82,6 +83,15 @@ describe('several balancers', () => {
     const models = modelsPerBalancer(base, [a, b]);
     expect(models.map((m) => m.name)).toEqual(['lb-a', 'lb-b']);
     expect(models[1]?.model).toEqual(timingModel({ ...base, settings: b.settings }));
+  });
+
+  it('come together as what check and a dry run show: the models, the slowest, the bounds of the drain given', () => {
+    const input = { ...base, drain: deregister };
+    const timing = fleetTiming(input, [a, b]);
+    expect(timing.models).toEqual(modelsPerBalancer(input, [a, b]));
+    expect(timing.slowest.name).toBe('lb-b');
+    expect(timing.bounds).toEqual(slowestBounds([a, b], deregister));
+    expect(timing.bounds).not.toEqual(slowestBounds([a, b], health));
   });
 
   it('show the timeline of the balancer with the longest host window', () => {
